@@ -1,0 +1,42 @@
+"""The ``auditor`` command line: a thin layer over the library.
+
+Each feature lives in its own module and registers its commands on :data:`app`.
+Domain errors (:class:`auditor.errors.AuditorError`) become one clean line on
+stderr and exit status 2; no traceback for user mistakes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from auditor.errors import AuditorError
+
+app = typer.Typer(
+    name="auditor",
+    help="Claim-level audit of RAG answers, with a verification ledger.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _register_commands() -> None:
+    import importlib
+
+    for module in _COMMAND_MODULES:
+        importlib.import_module(f"auditor.cli.{module}")
+
+
+_COMMAND_MODULES = ("demo", "index", "claims", "panel", "spans")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``auditor`` console script."""
+    _register_commands()
+    try:
+        app(args=argv, standalone_mode=True)
+    except AuditorError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)

@@ -1,0 +1,3 @@
+"""Commands: claims (see the module docstring once implemented)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Commands: demo (see the module docstring once implemented)."""
+
+from __future__ import annotations

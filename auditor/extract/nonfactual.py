@@ -1,0 +1,156 @@
+"""Detection of sentences that state nothing checkable.
+
+:func:`classify_text` works on the sentence text alone (regular expressions);
+:func:`classify_sentence` adds what needs a parse (imperatives). Both return the
+non-factual kind (``question``, ``opinion``, ``greeting``, ``refusal``,
+``instruction``, ``hedge``, ``meta``) or ``None`` for a sentence that may state
+a fact. They err on the side of ``None``: a factual sentence wrongly marked
+non-factual would never be checked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span as SpacySpan
+
+_FLAGS = re.IGNORECASE
+
+_GREETING = re.compile(
+    r"^(?:(?:hi|hello|hey|greetings|dear\b.*|good (?:morning|afternoon|evening|day))\b[^.!?]{0,40}"
+    r"|(?:many )?thanks\b(?! to).*|thank you\b.*|you(?:'re| are) (?:very )?welcome\b.*"
+    r"|(?:i )?hope (?:this|that|it) (?:helps|was helpful|answers)\b.*"
+    r"|(?:please )?(?:let me know|feel free)\b.*|if you have any (?:other |more |further )?questions\b.*"
+    r"|(?:have|enjoy) a (?:nice|great|good|wonderful) \w+.*|(?:best|kind) regards\b.*|cheers\b.*"
+    r"|(?:sure|certainly|of course|absolutely|okay|ok|great question|good question)[.!,]?"
+    r"|(?:sure|certainly|of course|absolutely)[,!]? (?:here|i can|i'd be happy|i would be happy)\b.*"
+    r"|(?:i'd|i would|i'm|i am) (?:be )?(?:happy|glad) to help\b.*"
+    r"|what a (?:great|good|wonderful|interesting) \w+.*)$",
+    _FLAGS,
+)
+
+_REFUSAL = re.compile(
+    r"^(?:unfortunately,? )?(?:as an ai\b.*"
+    r"|(?:i'm|i am) (?:sorry|afraid|just an ai|not able|unable|an ai)\b.*"
+    r"|i apologi[sz]e\b.*|sorry,? (?:but )?i\b.*"
+    r"|i (?:can ?not|can't|won't|am unable to|am not able to|do not know|don't know)\b.*"
+    r"|i (?:do not|don't) have (?:access|the ability|the capability|enough information|"
+    r"information|personal|real-time|any information|the information|current)\b.*"
+    r"|(?:there is|i have) no (?:information|data|record) (?:available )?(?:on|about)\b.*"
+    r"|it (?:is|'s|would be) (?:not appropriate|inappropriate) for me\b.*)$",
+    _FLAGS,
+)
+
+_OPINION = re.compile(
+    r"^(?:i (?:think|believe|feel|guess|suppose|love|like|prefer|recommend|suggest|would "
+    r"(?:say|suggest|recommend|argue))\b.*"
+    r"|i'd (?:say|suggest|recommend|argue)\b.*|in my (?:opinion|view|experience)\b.*"
+    r"|personally\b.*|my (?:favou?rite|personal)\b.*"
+    r"|(?:i'm|i am|we're|we are) (?:so |very |really )?(?:glad|happy|excited|grateful|proud|"
+    r"thrilled)\b.*"
+    r"|(?:this|that|it|these|those) (?:is|was|'s|are|were) (?:a |an )?(?:really |very |truly |"
+    r"quite |such an? )?(?:great|good|excellent|wonderful|fantastic|interesting|amazing|"
+    r"awesome|fascinating|tricky|tough|lovely|beautiful|cool|fun)"
+    r"(?: (?:question|topic|idea|point|one|thing|choice))?[.!]?)$",
+    _FLAGS,
+)
+
+_INSTRUCTION = re.compile(
+    r"^(?:please\b.*|make sure\b.*|be sure\b.*|(?:do not|don't) forget\b.*|remember to\b.*"
+    r"|let's\b.*|you (?:should|must|need to|have to|will need to|may want to|might want to|"
+    r"can try|could try)\b.*)$",
+    _FLAGS,
+)
+
+_HEDGE = re.compile(
+    r"^(?:(?:it|that|this|the answer) (?:really |all )?(?:depends|varies|can vary|may vary)"
+    r"(?: (?:on|with) (?:many|several|various|a number of|a variety of|different|the|your) "
+    r"(?:factors|things|circumstances|variables|situation|context|person|individual))?"
+    r"|it(?:'s| is) (?:hard|difficult|impossible|not possible) to (?:say|tell|know|predict)"
+    r"(?: for (?:sure|certain))?"
+    r"|there (?:is|'s) no (?:definitive|simple|single|easy|one|clear|straightforward)"
+    r"(?: or \w+)? answer(?: to (?:this|that|your) question)?"
+    r"|(?:results|opinions|answers) (?:may|can|will) vary"
+    r"|(?:it|this) is (?:a )?(?:complex|complicated|debated|controversial) "
+    r"(?:question|topic|issue|matter))[.!]?$",
+    _FLAGS,
+)
+
+_META = re.compile(
+    r"^(?:(?:here|below) (?:is|are|'s)\b[^.!]*[:.]?|.{0,60}:|(?:for example|for instance|"
+    r"in summary|in conclusion|to summarize|to sum up|note|example|summary)[.:!]?)$",
+    _FLAGS,
+)
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+# Adverbs that may open an imperative without changing it: "Then add the eggs."
+_IMPERATIVE_OPENERS = frozenset(
+    {"first", "then", "next", "finally", "also", "now", "simply", "just", "always", "never",
+     "lastly", "second", "third", "afterwards", "alternatively", "additionally"})
+
+
+def _normalise(text: str) -> str:
+    text = text.strip().replace("\u2019", "'").replace("\u2018", "'")
+    text = re.sub(r"\s+", " ", text)
+    # Leading list markers and markdown emphasis do not change what a sentence says.
+    text = re.sub(r"^(?:[-*\u2022+>#]+|\d{1,3}[.)])\s*", "", text)
+    return text.strip("*_ ")
+
+
+def classify_text(text: str) -> str | None:
+    """The non-factual kind of a sentence from its text alone, or ``None``.
+
+    A sentence without a letter (emoji, numbering, rules) is ``meta``; one ending
+    with a question mark is a ``question``; greetings, refusals, opinions,
+    instructions, empty hedges and lead-ins ("Here are some examples:") are
+    recognised by anchored patterns that must cover the whole sentence.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected str, got {type(text).__name__}")
+    norm = _normalise(text)
+    if not _LETTER.search(norm):
+        return "meta"
+    if norm.endswith("?"):
+        return "question"
+    for kind, pattern in (("refusal", _REFUSAL), ("greeting", _GREETING),
+                          ("hedge", _HEDGE), ("opinion", _OPINION),
+                          ("instruction", _INSTRUCTION)):
+        if pattern.match(norm):
+            return kind
+    if _META.match(norm) and not re.search(r"\d", norm):
+        return "meta"
+    return None
+
+
+def is_imperative(sent: SpacySpan) -> bool:
+    """True for a sentence whose main verb is a bare base form without a subject
+    ("Open the document.", "Then press Ctrl+S.")."""
+    root = sent.root
+    if root.tag_ != "VB" or root.dep_ != "ROOT":
+        return False
+    if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "csubj", "aux", "auxpass"}
+           for c in root.children):
+        return False
+    # The verb must open the sentence (after openers, punctuation, list markers).
+    for token in sent:
+        if token.i == root.i:
+            return True
+        if token.is_punct or token.is_space or token.like_num:
+            continue
+        if token.lower_ in _IMPERATIVE_OPENERS or token.lower_ == "please":
+            continue
+        return False
+    return False
+
+
+def classify_sentence(sent: SpacySpan) -> str | None:
+    """The non-factual kind of a parsed sentence, or ``None`` (see :func:`classify_text`)."""
+    kind = classify_text(sent.text)
+    if kind is not None:
+        return kind
+    if is_imperative(sent):
+        return "instruction"
+    return None

@@ -1,0 +1,64 @@
+"""Text normalisation shared by the local judges: tokens, content words, numbers."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*%?")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_NUMBER = re.compile(
+    r"(?<![A-Za-z])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|per cent|million|billion|"
+    r"thousand)?",
+    re.IGNORECASE,
+)
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
+                       "without", "cannot", "n't", "didn", "doesn", "isn", "wasn", "aren",
+                       "weren", "won", "hasn", "haven", "hadn"})
+STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) - NEGATIONS
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens (numbers keep their separators)."""
+    found = _WORD.findall(text.replace("n't", " not"))
+    return [t.replace(",", "").lower() if t[0].isdigit() else t.lower() for t in found]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper, enough to match plural and tense variants."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+@lru_cache(maxsize=65536)
+def content_words(text: str) -> frozenset[str]:
+    """Stemmed content words of ``text`` (stop words dropped, negations kept out)."""
+    return frozenset(stem(t) for t in tokens(text) if t not in STOP_WORDS and t not in NEGATIONS)
+
+
+def sentences(text: str) -> list[str]:
+    """A cheap regex sentence split (evidence passages are short)."""
+    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+    return parts or ([text.strip()] if text.strip() else [])
+
+
+def numbers(text: str) -> frozenset[float]:
+    """Normalised numeric values: "3,200" == "3200"; "2.5 million" == 2500000; "40%" == 40."""
+    found = set()
+    for match in _NUMBER.finditer(text):
+        integer, fraction, unit = match.group(1), match.group(2), match.group(3)
+        value = float(integer.replace(",", "") + ("." + fraction if fraction else ""))
+        if unit and unit.lower() in _SCALE:
+            value *= _SCALE[unit.lower()]
+        found.add(round(value, 6))
+    return frozenset(found)
+
+
+def negation_count(text: str) -> int:
+    """How many negation cues the text holds."""
+    return sum(1 for t in tokens(text) if t in NEGATIONS)

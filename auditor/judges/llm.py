@@ -1,0 +1,1 @@
+"""LLM judges (being written)."""

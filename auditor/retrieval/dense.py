@@ -1,0 +1,132 @@
+"""Dense retrieval: FAISS inner product over L2-normalised MiniLM embeddings.
+
+``flat`` (exact, the default), ``hnsw`` (graph, approximate) or ``ivf``
+(inverted lists, approximate, trained on the corpus). An as-of cutoff is applied
+inside the search with a FAISS id selector, so the ``k`` results are ``k``
+visible chunks, not ``k`` chunks of which some are then thrown away.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from auditor.errors import AuditorError
+
+INDEX_TYPES = ("flat", "hnsw", "ivf")
+"""The selectable FAISS index types."""
+DEFAULT_PARAMS: dict[str, dict[str, int]] = {
+    "flat": {},
+    "hnsw": {"M": 32, "ef_construction": 200, "ef_search": 128},
+    "ivf": {"nlist": 0, "nprobe": 16},
+}
+"""Default build/search parameters per type (``nlist`` 0 = chosen from corpus size)."""
+
+
+def check_index_type(index_type: str) -> str:
+    """Return ``index_type`` lower-cased, or raise naming the allowed types."""
+    if not isinstance(index_type, str) or index_type.lower() not in INDEX_TYPES:
+        raise AuditorError(f"index_type: expected one of {', '.join(INDEX_TYPES)}, "
+                           f"got {index_type!r}")
+    return index_type.lower()
+
+
+def ivf_nlist(n: int) -> int:
+    """Number of IVF lists for ``n`` vectors: about 4 sqrt(n), at least 39 points per list."""
+    return max(1, min(int(4 * math.sqrt(max(n, 1))), n // 39))
+
+
+def build_index(vectors: NDArray[np.float32], index_type: str,
+                params: dict[str, int]) -> tuple[Any, dict[str, int]]:
+    """A FAISS index holding ``vectors`` (row i = chunk i) and the parameters used."""
+    import faiss
+
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    dim = vectors.shape[1]
+    params = {**DEFAULT_PARAMS[index_type], **params}
+    if index_type == "flat":
+        index = faiss.IndexFlatIP(dim)
+    elif index_type == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, int(params["M"]), faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = int(params["ef_construction"])
+        index.hnsw.efSearch = int(params["ef_search"])
+    else:
+        nlist = int(params["nlist"]) or ivf_nlist(len(vectors))
+        params["nlist"] = nlist
+        quantizer = faiss.IndexFlatIP(dim)
+        index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        if len(vectors) < nlist:
+            raise AuditorError(f"ivf index needs at least nlist={nlist} chunks to train, "
+                               f"got {len(vectors)}; use flat for small corpora")
+        index.train(vectors)
+        index.nprobe = min(int(params["nprobe"]), nlist)
+    if len(vectors):
+        index.add(vectors)
+    return index, params
+
+
+def extend_index(index: Any, vectors: NDArray[np.float32]) -> Any:
+    """Add ``vectors`` to an existing index (rows continue the numbering)."""
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+def write_index(index: Any, path: Path) -> None:
+    """Persist a FAISS index to ``path``."""
+    import faiss
+
+    faiss.write_index(index, str(path))
+
+
+def read_index(path: Path) -> Any:
+    """Read a FAISS index written by :func:`write_index`."""
+    import faiss
+
+    return faiss.read_index(str(path))
+
+
+def set_search_params(index: Any, index_type: str, params: dict[str, int]) -> None:
+    """Apply search-time parameters (``ef_search`` for HNSW, ``nprobe`` for IVF)."""
+    if index_type == "hnsw" and "ef_search" in params:
+        index.hnsw.efSearch = int(params["ef_search"])
+    elif index_type == "ivf" and "nprobe" in params:
+        index.nprobe = int(params["nprobe"])
+
+
+def search(
+    index: Any, index_type: str, queries: NDArray[np.float32], depth: int,
+    mask: NDArray[np.bool_] | None = None,
+) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+    """Top ``depth`` inner products and chunk rows per query, best first.
+
+    Rows outside ``mask`` are never returned; missing places hold ``-inf`` / ``-1``.
+    """
+    import faiss
+
+    nq, n = len(queries), int(index.ntotal)
+    depth = max(0, min(depth, n))
+    if nq == 0 or depth == 0 or (mask is not None and not mask.any()):
+        return (np.full((nq, depth), -np.inf, dtype=np.float32),
+                np.full((nq, depth), -1, dtype=np.int64))
+    queries = np.ascontiguousarray(queries, dtype=np.float32)
+    if mask is None or mask.all():
+        scores, ids = index.search(queries, depth)
+    else:
+        bits = np.packbits(mask.astype(np.uint8), bitorder="little")
+        selector = faiss.IDSelectorBitmap(n, faiss.swig_ptr(bits))
+        if index_type == "hnsw":
+            sp: Any = faiss.SearchParametersHNSW(sel=selector, efSearch=index.hnsw.efSearch)
+        elif index_type == "ivf":
+            sp = faiss.SearchParametersIVF(sel=selector, nprobe=index.nprobe)
+        else:
+            sp = faiss.SearchParameters(sel=selector)
+        scores, ids = index.search(queries, depth, params=sp)
+        del bits
+    ids = ids.astype(np.int64)
+    scores = np.where(ids >= 0, scores, -np.inf).astype(np.float32)
+    return scores, ids

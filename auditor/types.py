@@ -1,0 +1,157 @@
+"""Typed records shared by every stage of the audit flow (no I/O, no SQL, no LangGraph)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+Span = tuple[int, int]
+"""A half-open character interval ``[start, end)``."""
+
+
+class Label(StrEnum):
+    """The six claim labels of DESIGN.md §2.5."""
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    NOT_SUPPORTED = "not_supported"
+    UNKNOWN = "unknown"
+    STALE = "stale"
+    NOT_FACTUAL = "not_factual"
+
+
+UNSUPPORTED_LABELS: frozenset[Label] = frozenset(
+    {Label.CONTRADICTED, Label.NOT_SUPPORTED, Label.STALE}
+)
+FACTUAL_LABELS: frozenset[Label] = frozenset(Label) - {Label.NOT_FACTUAL}
+
+ABSTAIN = 0.5
+"""The vote value of an abstention (DESIGN.md §4)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """Evidence the RAG system itself supplied with an answer (inline, cited)."""
+
+    id: str
+    text: str
+    source: str | None = None
+    published_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One RAG answer to audit."""
+
+    id: str
+    question: str
+    answer: str
+    contexts: tuple[Context, ...] = ()
+    as_of: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An atomic claim with its character span(s) in the answer."""
+
+    id: str
+    answer_id: str
+    text: str
+    spans: tuple[Span, ...]
+    factual: bool
+    kind: str = "claim"
+    """``claim`` for factual claims; else question, opinion, greeting, refusal, ..."""
+
+
+@dataclass(frozen=True)
+class Component:
+    """A versioned component (extractor, judge, panel, stacker, index, prompt)."""
+
+    kind: str
+    name: str
+    version: str
+    digest: str
+    config: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DocumentVersion:
+    """One version of a document: its text snapshot, digest and timestamps."""
+
+    doc_id: str
+    version: str
+    text: str
+    digest: str
+    source: str | None = None
+    title: str | None = None
+    published_at: datetime | None = None
+    retrieved_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    superseded: bool = False
+    """True when a newer version of the same document exists in the corpus."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A passage of a document version with character offsets into its text."""
+
+    chunk_id: str
+    doc_id: str
+    version: str
+    digest: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its document version, score and rank (0 = best)."""
+
+    chunk: Chunk
+    document: DocumentVersion
+    score: float
+    rank: int
+    superseded: bool = False
+    """True when the version is superseded at the retrieval's as-of date."""
+    inline: bool = False
+    """True for evidence supplied with the answer (``contexts``) rather than retrieved."""
+
+
+@dataclass(frozen=True)
+class JudgePair:
+    """The input of a judge: one claim and the evidence texts to judge it against."""
+
+    claim: str
+    evidence: tuple[str, ...]
+    question: str | None = None
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A judge's vote: 0 supported, 1 hallucinated/unsupported, 0.5 abstain."""
+
+    judge: str
+    value: float
+    raw: str = ""
+    latency_s: float = 0.0
+    error: str | None = None
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def abstained(self) -> bool:
+        return self.value == ABSTAIN
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The final label of a claim with the figures it was derived from."""
+
+    claim_id: str
+    label: Label
+    p_hallucinated: float | None
+    reason: str
+    error_spans: tuple[Span, ...] = ()

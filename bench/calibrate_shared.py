@@ -1,0 +1,187 @@
+"""Loaders for the shared benchmark sets -> ``auditor calibrate`` DATA.jsonl records.
+
+Every record is ``{"id", "cluster", "claim", "evidence", "label"}`` with label
+1 = hallucinated/unsupported, 0 = supported. Mappings follow issue 5 exactly:
+
+- ``wice``: WiCE claim dev; ``supported`` -> 0, ``partially_supported`` and
+  ``not_supported`` -> 1; cluster = claim.
+- ``summedits:<domain>``: SummEdits; label 1 (consistent) -> 0, 0 -> 1;
+  cluster = document.
+- ``factcheck``: Factcheck-Bench stance; ``completely-support`` -> 0,
+  ``refute`` and ``irrelevant`` -> 1, ``partially-support`` dropped;
+  cluster = claim.
+- ``faithbench``: FaithBench summary level (``worst-label`` of FaithBench.csv);
+  Consistent/Benign -> 0, Unwanted -> 1, Questionable dropped; cluster = source.
+
+Usage::
+
+    python bench/calibrate_shared.py wice OUT.jsonl [--data DIR] [--limit N] [--seed S]
+
+The data path defaults to ``../shared/data`` relative to the repository, and is
+overridden by the environment variable ``AUDITOR_DATA`` or ``--data``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditor.digest import sha256_text
+
+SUMMEDITS_DOMAINS = ("news", "podcast", "sales_call", "sales_email", "samsum")
+DATASETS = ("wice", *(f"summedits:{d}" for d in SUMMEDITS_DOMAINS), "factcheck", "faithbench")
+
+Record = dict[str, Any]
+
+
+def data_dir(explicit: str | None = None) -> Path:
+    """The shared data folder: ``explicit``, else $AUDITOR_DATA, else ../shared/data."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("AUDITOR_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def load_wice(root: Path) -> Iterator[Record]:
+    """WiCE claim dev."""
+    mapping = {"supported": 0, "partially_supported": 1, "not_supported": 1}
+    with open(root / "wice" / "claim" / "dev.jsonl", encoding="utf-8") as handle:
+        for i, line in enumerate(handle):
+            row = json.loads(line)
+            ident = str(row.get("meta", {}).get("id", i))
+            yield {"id": f"wice-{ident}", "cluster": sha256_text(row["claim"])[:16],
+                   "claim": row["claim"], "evidence": list(row["evidence"]),
+                   "label": mapping[row["label"]]}
+
+
+def load_summedits(root: Path, domain: str) -> Iterator[Record]:
+    """One SummEdits domain (both its ``evaluation`` and ``test`` splits)."""
+    rows = json.loads((root / "summedits" / f"summedits_{domain}.json").read_text("utf-8"))
+    for row in rows:
+        yield {"id": f"summedits-{domain}-{row['id']}", "cluster": sha256_text(row["doc"])[:16],
+               "claim": row["summary"], "evidence": row["doc"], "label": 1 - int(row["label"])}
+
+
+def load_factcheck(root: Path) -> Iterator[Record]:
+    """Factcheck-Bench claim/evidence stance (partially-support dropped)."""
+    mapping = {"completely-support": 0, "refute": 1, "irrelevant": 1}
+    path = root / "factcheck_gpt" / "subtask3_claim_evidence_stance.jsonl"
+    with open(path, encoding="utf-8") as handle:
+        for i, line in enumerate(handle):
+            row = json.loads(line)
+            if row["stance"] not in mapping:
+                continue
+            yield {"id": f"factcheck-{i}", "cluster": sha256_text(row["claim"])[:16],
+                   "claim": row["claim"], "evidence": row["evidence"],
+                   "label": mapping[row["stance"]]}
+
+
+def load_faithbench(root: Path) -> Iterator[Record]:
+    """FaithBench summary level from FaithBench.csv's ``worst-label``."""
+    mapping = {"Consistent": 0, "Benign": 0, "Unwanted": 1}
+    with open(root / "faithbench" / "FaithBench.csv", encoding="utf-8", newline="") as handle:
+        for i, row in enumerate(csv.DictReader(handle)):
+            label = row["worst-label"].split(".")[0]
+            if label not in mapping:
+                continue
+            yield {"id": f"faithbench-{i}", "cluster": sha256_text(row["source"])[:16],
+                   "claim": row["summary"].strip(), "evidence": row["source"],
+                   "label": mapping[label]}
+
+
+def load(name: str, root: Path | None = None, *, limit: int | None = None,
+         seed: int = 0) -> list[Record]:
+    """Records of one dataset; ``limit`` keeps a random subset of whole clusters' items
+    (items are sampled, clusters are kept as they are)."""
+    root = root or data_dir()
+    if name == "wice":
+        records = list(load_wice(root))
+    elif name.startswith("summedits:"):
+        domain = name.split(":", 1)[1]
+        if domain not in SUMMEDITS_DOMAINS:
+            raise ValueError(f"name: unknown SummEdits domain {domain!r}")
+        records = list(load_summedits(root, domain))
+    elif name == "factcheck":
+        records = list(load_factcheck(root))
+    elif name == "faithbench":
+        records = list(load_faithbench(root))
+    else:
+        raise ValueError(f"name: unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+    if limit is not None and limit < len(records):
+        keep = np.sort(np.random.default_rng(seed).choice(len(records), limit, replace=False))
+        records = [records[i] for i in keep]
+    return records
+
+
+def to_pairs(records: list[Record]) -> list[Any]:
+    """Judge pairs of the records (evidence string or list of strings)."""
+    from auditor.types import JudgePair
+
+    pairs = []
+    for r in records:
+        evidence = r["evidence"]
+        evidence = (evidence,) if isinstance(evidence, str) else tuple(evidence)
+        pairs.append(JudgePair(claim=r["claim"], evidence=evidence))
+    return pairs
+
+
+def cached_votes(name: str, records: list[Record], judges: list[Any],
+                 cache: Path | None = None) -> np.ndarray:
+    """(n, m) vote matrix, each judge's column cached on disk by dataset ids and judge digest."""
+    import time
+
+    cache = cache or Path(os.environ.get("AUDITOR_VOTE_CACHE", "/tmp/auditor_votes"))
+    cache.mkdir(parents=True, exist_ok=True)
+    ids_digest = sha256_text("\n".join(r["id"] for r in records))[:12]
+    pairs = to_pairs(records)
+    columns = []
+    for judge in judges:
+        path = cache / f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-{judge.digest[:12]}.npy"
+        if path.exists():
+            columns.append(np.load(path))
+            continue
+        start = time.perf_counter()
+        votes = judge.judge_sync(pairs)
+        column = np.array([v.value for v in votes], dtype=np.float64)
+        np.save(path, column)
+        print(f"  {name}: {judge.name} {len(pairs)} pairs in "
+              f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
+        columns.append(column)
+    return np.stack(columns, axis=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("dataset", choices=DATASETS)
+    parser.add_argument("out", help="output DATA.jsonl ('-' for stdout)")
+    parser.add_argument("--data", default=None, help="shared data folder")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    root = data_dir(args.data)
+    if not root.exists():
+        print(f"error: data folder {root} not found (set AUDITOR_DATA)", file=sys.stderr)
+        return 2
+    records = load(args.dataset, root, limit=args.limit, seed=args.seed)
+    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""Plain records the ledger accepts and returns (the ledger never imports ``auditor``).
+
+Inputs that come from the domain (document versions, chunks, components) are
+described by Protocols, so the auditor's dataclasses are accepted as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+
+class DocumentVersionLike(Protocol):
+    doc_id: str
+    version: str
+    text: str
+    digest: str
+    source: str | None
+    title: str | None
+    published_at: datetime | None
+    retrieved_at: datetime | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+
+
+class ChunkLike(Protocol):
+    chunk_id: str
+    doc_id: str
+    version: str
+    digest: str
+    start: int
+    end: int
+    text: str
+
+
+class ComponentLike(Protocol):
+    kind: str
+    name: str
+    version: str
+    digest: str
+    config: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    claim_id: str
+    text: str
+    spans: Sequence[tuple[int, int]]
+    factual: bool
+    kind: str
+
+
+@dataclass(frozen=True)
+class RetrievalRecord:
+    claim_id: str
+    rank: int
+    chunk_id: str
+    doc_id: str
+    version_digest: str
+    score: float
+    superseded: bool
+    inline: bool
+    query: str
+
+
+@dataclass(frozen=True)
+class VoteRecord:
+    claim_id: str
+    judge_digest: str
+    judge_name: str
+    value: float
+    raw: str
+    scores: Mapping[str, float]
+    latency_s: float
+    error: str | None
+
+
+@dataclass(frozen=True)
+class VerdictRecord:
+    claim_id: str
+    label: str
+    p_hallucinated: float | None
+    reason: str
+    error_spans: Sequence[tuple[int, int]] = ()
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """Everything one audited answer produced; written in one transaction."""
+
+    answer_id: str
+    question: str | None
+    answer: str
+    answer_digest: str
+    as_of: datetime | None
+    seq: int
+    claims: Sequence[ClaimRecord]
+    retrievals: Sequence[RetrievalRecord]
+    votes: Sequence[VoteRecord]
+    verdicts: Sequence[VerdictRecord]
+    evidence_versions: Sequence[DocumentVersionLike] = ()
+    evidence_chunks: Sequence[ChunkLike] = ()
+    inline_doc_ids: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: str
+    kind: str
+    status: str
+    input_digest: str
+    as_of: datetime | None
+    config: Mapping[str, Any]
+    n_answers: int
+    n_answers_done: int
+    created_at: datetime | None
+    finished_at: datetime | None
+    components: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim of a run with its current verdict, as read back for reports."""
+
+    run_id: str
+    answer_id: str
+    claim_id: str
+    text: str
+    spans: list[tuple[int, int]]
+    factual: bool
+    kind: str
+    label: str | None
+    p_hallucinated: float | None
+    reason: str | None
+    error_spans: list[tuple[int, int]]
+    n_evidence: int
+    n_inline_evidence: int
+    n_superseded_evidence: int
+    n_dated_evidence: int

@@ -1,0 +1,60 @@
+"""Schema revisions: upgrade an older ledger, refuse one from the future."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection
+
+from ledger.errors import LedgerError
+
+
+def migrations_dir() -> Path:
+    """The Alembic scripts directory (``migrations/`` at the project root)."""
+    return Path(__file__).resolve().parent.parent / "migrations"
+
+
+@cache
+def _script() -> ScriptDirectory:
+    return ScriptDirectory.from_config(_config())
+
+
+def _config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    return config
+
+
+def head_revision() -> str:
+    """The newest schema revision this code knows."""
+    head = _script().get_current_head()
+    if head is None:
+        raise LedgerError("no schema revisions found in migrations/")
+    return head
+
+
+def current_revision(connection: Connection) -> str | None:
+    """The schema revision recorded in the database (None for an empty database)."""
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def ensure_schema(connection: Connection, *, location: str) -> None:
+    """Upgrade the database to head; refuse (writing nothing) if it is newer than the code."""
+    current = current_revision(connection)
+    head = head_revision()
+    if current == head:
+        return
+    known = {rev.revision for rev in _script().walk_revisions()}
+    if current is not None and current not in known:
+        raise LedgerError(
+            f"{location}: ledger schema revision {current!r} is newer than this version of "
+            f"rag-auditor (which knows up to {head!r}); upgrade rag-auditor to open it")
+    from alembic import command
+
+    config = _config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")

@@ -1,0 +1,353 @@
+"""The ledger facade: every read and write of the SQL ledger goes through :class:`Ledger`.
+
+Writes are batched (one multi-row INSERT per table) and transactional; shared
+rows (components, documents, versions, chunks) are inserted with
+ON CONFLICT DO NOTHING, so writing the same thing twice adds nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Table, case, create_engine, event, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
+
+from ledger import models as m
+from ledger.errors import LedgerError
+from ledger.records import (
+    AnswerResult,
+    ChunkLike,
+    ClaimResult,
+    ComponentLike,
+    DocumentVersionLike,
+    RunInfo,
+)
+from ledger.schema import ensure_schema
+from ledger.url import normalise_url
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _table(model: type[Any]) -> Table:
+    return model.__table__  # type: ignore[no-any-return,unused-ignore]
+
+
+def _describe(exc: SQLAlchemyError) -> str:
+    text = str(getattr(exc, "orig", exc)) or type(exc).__name__
+    return text.splitlines()[0]
+
+
+class Ledger:
+    """A connection to one ledger database (SQLite file or PostgreSQL)."""
+
+    def __init__(self, engine: Engine, location: str) -> None:
+        self.engine = engine
+        self.location = location
+
+    # ------------------------------------------------------------------ plumbing
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except OperationalError as exc:
+            if "locked" in str(exc).lower():
+                raise LedgerError(f"{self.location}: the ledger is locked by another process "
+                                  f"(nothing was written): {_describe(exc)}") from None
+            raise LedgerError(f"{self.location}: {_describe(exc)}") from None
+        except DatabaseError as exc:
+            raise LedgerError(f"{self.location}: {_describe(exc)} (nothing was written)"
+                              ) from None
+
+    def _insert_ignore(self, conn: Connection, model: type[Any], rows: Sequence[dict[str, Any]]
+                       ) -> None:
+        if not rows:
+            return
+        table = _table(model)
+        dialect = sqlite if conn.dialect.name == "sqlite" else postgresql
+        # chunked so that huge batches stay under the bound-parameter limits
+        per_row = max(len(rows[0]), 1)
+        size = max(1, 30000 // per_row)
+        for start in range(0, len(rows), size):
+            stmt = dialect.insert(table).on_conflict_do_nothing()
+            conn.execute(stmt, list(rows[start:start + size]))
+
+    # ------------------------------------------------------------------ components
+    def record_components(self, components: Iterable[ComponentLike]) -> None:
+        """Store component versions (content-addressed; existing digests are kept)."""
+        with self._tx() as conn:
+            self._record_components(conn, components)
+
+    def _record_components(self, conn: Connection, components: Iterable[ComponentLike]) -> None:
+        rows = {c.digest: {"digest": c.digest, "kind": c.kind, "name": c.name,
+                           "version": c.version, "config": dict(c.config),
+                           "created_at": _now()} for c in components}
+        self._insert_ignore(conn, m.ComponentRow, list(rows.values()))
+
+    # ------------------------------------------------------------------ corpus
+    def record_corpus(self, versions: Sequence[DocumentVersionLike], chunks: Sequence[ChunkLike],
+                      *, inline: bool = False) -> None:
+        """Store documents, versions and chunks in one transaction (idempotent).
+
+        A known version whose ``valid_to`` was open gets the new ``valid_to`` (it was
+        superseded); nothing else of an existing row changes.
+        """
+        with self._tx() as conn:
+            self._record_corpus(conn, versions, chunks, inline_ids=(
+                frozenset(v.doc_id for v in versions) if inline else frozenset()))
+
+    def _record_corpus(self, conn: Connection, versions: Sequence[DocumentVersionLike],
+                       chunks: Sequence[ChunkLike], inline_ids: frozenset[str]) -> None:
+        now = _now()
+        docs = {v.doc_id: {"doc_id": v.doc_id, "source": v.source, "title": v.title,
+                           "inline": v.doc_id in inline_ids, "created_at": now}
+                for v in versions}
+        self._insert_ignore(conn, m.DocumentRow, list(docs.values()))
+        rows = {(v.digest, v.doc_id): {
+            "digest": v.digest, "doc_id": v.doc_id, "version": v.version, "text": v.text,
+            "source": v.source, "title": v.title, "published_at": _utc(v.published_at),
+            "retrieved_at": _utc(v.retrieved_at), "valid_from": _utc(v.valid_from),
+            "valid_to": _utc(v.valid_to), "created_at": now} for v in versions}
+        self._insert_ignore(conn, m.DocumentVersionRow, list(rows.values()))
+        table = _table(m.DocumentVersionRow)
+        for row in rows.values():
+            if row["valid_to"] is not None:
+                conn.execute(update(table)
+                             .where(table.c.digest == row["digest"],
+                                    table.c.doc_id == row["doc_id"],
+                                    table.c.valid_to.is_(None))
+                             .values(valid_to=row["valid_to"]))
+        chunk_rows = {c.chunk_id: {"chunk_id": c.chunk_id, "doc_id": c.doc_id,
+                                   "version": c.version, "digest": c.digest, "start": c.start,
+                                   "end": c.end, "text": c.text} for c in chunks}
+        self._insert_ignore(conn, m.ChunkRow, list(chunk_rows.values()))
+
+    def count(self, table: str) -> int:
+        """Number of rows in a ledger table (for checks and reports)."""
+        tables = {t.name: t for t in m.SQLModel.metadata.sorted_tables}
+        if table not in tables:
+            raise LedgerError(f"unknown table {table!r}")
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(tables[table])).scalar_one())
+
+    # ------------------------------------------------------------------ runs
+    def begin_run(self, run_id: str, *, kind: str, input_digest: str, as_of: datetime | None,
+                  config: Mapping[str, Any], components: Mapping[str, ComponentLike],
+                  n_answers: int) -> RunInfo:
+        """Create the run (or find it again: same id = same input and versions)."""
+        with self._tx() as conn:
+            self._record_components(conn, components.values())
+            self._insert_ignore(conn, m.RunRow, [{
+                "run_id": run_id, "kind": kind, "status": "running",
+                "input_digest": input_digest, "as_of": _utc(as_of), "config": dict(config),
+                "n_answers": n_answers, "created_at": _now(), "finished_at": None}])
+            self._insert_ignore(conn, m.RunComponentRow, [
+                {"run_id": run_id, "digest": c.digest, "role": role}
+                for role, c in components.items()])
+        return self.get_run(run_id)
+
+    def done_answer_ids(self, run_id: str) -> set[str]:
+        """Answers of a run already written (a resumed run skips them)."""
+        table = _table(m.AnswerRow)
+        with self.engine.connect() as conn:
+            return set(conn.execute(select(table.c.answer_id).where(table.c.run_id == run_id))
+                       .scalars())
+
+    def record_answer(self, run_id: str, result: AnswerResult) -> None:
+        """Write one answer's claims, evidence, votes and verdicts in one transaction."""
+        now = _now()
+        with self._tx() as conn:
+            self._record_corpus(conn, result.evidence_versions, result.evidence_chunks,
+                                result.inline_doc_ids)
+            self._insert_ignore(conn, m.AnswerRow, [{
+                "run_id": run_id, "answer_id": result.answer_id, "question": result.question,
+                "answer": result.answer, "answer_digest": result.answer_digest,
+                "as_of": _utc(result.as_of), "seq": result.seq, "created_at": now}])
+            extractor = self._run_component(conn, run_id, "extractor")
+            self._insert_ignore(conn, m.ClaimRow, [{
+                "run_id": run_id, "claim_id": c.claim_id, "answer_id": result.answer_id,
+                "text": c.text, "spans": [list(s) for s in c.spans], "factual": c.factual,
+                "kind": c.kind, "extractor_digest": extractor, "seq": i}
+                for i, c in enumerate(result.claims)])
+            self._insert_ignore(conn, m.RetrievalRow, [{
+                "run_id": run_id, "claim_id": r.claim_id, "rank": r.rank, "chunk_id": r.chunk_id,
+                "doc_id": r.doc_id, "version_digest": r.version_digest, "score": r.score,
+                "superseded": r.superseded, "inline": r.inline, "query": r.query}
+                for r in result.retrievals])
+            self._insert_ignore(conn, m.JudgeVoteRow, [{
+                "run_id": run_id, "claim_id": v.claim_id, "judge_digest": v.judge_digest,
+                "judge_name": v.judge_name, "value": v.value, "raw": v.raw,
+                "scores": dict(v.scores), "latency_s": v.latency_s, "error": v.error,
+                "created_at": now} for v in result.votes])
+            panel = self._run_component(conn, run_id, "panel")
+            stacker = self._run_component(conn, run_id, "stacker")
+            self._insert_ignore(conn, m.VerdictRow, [{
+                "run_id": run_id, "claim_id": v.claim_id, "panel_digest": panel,
+                "stacker_digest": stacker, "label": v.label, "p_hallucinated": v.p_hallucinated,
+                "reason": v.reason, "error_spans": [list(s) for s in v.error_spans],
+                "created_at": now} for v in result.verdicts])
+
+    def _run_component(self, conn: Connection, run_id: str, role: str) -> str:
+        table = _table(m.RunComponentRow)
+        digest = conn.execute(select(table.c.digest).where(table.c.run_id == run_id,
+                                                           table.c.role == role)).scalar()
+        if digest is None:
+            raise LedgerError(f"run {run_id[:12]} has no {role} component")
+        return str(digest)
+
+    def finish_run(self, run_id: str) -> RunInfo:
+        """Mark a run complete (once every answer is written)."""
+        table = _table(m.RunRow)
+        with self._tx() as conn:
+            conn.execute(update(table).where(table.c.run_id == run_id,
+                                             table.c.status != "complete")
+                         .values(status="complete", finished_at=_now()))
+        return self.get_run(run_id)
+
+    def find_run(self, prefix: str) -> str:
+        """The full id of the run whose id starts with ``prefix`` (unique)."""
+        table = _table(m.RunRow)
+        with self.engine.connect() as conn:
+            ids = list(conn.execute(select(table.c.run_id)
+                                    .where(table.c.run_id.startswith(prefix))).scalars())
+        if not ids:
+            raise LedgerError(f"{self.location}: no run with id {prefix!r}")
+        if len(ids) > 1:
+            raise LedgerError(f"run id prefix {prefix!r} is ambiguous ({len(ids)} runs)")
+        return str(ids[0])
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """A run's metadata and components; :class:`LedgerError` if there is no such run."""
+        runs, comps, answers = (_table(m.RunRow), _table(m.RunComponentRow),
+                                _table(m.AnswerRow))
+        components = _table(m.ComponentRow)
+        with self.engine.connect() as conn:
+            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).mappings().first()
+            if row is None:
+                raise LedgerError(f"{self.location}: no run with id {run_id!r}")
+            comp_rows = conn.execute(
+                select(comps.c.role, components).join(components,
+                                                      components.c.digest == comps.c.digest)
+                .where(comps.c.run_id == run_id)).mappings().all()
+            done = conn.execute(select(func.count()).select_from(answers)
+                                .where(answers.c.run_id == run_id)).scalar_one()
+        return RunInfo(
+            run_id=row["run_id"], kind=row["kind"], status=row["status"],
+            input_digest=row["input_digest"], as_of=_utc(row["as_of"]),
+            config=row["config"] or {}, n_answers=row["n_answers"], n_answers_done=int(done),
+            created_at=_utc(row["created_at"]), finished_at=_utc(row["finished_at"]),
+            components={r["role"]: {"kind": r["kind"], "name": r["name"],
+                                    "version": r["version"], "digest": r["digest"],
+                                    "config": r["config"]} for r in comp_rows})
+
+    def list_runs(self) -> list[RunInfo]:
+        """Every run, oldest first."""
+        table = _table(m.RunRow)
+        with self.engine.connect() as conn:
+            ids = list(conn.execute(select(table.c.run_id).order_by(table.c.created_at))
+                       .scalars())
+        return [self.get_run(run_id) for run_id in ids]
+
+    def claim_results(self, run_id: str) -> list[ClaimResult]:
+        """Every claim of a run with its verdict and evidence counts, in answer order."""
+        claims, verdicts, retr = (_table(m.ClaimRow), _table(m.VerdictRow),
+                                  _table(m.RetrievalRow))
+        answers, versions = _table(m.AnswerRow), _table(m.DocumentVersionRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(claims, verdicts.c.label, verdicts.c.p_hallucinated, verdicts.c.reason,
+                       verdicts.c.error_spans, answers.c.seq.label("answer_seq"))
+                .join(answers, (answers.c.run_id == claims.c.run_id)
+                      & (answers.c.answer_id == claims.c.answer_id))
+                .outerjoin(verdicts, (verdicts.c.run_id == claims.c.run_id)
+                           & (verdicts.c.claim_id == claims.c.claim_id))
+                .where(claims.c.run_id == run_id)
+                .order_by(answers.c.seq, claims.c.seq)).mappings().all()
+            evidence = conn.execute(
+                select(retr.c.claim_id, func.count().label("n"),
+                       func.sum(case((retr.c.inline, 1), else_=0)).label("n_inline"),
+                       func.sum(case((retr.c.superseded, 1), else_=0)).label("n_sup"),
+                       func.count(versions.c.published_at).label("n_dated"))
+                .join(versions, (versions.c.digest == retr.c.version_digest)
+                      & (versions.c.doc_id == retr.c.doc_id))
+                .where(retr.c.run_id == run_id).group_by(retr.c.claim_id)).mappings().all()
+        ev = {r["claim_id"]: r for r in evidence}
+        out = []
+        for r in rows:
+            e = dict(ev.get(r["claim_id"], {}))
+            out.append(ClaimResult(
+                run_id=run_id, answer_id=r["answer_id"], claim_id=r["claim_id"], text=r["text"],
+                spans=[(int(a), int(b)) for a, b in r["spans"] or []], factual=r["factual"],
+                kind=r["kind"], label=r["label"], p_hallucinated=r["p_hallucinated"],
+                reason=r["reason"],
+                error_spans=[(int(a), int(b)) for a, b in r["error_spans"] or []],
+                n_evidence=int(e.get("n") or 0), n_inline_evidence=int(e.get("n_inline") or 0),
+                n_superseded_evidence=int(e.get("n_sup") or 0),
+                n_dated_evidence=int(e.get("n_dated") or 0)))
+        return out
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def open_ledger(location: str | Path, *, create: bool = True) -> Ledger:
+    """Open (and create or upgrade) a ledger: a SQLite file path or a SQLAlchemy URL.
+
+    Refuses, writing nothing, a ledger whose schema is newer than this code, a
+    locked or corrupted SQLite file, or (with ``create=False``) a missing file.
+    """
+    url = normalise_url(location)
+    shown = str(location)
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        path = Path(url.removeprefix("sqlite:///"))
+        if not path.exists():
+            if not create:
+                raise LedgerError(f"{shown}: no ledger at this path")
+            path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+    except (SQLAlchemyError, ImportError, ValueError) as exc:
+        raise LedgerError(f"{shown}: cannot open ledger: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    elif engine.dialect.name != "postgresql":
+        raise LedgerError(f"{shown}: unsupported database {engine.dialect.name!r} "
+                          f"(SQLite or PostgreSQL)")
+    ledger = Ledger(engine, shown)
+    try:
+        with ledger._tx() as conn:
+            ensure_schema(conn, location=shown)
+    except LedgerError:
+        engine.dispose()
+        raise
+    except SQLAlchemyError as exc:
+        engine.dispose()
+        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc)}") from None
+    return ledger
