@@ -160,9 +160,49 @@ def cached_votes(name: str, records: list[Record], judges: list[Any],
     return np.stack(columns, axis=1)
 
 
+DEFAULT_FIT_SETS = ("wice", *(f"summedits:{d}" for d in SUMMEDITS_DOMAINS), "factcheck")
+
+
+def fit_default(out: Path, root: Path, *, seed: int = 0, n_boot: int = 200) -> dict[str, Any]:
+    """Fit the shipped default stacker for the default panel on the development sets
+    (WiCE dev, the five SummEdits domains, Factcheck-Bench stance; FaithBench is kept out
+    to evaluate it). Saves coefficients, members, threshold and the data digest."""
+    import warnings
+
+    from auditor.judges.panel import load_panel
+    from auditor.stacking.calibrate import calibrate_votes
+    from auditor.stacking.fit import fit_stacker
+
+    panel = load_panel(None)
+    members = list(panel.member_names)
+    ids, labels, clusters, datasets, blocks = [], [], [], [], []
+    for name in DEFAULT_FIT_SETS:
+        records = load(name, root)
+        blocks.append(cached_votes(name, records, list(panel.members)))
+        ids += [r["id"] for r in records]
+        labels += [r["label"] for r in records]
+        clusters += [f"{name}/{r['cluster']}" for r in records]
+        datasets += [name] * len(records)
+    votes = np.vstack(blocks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        report = calibrate_votes(ids, votes, labels, clusters, members, seed=seed,
+                                 n_boot=n_boot, datasets=datasets).report
+    stacker = fit_stacker(votes, labels, members, clusters, info={
+        "panel_digest": panel.digest, "datasets": list(DEFAULT_FIT_SETS),
+        "n_items": len(labels), "seed": seed,
+        "admissible": report["admissibility"]["admissible"],
+        "cv_kappa": report["ladder"][-1]["kappa"]})
+    stacker.save(out)
+    summary = {k: report[k] for k in ("members", "ladder", "paired", "admissibility")}
+    summary["stacker"] = stacker.to_dict()
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("dataset", choices=DATASETS)
+    parser.add_argument("dataset", choices=(*DATASETS, "fit-default"),
+                        help="a dataset to export, or fit-default to fit the shipped stacker")
     parser.add_argument("out", help="output DATA.jsonl ('-' for stdout)")
     parser.add_argument("--data", default=None, help="shared data folder")
     parser.add_argument("--limit", type=int, default=None)
@@ -172,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     if not root.exists():
         print(f"error: data folder {root} not found (set AUDITOR_DATA)", file=sys.stderr)
         return 2
+    if args.dataset == "fit-default":
+        summary = fit_default(Path(args.out), root, seed=args.seed)
+        print(json.dumps(summary, indent=1))
+        return 0
     records = load(args.dataset, root, limit=args.limit, seed=args.seed)
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")  # noqa: SIM115
     try:

@@ -7,6 +7,7 @@ ON CONFLICT DO NOTHING, so writing the same thing twice adds nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -40,6 +41,11 @@ def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe copy (datetimes and other objects become strings)."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def _table(model: type[Any]) -> Table:
@@ -103,7 +109,7 @@ class Ledger:
 
     def _record_components(self, conn: Connection, components: Iterable[ComponentLike]) -> None:
         rows = {c.digest: {"digest": c.digest, "kind": c.kind, "name": c.name,
-                           "version": c.version, "config": dict(c.config),
+                           "version": c.version, "config": _plain(dict(c.config)),
                            "created_at": _now()} for c in components}
         self._insert_ignore(conn, m.ComponentRow, list(rows.values()))
 
@@ -162,7 +168,7 @@ class Ledger:
             self._record_components(conn, components.values())
             self._insert_ignore(conn, m.RunRow, [{
                 "run_id": run_id, "kind": kind, "status": "running",
-                "input_digest": input_digest, "as_of": _utc(as_of), "config": dict(config),
+                "input_digest": input_digest, "as_of": _utc(as_of), "config": _plain(dict(config)),
                 "n_answers": n_answers, "created_at": _now(), "finished_at": None}])
             self._insert_ignore(conn, m.RunComponentRow, [
                 {"run_id": run_id, "digest": c.digest, "role": role}
@@ -200,7 +206,7 @@ class Ledger:
             self._insert_ignore(conn, m.JudgeVoteRow, [{
                 "run_id": run_id, "claim_id": v.claim_id, "judge_digest": v.judge_digest,
                 "judge_name": v.judge_name, "value": v.value, "raw": v.raw,
-                "scores": dict(v.scores), "latency_s": v.latency_s, "error": v.error,
+                "scores": _plain(dict(v.scores)), "latency_s": v.latency_s, "error": v.error,
                 "created_at": now} for v in result.votes])
             panel = self._run_component(conn, run_id, "panel")
             stacker = self._run_component(conn, run_id, "stacker")

@@ -1,3 +1,134 @@
-"""Commands: index (see the module docstring once implemented)."""
+"""Commands: ``auditor ingest`` (documents -> evidence index + ledger) and ``auditor search``."""
 
 from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from auditor.cli import app
+from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, FormatOption, IndexOption
+from auditor.errors import AuditorError, InputError
+from auditor.types import Hit
+
+_DATE_HELP = "ISO-8601; timezone-less means UTC. Default for records and files that give none."
+
+
+_INGEST_HELP = (
+    "Add documents to the evidence index and the ledger, as one unit.\n\n"
+    "Unchanged documents add nothing; changed text for a known id adds a new version and "
+    "marks the old one superseded. On any error neither the index nor the ledger changes."
+)
+
+
+@app.command(no_args_is_help=True, help=_INGEST_HELP)
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(
+        help="JSONL document files ({id, text, source, title, version, published_at, "
+             "retrieved_at, valid_from, valid_to}), .txt/.md files, or folders of them.",
+        show_default=False)],
+    index: IndexOption = Path(DEFAULT_INDEX),
+    db: DbOption = DEFAULT_DB,
+    index_type: Annotated[str | None, typer.Option(
+        "--index-type", help="Dense index: flat (exact), hnsw or ivf (approximate, large "
+                             "corpora). Default: keep the existing index's type, flat "
+                             "for a new index.")] = None,
+    published_at: Annotated[str | None, typer.Option(help=f"Publication date. {_DATE_HELP}")
+                            ] = None,
+    retrieved_at: Annotated[str | None, typer.Option(help=f"Retrieval date. {_DATE_HELP}")
+                            ] = None,
+    valid_from: Annotated[str | None, typer.Option(help=f"Start of validity. {_DATE_HELP}")
+                          ] = None,
+    valid_to: Annotated[str | None, typer.Option(help=f"End of validity. {_DATE_HELP}")
+                        ] = None,
+) -> None:
+    """Add documents to the evidence index and the ledger, as one unit (see the help)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from auditor.retrieval import IngestResult, load_documents
+    from auditor.retrieval import ingest as ingest_documents
+
+    docs = load_documents(paths, published_at=published_at, retrieved_at=retrieved_at,
+                          valid_from=valid_from, valid_to=valid_to)
+    if not docs:
+        raise InputError("no documents found in the given paths")
+    from ledger import LedgerError, open_ledger
+
+    def record(result: IngestResult) -> None:
+        # the ledger is opened only once the new index generation is fully built
+        versions = {(v.doc_id, v.version): v for v in (
+            *result.unchanged, *result.superseded_versions, *result.added_versions)}
+        with open_ledger(db) as ledger:
+            # frozen dataclasses vs the ledger's attribute protocols: same fields, read-only
+            new_versions: list[Any] = list(versions.values())
+            new_chunks: list[Any] = list(result.chunks)
+            ledger.record_corpus(new_versions, new_chunks)
+
+    try:
+        result = ingest_documents(docs, index, index_type=index_type, on_commit=record)
+    except LedgerError as exc:
+        raise AuditorError(str(exc)) from None
+    manifest = result.manifest
+    typer.echo(
+        f"{len(result.added_versions)} versions added, {len(result.superseded_versions)} "
+        f"superseded, {len(result.unchanged)} unchanged, {len(result.chunks)} chunks; "
+        f"index {index} now holds {manifest.get('documents', 0)} documents, "
+        f"{manifest.get('versions', 0)} versions, {manifest.get('chunks', 0)} chunks "
+        f"({manifest.get('index_type', '?')}); ledger {db}")
+
+
+@app.command(no_args_is_help=True)
+def search(
+    queries: Annotated[Path, typer.Option(
+        "--queries", help="JSONL file of queries: one {\"id\", \"text\"} object a line.",
+        show_default=False)],
+    index: IndexOption = Path(DEFAULT_INDEX),
+    k: Annotated[int, typer.Option("--k", min=1, help="Hits per query.")] = 5,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="Only versions published by this date (ISO-8601, timezone-less = "
+                        "UTC); hits superseded at that date say so.")] = None,
+    mode: Annotated[str, typer.Option(help="dense, lexical or hybrid (rank fusion).")
+                    ] = "hybrid",
+    fmt: FormatOption = "jsonl",
+) -> None:
+    """Retrieve evidence for each query; one JSON line per query on stdout, best hits first."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from auditor.jsonl import parse_datetime, read_jsonl, require, write_jsonl
+    from auditor.retrieval import MODES, EvidenceIndex
+
+    if fmt.lower() != "jsonl":
+        raise AuditorError(f"--format: only jsonl is supported for search, got {fmt!r}")
+    if mode not in MODES:
+        raise AuditorError(f"--mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    cutoff = parse_datetime(as_of, field="--as-of")
+    ids: list[Any] = []
+    texts: list[str] = []
+    for line, record in read_jsonl(queries):
+        qid = require(record, "id", (str, int), file=queries, line=line)
+        text = require(record, "text", str, file=queries, line=line)
+        if not text.strip():
+            raise InputError("empty query text", file=str(queries), line=line, field="text")
+        ids.append(qid)
+        texts.append(text)
+    idx = EvidenceIndex.open(index)
+    results = idx.search(texts, k, mode=mode, as_of=cutoff)
+    write_jsonl(({"id": qid, "hits": [hit_record(h) for h in hits]}
+                 for qid, hits in zip(ids, results, strict=True)), sys.stdout)
+
+
+def hit_record(hit: Hit) -> dict[str, Any]:
+    """The JSON form of a :class:`auditor.types.Hit` in ``auditor search`` output."""
+    doc = hit.document
+    return {
+        "doc_id": doc.doc_id, "version": doc.version, "chunk_id": hit.chunk.chunk_id,
+        "score": round(float(hit.score), 6), "start": hit.chunk.start, "end": hit.chunk.end,
+        "text": hit.chunk.text,
+        "published_at": _iso(doc.published_at), "valid_from": _iso(doc.valid_from),
+        "valid_to": _iso(doc.valid_to), "digest": doc.digest, "superseded": hit.superseded,
+    }
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.isoformat()

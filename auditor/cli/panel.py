@@ -1,3 +1,87 @@
-"""Commands: panel (see the module docstring once implemented)."""
+"""Commands: ``calibrate`` (judge panel calibration and RAIM stacking, DESIGN.md §4)."""
 
 from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from auditor.cli import app
+from auditor.cli._common import FormatOption
+from auditor.errors import InputError
+
+
+def _fmt(x: float | None) -> str:
+    return "  nan" if x is None else f"{x:6.3f}"
+
+
+def _ci(ci: list[float | None]) -> str:
+    return f"[{_fmt(ci[0])}, {_fmt(ci[1])}]"
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A short human-readable summary of a calibration report."""
+    lines = [f"items {report['n_items']}  clusters {report['n_clusters']}  "
+             f"positives {report['n_positive']}  B={report['n_boot']}  seed={report['seed']}",
+             "", "members                    kappa  95% CI              bacc   95% CI"
+             "              abstain"]
+    for m in report["members"]:
+        lines.append(f"  {m['name']:24s}{_fmt(m['kappa'])} {_ci(m['kappa_ci'])} "
+                     f"{_fmt(m['bacc'])} {_ci(m['bacc_ci'])} {m['abstain_rate']:6.2f}")
+    lines.append("ladder")
+    for r in report["ladder"]:
+        lines.append(f"  {r['name']:24s}{_fmt(r['kappa'])} {_ci(r['kappa_ci'])} "
+                     f"{_fmt(r['bacc'])} {_ci(r['bacc_ci'])}")
+    for key, p in report["paired"].items():
+        lines.append(f"{key}: delta kappa {_fmt(p['delta_kappa'])} {_ci(p['ci'])} "
+                     f"-> {p['verdict']}")
+    a = report["admissibility"]
+    lines.append(f"admissible: {a['admissible']} (share competent {a['share_competent']:.2f}, "
+                 f"mean error corr {_fmt(a['mean_error_corr'])}; {a['reason']})")
+    return "\n".join(lines)
+
+
+@app.command("calibrate")
+def calibrate_command(
+    data: Annotated[Path, typer.Argument(
+        help='Labelled DATA.jsonl: {"id", "cluster", "claim", "evidence": "..." or [...], '
+             '"label": 0 or 1} (1 = hallucinated/unsupported); optional "question", '
+             '"dataset".')],
+    panel: Annotated[Path | None, typer.Option(
+        "--panel", help="Panel TOML (default: the built-in offline panel).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of folds and bootstrap.")] = 0,
+    bootstrap: Annotated[int, typer.Option(
+        "--bootstrap", help="Bootstrap resamples B.", min=1)] = 2000,
+    save_stacker: Annotated[Path | None, typer.Option(
+        "--save-stacker", help="Write the stacker fitted on all items to this JSON file.")
+    ] = None,
+    fmt: FormatOption = "json",
+) -> None:
+    """Calibrate a judge panel on labelled items: per-member kappa and balanced accuracy, the
+    ladder (mean member, majority, Dawid-Skene, best_avg, CV-best, oracle, stacked) with
+    95% paired cluster-bootstrap intervals, win/tie verdicts, the admissibility test and
+    out-of-fold stacked predictions. Output: one JSON object (--format json) or a summary
+    (--format text)."""
+    from auditor.judges.panel import load_panel
+    from auditor.stacking.calibrate import calibrate, read_calibration_data
+
+    if fmt.lower() not in ("json", "text"):
+        raise InputError(f"unknown format {fmt!r}; use json or text", field="--format")
+    items = read_calibration_data(data)
+    loaded = load_panel(panel)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        result = calibrate(items, loaded, seed=seed, n_boot=bootstrap)
+    notes = sorted({str(w.message) for w in caught})
+    for note in notes:
+        typer.echo(f"warning: {note}", err=True)
+    if save_stacker is not None:
+        result.stacker.save(save_stacker)
+    report = result.as_dict()
+    if fmt.lower() == "json":
+        typer.echo(json.dumps(report, allow_nan=False))
+    else:
+        typer.echo(render_text(report))

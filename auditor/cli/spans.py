@@ -1,3 +1,182 @@
-"""Commands: spans (see the module docstring once implemented)."""
+"""Commands: ``auditor spans score`` and ``auditor spans loo`` (span metrics, DESIGN.md §5).
+
+``score`` compares predicted with gold character spans (JSONL lines ``{"id", "text"?,
+"spans": [[start, end], ...]}``, half-open offsets, matched by id). ``loo`` runs the
+leave-one-annotator-out protocol on a Mu-SHROOM-format file. Both print one JSON
+object keyed by the six metrics; ``--diagnostics`` adds the nested-boundary,
+partial-overlap and one-char-per-gold subsets.
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from auditor.cli import app
+from auditor.errors import InputError
+from auditor.jsonl import read_jsonl, require
+from auditor.spans import (
+    METRICS,
+    SpanBatch,
+    SpanValidationError,
+    aggregate,
+    batch_from_lists,
+    diagnose,
+    leave_one_annotator_out,
+    load_annotated,
+    span_counts,
+)
+
+spans_app = typer.Typer(
+    name="spans",
+    help="Span localisation metrics: score predictions, leave-one-annotator-out agreement.",
+    no_args_is_help=True,
+)
+app.add_typer(spans_app, name="spans")
+
+_FORMATS = ("json", "table")
+
+
+def _check_format(fmt: str) -> str:
+    fmt = fmt.lower()
+    if fmt not in _FORMATS:
+        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(_FORMATS)}",
+                         field="--format")
+    return fmt
+
+
+def _read_span_file(path: Path) -> dict[str, tuple[int, str | None, list[Any]]]:
+    """id -> (line, text or None, raw spans); errors name file, line and field."""
+    out: dict[str, tuple[int, str | None, list[Any]]] = {}
+    fname = str(path)
+    for line, rec in read_jsonl(path):
+        item_id = require(rec, "id", (str, int), file=fname, line=line)
+        key = str(item_id)
+        if key in out:
+            raise InputError(f"duplicate id {key!r} (first on line {out[key][0]})",
+                             file=fname, line=line, field="id")
+        text = require(rec, "text", str, file=fname, line=line, optional=True)
+        spans = require(rec, "spans", list, file=fname, line=line)
+        try:
+            batch_from_lists([spans], name="spans",
+                             text_lengths=None if text is None else [len(text)])
+        except SpanValidationError as exc:
+            raise InputError(exc.detail.replace("spans[0] ", ""), file=fname, line=line,
+                             field="spans") from None
+        out[key] = (line, text, spans)
+    return out
+
+
+def _aligned(gold_path: Path, pred_path: Path) -> tuple[list[str], SpanBatch, SpanBatch]:
+    gold = _read_span_file(gold_path)
+    pred = _read_span_file(pred_path)
+    for a, b, pa, pb in ((gold, pred, gold_path, pred_path), (pred, gold, pred_path, gold_path)):
+        missing = [k for k in a if k not in b]
+        if missing:
+            line = a[missing[0]][0]
+            raise InputError(f"id {missing[0]!r} has no line in {pb}"
+                             + (f" ({len(missing)} ids missing)" if len(missing) > 1 else ""),
+                             file=str(pa), line=line, field="id")
+    ids = list(gold)
+    for k in ids:
+        tg, tp = gold[k][1], pred[k][1]
+        if tg is not None and tp is not None and tg != tp:
+            raise InputError(f"id {k!r}: text differs from the gold file's text",
+                             file=str(pred_path), line=pred[k][0], field="text")
+    g = batch_from_lists([gold[k][2] for k in ids], name="gold", ids=ids)
+    p = batch_from_lists([pred[k][2] for k in ids], name="pred", ids=ids)
+    return ids, g, p
+
+
+def _emit(result: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        typer.echo(json.dumps(result, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+
+    def table(title: str, scores: dict[str, dict[str, float]]) -> None:
+        t = Table(title=title)
+        for col in ("metric", "precision", "recall", "F1 / score"):
+            t.add_column(col, justify="left" if col == "metric" else "right")
+        for key in METRICS:
+            v = scores[key]
+            if "score" in v:
+                t.add_row(key, "", "", f"{v['score']:.3f}")
+            else:
+                t.add_row(key, f"{v['precision']:.3f}", f"{v['recall']:.3f}", f"{v['f1']:.3f}")
+        console.print(t)
+
+    if "majority" in result:
+        for ref in ("majority", "union"):
+            for avg in ("macro", "micro"):
+                table(f"LOO reference={ref}, {avg}", result[ref][avg])
+        console.print(f"items: {result['n_items']}, annotator span sets: "
+                      f"{result['n_annotations']}")
+    else:
+        table("span metrics", {k: result[k] for k in METRICS})
+    if "diagnostics" in result:
+        console.print_json(json.dumps(result["diagnostics"]))
+
+
+@spans_app.command("score")
+def score(
+    gold: Annotated[Path, typer.Option("--gold", help="Gold JSONL: {id, text?, spans}.")],
+    pred: Annotated[Path, typer.Option("--pred", help="Predicted JSONL: {id, text?, spans}.")],
+    average: Annotated[str, typer.Option(
+        "--average", help="macro: mean of per-item scores; micro: pooled counts.")] = "macro",
+    fmt: Annotated[str, typer.Option("--format", help="Output format: json or table.",
+                                     case_sensitive=False)] = "json",
+    diagnostics: Annotated[bool, typer.Option(
+        "--diagnostics",
+        help="Add the nested-boundary, partial-overlap and one-char-per-gold subsets "
+             "(why Span Coverage F1 and character IoU disagree).")] = False,
+) -> None:
+    """Score predicted spans against gold spans with the six span metrics.
+
+    Spans are half-open [start, end) character offsets; lines are matched by id and
+    an id missing on either side is an error. With "text", spans past it are an error.
+    """
+    fmt = _check_format(fmt)
+    if average not in ("macro", "micro"):
+        raise InputError(f"must be macro or micro, got {average!r}", field="--average")
+    _, g, p = _aligned(gold, pred)
+    counts = span_counts(g, p)
+    result: dict[str, Any] = dict(aggregate(counts, average))
+    if diagnostics:
+        result["diagnostics"] = diagnose(g, p, counts=counts)
+    _emit(result, fmt)
+
+
+@spans_app.command("loo")
+def loo(
+    file: Annotated[Path, typer.Argument(
+        help="Mu-SHROOM-format JSONL: id, model_output_text, annotations "
+             "(annotator -> [[start, end], ...]).")],
+    fmt: Annotated[str, typer.Option("--format", help="Output format: json or table.",
+                                     case_sensitive=False)] = "json",
+    diagnostics: Annotated[bool, typer.Option(
+        "--diagnostics",
+        help="Add the nested-boundary and partial-overlap subsets of the LOO comparisons "
+             "and the one-char-per-gold stress test.")] = False,
+    strict_bounds: Annotated[bool, typer.Option(
+        "--strict-bounds",
+        help="Reject spans that end past the text instead of clipping them "
+             "(clipping prints a warning on stderr).")] = False,
+) -> None:
+    """Leave-one-annotator-out agreement: each annotator against the others.
+
+    The reference is the strict character majority (> half) or the union of the other
+    annotators; macro averages within an item first, then over items.
+    """
+    fmt = _check_format(fmt)
+    warnings: list[str] = []
+    items = load_annotated(file, clip=not strict_bounds, warnings_out=warnings)
+    for w in warnings:
+        typer.echo(f"warning: {w}", err=True)
+    _emit(leave_one_annotator_out(items, diagnostics=diagnostics), fmt)

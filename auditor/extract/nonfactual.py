@@ -84,6 +84,10 @@ _META = re.compile(
     _FLAGS,
 )
 
+_OPENERS = re.compile(
+    r"^(?:(?:so|well|but|and|however|again|also|sadly|regrettably|oh|ah|hmm|yes|no|"
+    r"okay|ok)\b\s*[,!.]?\s+)+", _FLAGS)
+
 _LETTER = re.compile(r"[^\W\d_]")
 
 # Adverbs that may open an imperative without changing it: "Then add the eggs."
@@ -97,7 +101,8 @@ def _normalise(text: str) -> str:
     text = re.sub(r"\s+", " ", text)
     # Leading list markers and markdown emphasis do not change what a sentence says.
     text = re.sub(r"^(?:[-*\u2022+>#]+|\d{1,3}[.)])\s*", "", text)
-    return text.strip("*_ ")
+    text = _OPENERS.sub("", text.strip("*_ \"'"))
+    return text
 
 
 def classify_text(text: str) -> str | None:

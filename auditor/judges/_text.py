@@ -15,6 +15,12 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(  # "one" is left out: rarely a quantity
+    "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split()) if w != "_"} | {
+    "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0,
+    "eighty": 80.0, "ninety": 90.0, "hundred": 100.0, "dozen": 12.0}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
                        "without", "cannot", "n't", "didn", "doesn", "isn", "wasn", "aren",
                        "weren", "won", "hasn", "haven", "hadn"})
@@ -48,7 +54,8 @@ def sentences(text: str) -> list[str]:
 
 
 def numbers(text: str) -> frozenset[float]:
-    """Normalised numeric values: "3,200" == "3200"; "2.5 million" == 2500000; "40%" == 40."""
+    """Normalised numeric values: "3,200" == "3200"; "2.5 million" == 2500000; "40%" == 40;
+    number words up to twenty and the tens ("four" == 4)."""
     found = set()
     for match in _NUMBER.finditer(text):
         integer, fraction, unit = match.group(1), match.group(2), match.group(3)
@@ -56,6 +63,7 @@ def numbers(text: str) -> frozenset[float]:
         if unit and unit.lower() in _SCALE:
             value *= _SCALE[unit.lower()]
         found.add(round(value, 6))
+    found.update(_NUMBER_WORDS[m.group(1).lower()] for m in _NUMBER_WORD.finditer(text))
     return frozenset(found)
 
 

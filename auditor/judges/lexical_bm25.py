@@ -10,6 +10,7 @@ relations that bag-of-words judges miss.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 
@@ -90,7 +91,7 @@ class BM25AlignmentJudge(LocalJudge):
 
 def _bigrams(text: str) -> set[tuple[str, str]]:
     words = [stem(t) for t in tokens(text)]
-    return {(a, b) for a, b in zip(words, words[1:], strict=False)
+    return {(a, b) for a, b in itertools.pairwise(words)
             if not (a in STOP_WORDS and b in STOP_WORDS)}
 
 

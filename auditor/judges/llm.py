@@ -1,1 +1,224 @@
-"""LLM judges (being written)."""
+"""LLM judges on any OpenAI-compatible endpoint (one shared client class, one prompt frame
+per task).
+
+Task frames (prompt files in the repository's ``prompts/`` folder, or ``prompt_dir``,
+or env ``AUDITOR_PROMPTS``):
+
+- ``grounded``: question / evidence / candidate;
+- ``claim_verification``: document / claim.
+
+The judge asks for ``{"label": "supported" | "not_supported" | "contradicted"}``,
+constrained by a GBNF grammar (llama.cpp), a JSON schema (vLLM, OpenAI) or nothing,
+as the ``constraint`` parameter says. ``supported`` -> vote 0; ``not_supported`` ->
+1; ``contradicted`` -> 1 with ``scores["contradiction"] = 1``. Timeouts, HTTP errors
+and unparseable output are abstentions (0.5) with the reason in ``Vote.error``.
+Evidence is fenced as data (``<<<DATA ... DATA>>>``; fence markers inside it are
+neutralised) and the system prompt tells the judge not to follow it.
+
+Panel config example::
+
+    [[judges]]
+    name = "llm"
+    [judges.params]
+    name = "smollm2"            # the member name (unique in the panel)
+    base_url = "http://127.0.0.1:8080/v1"
+    model = "smollm2-135m"
+    api_key_env = "OPENAI_API_KEY"
+    frame = "claim_verification"
+    constraint = "gbnf"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from auditor.digest import content_digest, sha256_text
+from auditor.errors import ConfigError
+from auditor.judges.base import Judge, register_judge
+from auditor.llm.client import LLMClient, LLMConfig, Request, ResponseCache
+from auditor.types import ABSTAIN, JudgePair, Vote
+
+FRAMES = ("grounded", "claim_verification")
+LABELS = ("supported", "not_supported", "contradicted")
+
+LABEL_GBNF = (
+    'root ::= "{" ws "\\"label\\"" ws ":" ws label ws "}"\n'
+    'label ::= "\\"supported\\"" | "\\"not_supported\\"" | "\\"contradicted\\""\n'
+    "ws ::= [ \\t\\n]*\n"
+)
+LABEL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"label": {"type": "string", "enum": list(LABELS)}},
+    "required": ["label"],
+    "additionalProperties": False,
+}
+FENCE_OPEN, FENCE_CLOSE = "<<<DATA", "DATA>>>"
+
+
+def fence_safe(text: str) -> str:
+    """Neutralise fence markers inside data so it cannot close its fence."""
+    return text.replace(FENCE_OPEN, "<<< DATA").replace(FENCE_CLOSE, "DATA >>>")
+
+
+def default_prompt_dir() -> Path:
+    """``$AUDITOR_PROMPTS`` or the repository's ``prompts/`` folder."""
+    env = os.environ.get("AUDITOR_PROMPTS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "prompts"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt template with a system and a user section; ``{{name}}`` placeholders."""
+
+    name: str
+    system: str
+    user: str
+
+    @property
+    def digest(self) -> str:
+        return content_digest({"name": self.name, "system": self.system, "user": self.user})
+
+    def render(self, **fields: str) -> list[dict[str, str]]:
+        """Chat messages with every placeholder filled (data is fence-neutralised)."""
+        system, user = self.system, self.user
+        for key, value in fields.items():
+            user = user.replace("{{" + key + "}}", fence_safe(value))
+        if "{{" in user:
+            missing = user[user.index("{{"):].split("}}")[0] + "}}"
+            raise ConfigError(f"prompt {self.name!r}: placeholder {missing} not filled")
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def load_prompt(name: str, prompt_dir: str | Path | None = None) -> Prompt:
+    """Read ``<prompt_dir>/<name>.txt`` (``#`` comment lines before ``### system`` ignored)."""
+    path = Path(prompt_dir or default_prompt_dir()) / f"{name}.txt"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read prompt: {exc.strerror}") from None
+    if "### system" not in text or "### user" not in text:
+        raise ConfigError(f"{path}: a prompt needs '### system' and '### user' sections")
+    body = text[text.index("### system"):]
+    system, user = body.split("### user", 1)
+    return Prompt(name=name, system=system.removeprefix("### system").strip(),
+                  user=user.strip())
+
+
+def parse_label(text: str) -> str:
+    """The label of a judge reply (a JSON object with ``label``); ValueError otherwise."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the output")
+    try:
+        value = json.loads(text[start:end + 1])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"malformed JSON: {exc.msg}") from None
+    label = value.get("label") if isinstance(value, dict) else None
+    if label not in LABELS:
+        raise ValueError(f"label must be one of {list(LABELS)}, got {label!r}")
+    return str(label)
+
+
+@register_judge("llm")
+class LLMJudge(Judge):
+    """A judge behind an OpenAI-compatible endpoint (see the module docstring)."""
+
+    version = "1"
+
+    def __init__(self, name: str = "llm", *, base_url: str, model: str,
+                 api_key_env: str | None = None, frame: str = "claim_verification",
+                 prompt: str | None = None, prompt_dir: str | None = None,
+                 temperature: float = 0.0, max_tokens: int = 32, constraint: str = "gbnf",
+                 max_concurrency: int = 4, max_retries: int = 4, timeout_s: float = 60.0,
+                 backoff_base_s: float = 0.5, backoff_max_s: float = 8.0,
+                 seed: int | None = None, max_evidence_chars: int = 6000,
+                 cache: ResponseCache | None = None, transport: Any = None) -> None:
+        if frame not in FRAMES:
+            raise ConfigError(f"llm judge {name!r}: field 'frame': expected one of {FRAMES}")
+        self.prompt = load_prompt(prompt or frame, prompt_dir)
+        self.config = LLMConfig.from_mapping({
+            "base_url": base_url, "model": model, "api_key_env": api_key_env,
+            "temperature": temperature, "max_tokens": max_tokens, "constraint": constraint,
+            "max_concurrency": max_concurrency, "max_retries": max_retries,
+            "timeout_s": timeout_s, "backoff_base_s": backoff_base_s,
+            "backoff_max_s": backoff_max_s, "seed": seed})
+        super().__init__(name=name, model=model, base_url=base_url, frame=frame,
+                         prompt=self.prompt.name, prompt_digest=self.prompt.digest,
+                         decoding=self.config.decoding_params(), constraint=constraint,
+                         max_evidence_chars=max_evidence_chars)
+        self.name = name
+        self.frame = frame
+        self.max_evidence_chars = max_evidence_chars
+        self.client = LLMClient(self.config, cache=cache, transport=transport)
+
+    def set_cache(self, cache: ResponseCache | None) -> None:
+        """Plug a response cache (the ledger's) into the client."""
+        self.client.cache = cache
+
+    def messages(self, pair: JudgePair) -> tuple[list[dict[str, str]], str]:
+        """The chat messages for a pair and the digest of its inputs."""
+        evidence = "\n\n".join(pair.evidence)
+        if len(evidence) > self.max_evidence_chars:
+            evidence = evidence[: self.max_evidence_chars] + " [...]"
+        if self.frame == "grounded":
+            fields = {"question": pair.question or "", "evidence": evidence,
+                      "candidate": pair.claim}
+        else:
+            fields = {"document": evidence, "claim": pair.claim}
+        return self.prompt.render(**fields), content_digest(fields)
+
+    async def judge(self, pairs: Sequence[JudgePair]) -> list[Vote]:
+        requests = []
+        skip = []
+        for pair in pairs:
+            messages, input_digest = self.messages(pair)
+            skip.append(not pair.evidence)
+            requests.append(Request(messages=messages, grammar=LABEL_GBNF,
+                                    json_schema=LABEL_SCHEMA, validate=parse_label,
+                                    prompt_digest=self.prompt.digest,
+                                    input_digest=input_digest))
+        todo = [r for r, s in zip(requests, skip, strict=True) if not s]
+        start = time.perf_counter()
+        try:
+            done = iter(await self.client.complete_many(todo))
+        finally:
+            await self.client.aclose()
+        elapsed = time.perf_counter() - start
+        votes = []
+        for s in skip:
+            if s:
+                votes.append(Vote(judge=self.name, value=ABSTAIN, raw="", error="no evidence"))
+                continue
+            result = next(done)
+            if result.error is not None:
+                votes.append(Vote(judge=self.name, value=ABSTAIN, raw=result.text or "",
+                                  latency_s=result.latency_s, error=result.error))
+                continue
+            label = str(result.parsed)
+            value = 0.0 if label == "supported" else 1.0
+            votes.append(Vote(judge=self.name, value=value, raw=result.text or "",
+                              latency_s=result.latency_s or elapsed / max(len(todo), 1),
+                              scores={"support": 1.0 - value,
+                                      "contradiction": float(label == "contradicted")}))
+        return votes
+
+    def usage(self) -> dict[str, float]:
+        """Calls, cache hits, retries, failures and tokens so far."""
+        return self.client.usage.as_dict()
+
+
+def prompt_digest(name: str, prompt_dir: str | Path | None = None) -> str:
+    """Digest of a prompt file's sections (for the ledger)."""
+    return load_prompt(name, prompt_dir).digest
+
+
+__all__ = ["FRAMES", "LABEL_GBNF", "LABEL_SCHEMA", "LLMJudge", "Prompt", "fence_safe",
+           "load_prompt", "parse_label", "prompt_digest", "sha256_text"]

@@ -8,6 +8,7 @@ visible chunks, not ``k`` chunks of which some are then thrown away.
 
 from __future__ import annotations
 
+import importlib
 import math
 from pathlib import Path
 from typing import Any
@@ -43,13 +44,12 @@ def ivf_nlist(n: int) -> int:
 def build_index(vectors: NDArray[np.float32], index_type: str,
                 params: dict[str, int]) -> tuple[Any, dict[str, int]]:
     """A FAISS index holding ``vectors`` (row i = chunk i) and the parameters used."""
-    import faiss
-
+    faiss = _faiss()
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     dim = vectors.shape[1]
     params = {**DEFAULT_PARAMS[index_type], **params}
     if index_type == "flat":
-        index = faiss.IndexFlatIP(dim)
+        index: Any = faiss.IndexFlatIP(dim)
     elif index_type == "hnsw":
         index = faiss.IndexHNSWFlat(dim, int(params["M"]), faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = int(params["ef_construction"])
@@ -78,15 +78,13 @@ def extend_index(index: Any, vectors: NDArray[np.float32]) -> Any:
 
 def write_index(index: Any, path: Path) -> None:
     """Persist a FAISS index to ``path``."""
-    import faiss
-
+    faiss = _faiss()
     faiss.write_index(index, str(path))
 
 
 def read_index(path: Path) -> Any:
     """Read a FAISS index written by :func:`write_index`."""
-    import faiss
-
+    faiss = _faiss()
     return faiss.read_index(str(path))
 
 
@@ -106,8 +104,7 @@ def search(
 
     Rows outside ``mask`` are never returned; missing places hold ``-inf`` / ``-1``.
     """
-    import faiss
-
+    faiss = _faiss()
     nq, n = len(queries), int(index.ntotal)
     depth = max(0, min(depth, n))
     if nq == 0 or depth == 0 or (mask is not None and not mask.any()):
@@ -130,3 +127,8 @@ def search(
     ids = ids.astype(np.int64)
     scores = np.where(ids >= 0, scores, -np.inf).astype(np.float32)
     return scores, ids
+
+
+def _faiss() -> Any:
+    """The ``faiss`` module, imported lazily and typed loosely (its stubs are partial)."""
+    return importlib.import_module("faiss")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -107,7 +106,7 @@ def make_document(
     _check_interval(dates, file=None, line=None)
     return DocumentVersion(
         doc_id=doc_id, version=version or UNASSIGNED_VERSION, text=text,
-        digest=sha256_text(text), source=source, title=title, **dates,
+        digest=sha256_text(text), source=source, title=title, **_dates(dates),
     )
 
 
@@ -150,7 +149,7 @@ def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None
         raise InputError("empty document", file=str(path), field="text")
     return DocumentVersion(
         doc_id=doc_id, version=UNASSIGNED_VERSION, text=text, digest=sha256_text(text),
-        source=source if source is not None else str(path), title=None, **defaults,
+        source=source if source is not None else str(path), title=None, **_dates(defaults),
     )
 
 
@@ -192,7 +191,7 @@ def _record_to_version(record: dict[str, Any], defaults: dict[str, datetime | No
     return DocumentVersion(
         doc_id=doc_id, version=version or UNASSIGNED_VERSION, text=text,
         digest=sha256_text(text), source=rec_source if rec_source is not None else source,
-        title=title, **dates,
+        title=title, **_dates(dates),
     )
 
 
@@ -208,6 +207,6 @@ def _drop_repeats(docs: list[DocumentVersion]) -> list[DocumentVersion]:
     return out
 
 
-def with_version(doc: DocumentVersion, **changes: Any) -> DocumentVersion:
-    """A copy of ``doc`` with fields changed (a typed wrapper of ``dataclasses.replace``)."""
-    return replace(doc, **changes)
+def _dates(values: dict[str, datetime | None]) -> dict[str, Any]:
+    """The date keyword arguments of :class:`DocumentVersion` (typed loosely for ``**``)."""
+    return {name: values.get(name) for name in DATE_FIELDS}

@@ -28,6 +28,12 @@ IntArray = npt.NDArray[np.int64]
 class SpanValidationError(InputError, ValueError):
     """A span is malformed (not two integers, reversed, negative or past the text)."""
 
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        super().__init__(message, file=file, line=line, field=field)
+        self.detail = message
+        """The message without the file / line / field prefix."""
+
 
 @dataclass(frozen=True)
 class SpanBatch:

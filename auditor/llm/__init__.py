@@ -1,0 +1,1 @@
+"""OpenAI-compatible LLM client shared by every LLM judge and extractor."""

@@ -1,0 +1,131 @@
+"""Report cards built from ledger rows (DESIGN.md §3), never from memory.
+
+With S supported, U unsupported (contradicted + not_supported + stale) and K
+unknown among the A factual claims: support precision = S / (S + U) (None when
+S + U = 0), decidable rate = (S + U) / A. Every figure carries a 95%
+cluster-bootstrap percentile interval, clusters = answers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from auditor.stats.bootstrap import ratio_with_interval
+from auditor.types import UNSUPPORTED_LABELS, Label
+
+
+class ClaimRow(Protocol):
+    """The fields of a ledger claim result the report card reads."""
+
+    answer_id: str
+    factual: bool
+    label: str | None
+    n_evidence: int
+    n_inline_evidence: int
+    n_dated_evidence: int
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A ratio with its numerator, denominator and bootstrap interval."""
+
+    name: str
+    value: float | None
+    ci: tuple[float, float] | None
+    numerator: float
+    denominator: float
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "ci": list(self.ci) if self.ci else None,
+                "numerator": self.numerator, "denominator": self.denominator,
+                "description": self.description}
+
+
+@dataclass(frozen=True)
+class ReportCard:
+    """Label counts and figures of one run, with its configuration."""
+
+    run_id: str
+    n_answers: int
+    n_claims: int
+    labels: Mapping[str, int]
+    figures: Sequence[Figure]
+    config: Mapping[str, Any] = field(default_factory=dict)
+    n_boot: int = 2000
+    seed: int = 0
+
+    def figure(self, name: str) -> Figure:
+        return next(f for f in self.figures if f.name == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "n_answers": self.n_answers, "n_claims": self.n_claims,
+                "labels": dict(self.labels),
+                "figures": {f.name: f.to_dict() for f in self.figures},
+                "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "level": 0.95,
+                              "cluster": "answer"},
+                "config": dict(self.config)}
+
+
+_FIGURES: tuple[tuple[str, str, str, str], ...] = (
+    # name, numerator, denominator, description
+    ("support_precision", "supported", "decidable", "S / (S + U)"),
+    ("decidable_rate", "decidable", "factual", "(S + U) / A"),
+    ("unknown_rate", "unknown", "factual", "K / A"),
+    ("contradicted_rate", "contradicted", "factual", "contradicted / A"),
+    ("stale_rate", "stale", "factual", "stale / A"),
+    ("citation_coverage", "cited", "factual",
+     "factual claims with evidence supplied by the answer itself / A"),
+    ("dated_evidence_share", "dated", "with_evidence",
+     "claims with evidence whose evidence includes a dated version"),
+    ("undisclosed_update_share", "undated", "with_evidence",
+     "claims with evidence whose evidence has no publication date"),
+    ("not_factual_share", "not_factual", "all", "not_factual / all claims"),
+)
+
+
+def build_report_card(
+    run_id: str, claims: Sequence[ClaimRow], *, config: Mapping[str, Any] | None = None,
+    n_boot: int = 2000, seed: int = 0,
+) -> ReportCard:
+    """Compute the report card of a run from its claim rows."""
+    if n_boot < 1:
+        raise ValueError(f"n_boot: must be >= 1, got {n_boot}")
+    labels = [c.label or "unlabelled" for c in claims]
+    factual = np.array([c.factual for c in claims], dtype=bool)
+    lab = np.array(labels, dtype=object)
+    has_ev = np.array([c.n_evidence > 0 for c in claims], dtype=bool) & factual
+    indicators = {
+        "all": np.ones(len(claims), dtype=bool),
+        "factual": factual,
+        "supported": lab == Label.SUPPORTED.value,
+        "unknown": lab == Label.UNKNOWN.value,
+        "contradicted": lab == Label.CONTRADICTED.value,
+        "stale": lab == Label.STALE.value,
+        "not_factual": ~factual,
+        "cited": np.array([c.n_inline_evidence > 0 for c in claims], dtype=bool) & factual,
+        "with_evidence": has_ev,
+        "dated": np.array([c.n_dated_evidence > 0 for c in claims], dtype=bool) & has_ev,
+        "undated": np.array([c.n_dated_evidence == 0 for c in claims], dtype=bool) & has_ev,
+    }
+    unsupported = np.isin(lab, [label.value for label in UNSUPPORTED_LABELS])
+    indicators["decidable"] = indicators["supported"] | unsupported
+    clusters = np.array([c.answer_id for c in claims], dtype=object)
+    figures = []
+    for i, (name, num, den, description) in enumerate(_FIGURES):
+        rng = np.random.default_rng([seed, i])
+        value, ci = ratio_with_interval(indicators[num] & indicators[den], indicators[den],
+                                        clusters.astype(str), n_boot=n_boot, rng=rng)
+        figures.append(Figure(name, value, ci, float(np.sum(indicators[num] & indicators[den])),
+                              float(np.sum(indicators[den])), description))
+    counts = Counter(labels)
+    ordered = {label.value: counts.get(label.value, 0) for label in Label}
+    ordered.update({k: v for k, v in counts.items() if k not in ordered})
+    return ReportCard(run_id=run_id, n_answers=len(set(clusters.tolist())),
+                      n_claims=len(claims), labels=ordered, figures=figures,
+                      config=dict(config or {}), n_boot=n_boot, seed=seed)

@@ -1,0 +1,78 @@
+"""Rendering report cards: a rich table for the terminal, JSON and Markdown files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from auditor.report.card import Figure, ReportCard
+
+
+def _value(figure: Figure) -> str:
+    if figure.value is None:
+        return "n/a (empty denominator)"
+    text = f"{figure.value:.3f}"
+    if figure.ci is not None:
+        text += f" [{figure.ci[0]:.3f}, {figure.ci[1]:.3f}]"
+    return text
+
+
+def rich_tables(card: ReportCard) -> list[Table]:
+    """Two tables: label distribution, and figures with 95% intervals."""
+    labels = Table(title=f"Claims by label - run {card.run_id[:12]}", show_lines=False)
+    labels.add_column("label")
+    labels.add_column("claims", justify="right")
+    labels.add_column("share", justify="right")
+    for label, count in card.labels.items():
+        share = count / card.n_claims if card.n_claims else 0.0
+        labels.add_row(label, str(count), f"{share:.1%}")
+    figures = Table(title=f"Figures (95% cluster-bootstrap CI, B={card.n_boot}, "
+                          f"clusters = answers)")
+    figures.add_column("figure")
+    figures.add_column("value [95% CI]", justify="right")
+    figures.add_column("num / den", justify="right")
+    figures.add_column("definition")
+    for f in card.figures:
+        figures.add_row(f.name, _value(f), f"{f.numerator:g} / {f.denominator:g}",
+                        f.description)
+    return [labels, figures]
+
+
+def print_card(card: ReportCard, console: Console | None = None) -> None:
+    """Print the report card to the terminal."""
+    console = console or Console()
+    for table in rich_tables(card):
+        console.print(table)
+
+
+def to_json(card: ReportCard) -> str:
+    """The report card as pretty JSON."""
+    return json.dumps(card.to_dict(), indent=2, sort_keys=True, default=str) + "\n"
+
+
+def to_markdown(card: ReportCard) -> str:
+    """The report card as a Markdown document."""
+    lines = [f"# Report card - run `{card.run_id[:12]}`", "",
+             f"{card.n_answers} answers, {card.n_claims} claims. Intervals: 95% cluster "
+             f"bootstrap (clusters = answers, B = {card.n_boot}, seed {card.seed}, "
+             "percentile method).", "", "## Claims by label", "",
+             "| label | claims | share |", "|---|---:|---:|"]
+    for label, count in card.labels.items():
+        share = count / card.n_claims if card.n_claims else 0.0
+        lines.append(f"| {label} | {count} | {share:.1%} |")
+    lines += ["", "## Figures", "", "| figure | value [95% CI] | num / den | definition |",
+              "|---|---:|---:|---|"]
+    for f in card.figures:
+        lines.append(f"| {f.name} | {_value(f)} | {f.numerator:g} / {f.denominator:g} | "
+                     f"{f.description} |")
+    lines += ["", "## Configuration", "", "```json",
+              json.dumps(_jsonable(card.config), indent=2, sort_keys=True, default=str), "```",
+              ""]
+    return "\n".join(lines)
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))

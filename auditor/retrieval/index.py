@@ -1,0 +1,510 @@
+"""The evidence index: versioned documents, dense + lexical retrieval, as-of cutoff.
+
+:func:`ingest` adds document versions (new text for a known id is a new version;
+the old one is kept and marked superseded) and publishes a new index generation
+atomically; :class:`EvidenceIndex` opens the live generation and searches it in
+``dense``, ``lexical`` or ``hybrid`` (reciprocal rank fusion) mode.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from auditor import embedding
+from auditor.digest import content_digest
+from auditor.errors import AuditorError, InputError
+from auditor.retrieval import dense, lexical, store
+from auditor.retrieval.asof import as_of_masks, normalise_as_of, version_times, visible_start
+from auditor.retrieval.chunking import DEFAULT_MAX_CHARS, chunk_document
+from auditor.types import Chunk, DocumentVersion, Hit
+
+MODES = ("dense", "lexical", "hybrid")
+"""Retrieval modes of :meth:`EvidenceIndex.search`."""
+DEFAULT_RRF_K = 60.0
+"""The constant ``k`` of reciprocal rank fusion: score = sum 1 / (k + rank)."""
+DEFAULT_CANDIDATE_DEPTH = 50
+"""How many candidates each retriever contributes to hybrid fusion (at least ``k``)."""
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What an ingest changed, and the corpus after it."""
+
+    added_versions: tuple[DocumentVersion, ...]
+    """New versions, with their assigned labels."""
+    superseded_versions: tuple[DocumentVersion, ...]
+    """Existing versions this ingest superseded, as now stored (``valid_to`` updated)."""
+    unchanged: tuple[DocumentVersion, ...]
+    """Stored versions that input documents repeated unchanged (nothing was added)."""
+    chunks: tuple[Chunk, ...]
+    """The chunks of the added versions."""
+    versions: tuple[DocumentVersion, ...]
+    """Every version in the index after the ingest, in version order."""
+    manifest: dict[str, Any] = field(default_factory=dict)
+    """The manifest of the index after the ingest."""
+    index_dir: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when the ingest added or superseded anything."""
+        return bool(self.added_versions)
+
+
+@dataclass
+class _Corpus:
+    """The full content of one generation, in memory."""
+
+    versions: list[DocumentVersion]
+    chunk_ids: list[str]
+    chunk_version: NDArray[np.int64]
+    chunk_start: NDArray[np.int64]
+    chunk_end: NDArray[np.int64]
+    vectors: NDArray[np.float32]
+
+
+class EvidenceIndex:
+    """A read-only view of the live generation of an evidence index."""
+
+    def __init__(self, index_dir: Path, generation: Path, manifest: dict[str, Any],
+                 corpus: _Corpus, dense_index: Any, lexical_index: lexical.LexicalIndex,
+                 *, candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
+                 rrf_k: float = DEFAULT_RRF_K) -> None:
+        self.index_dir = index_dir
+        self.generation = generation
+        self.manifest = manifest
+        self._corpus = corpus
+        self._dense = dense_index
+        self._lexical = lexical_index
+        self._times = version_times(corpus.versions)
+        self.candidate_depth = candidate_depth
+        self.rrf_k = rrf_k
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, index_dir: Path | str, *, ef_search: int | None = None,
+             nprobe: int | None = None, candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
+             rrf_k: float = DEFAULT_RRF_K) -> EvidenceIndex:
+        """Open the live generation of ``index_dir``.
+
+        Raises :class:`AuditorError` when the folder is not an index, or when it was
+        built with another embedding model (name or weights digest) than
+        :mod:`auditor.embedding` provides. ``ef_search`` (HNSW) and ``nprobe`` (IVF)
+        override the search parameters stored in the manifest.
+        """
+        index_dir = Path(index_dir)
+        _check_positive("candidate_depth", candidate_depth)
+        if not isinstance(rrf_k, (int, float)) or isinstance(rrf_k, bool) or rrf_k < 0:
+            raise AuditorError(f"rrf_k: expected a number >= 0, got {rrf_k!r}")
+        gen = store.require_generation(index_dir)
+        manifest = store.read_json(gen / store.MANIFEST)
+        check_manifest(manifest, gen)
+        corpus = _read_corpus(gen, manifest)
+        index_type = manifest["index_type"]
+        if index_type == "flat":
+            dense_index, _ = dense.build_index(corpus.vectors, "flat", {})
+        else:
+            dense_index = dense.read_index(gen / store.DENSE)
+        overrides: dict[str, int] = {}
+        if ef_search is not None:
+            overrides["ef_search"] = _check_positive("ef_search", ef_search)
+        if nprobe is not None:
+            overrides["nprobe"] = _check_positive("nprobe", nprobe)
+        dense.set_search_params(dense_index, index_type, overrides)
+        lex = lexical.LexicalIndex.load(gen / store.LEXICAL, len(corpus.chunk_ids),
+                                        manifest["lexical"]["stemmer"])
+        return cls(index_dir, gen, manifest, corpus, dense_index, lex,
+                   candidate_depth=candidate_depth, rrf_k=float(rrf_k))
+
+    # ------------------------------------------------------------------ content
+    def versions(self) -> list[DocumentVersion]:
+        """Every document version, in version order."""
+        return list(self._corpus.versions)
+
+    def __len__(self) -> int:
+        return len(self._corpus.chunk_ids)
+
+    def chunk(self, row: int) -> Chunk:
+        """The chunk stored at ``row``."""
+        c = self._corpus
+        doc = c.versions[int(c.chunk_version[row])]
+        start, end = int(c.chunk_start[row]), int(c.chunk_end[row])
+        return Chunk(chunk_id=c.chunk_ids[row], doc_id=doc.doc_id, version=doc.version,
+                     digest=doc.digest, start=start, end=end, text=doc.text[start:end])
+
+    def chunks(self) -> list[Chunk]:
+        """Every chunk, in storage order."""
+        return [self.chunk(i) for i in range(len(self))]
+
+    # ------------------------------------------------------------------ search
+    def search(
+        self, queries: Sequence[str], k: int = 5, *, mode: str = "hybrid",
+        as_of: datetime | None = None,
+    ) -> list[list[Hit]]:
+        """The best ``k`` chunks for each query (one list per query, best first).
+
+        ``mode``: ``dense`` (cosine of MiniLM embeddings), ``lexical`` (BM25) or
+        ``hybrid`` (reciprocal rank fusion of both; the score is the fused score).
+        With ``as_of``, versions not yet visible at that date are never returned and
+        hits whose version is superseded at that date have ``superseded=True``.
+        All queries are embedded in one batch.
+        """
+        queries = _check_queries(queries)
+        _check_positive("k", k)
+        if mode not in MODES:
+            raise AuditorError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+        as_of = normalise_as_of(as_of)
+        visible_v, superseded_v = as_of_masks(self._times, as_of)
+        chunk_mask: NDArray[np.bool_] | None = None
+        if not visible_v.all():
+            chunk_mask = visible_v[self._corpus.chunk_version]
+        if not queries:
+            return []
+        scores, rows = self._rank(queries, k, mode, chunk_mask)
+        return self._hits(scores, rows, superseded_v)
+
+    def _rank(self, queries: list[str], k: int, mode: str,
+              mask: NDArray[np.bool_] | None
+              ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+        depth = k if mode != "hybrid" else max(k, self.candidate_depth)
+        lists: list[NDArray[np.int64]] = []
+        if mode in ("dense", "hybrid"):
+            qvec = embedding.encode(queries)
+            d_scores, d_rows = dense.search(self._dense, self.manifest["index_type"], qvec,
+                                            depth, mask)
+            if mode == "dense":
+                return d_scores, d_rows
+            lists.append(d_rows)
+        l_scores, l_rows = self._lexical.search(queries, depth, mask)
+        if mode == "lexical":
+            return l_scores, l_rows
+        lists.append(l_rows)
+        return rrf_fuse(lists, k, self.rrf_k, len(self))
+
+    def _hits(self, scores: NDArray[np.float32], rows: NDArray[np.int64],
+              superseded_v: NDArray[np.bool_]) -> list[list[Hit]]:
+        versions = self._corpus.versions
+        out: list[list[Hit]] = []
+        for q in range(rows.shape[0]):
+            hits: list[Hit] = []
+            for rank in range(rows.shape[1]):
+                row = int(rows[q, rank])
+                if row < 0:
+                    break
+                v = int(self._corpus.chunk_version[row])
+                hits.append(Hit(chunk=self.chunk(row), document=versions[v],
+                                score=float(scores[q, rank]), rank=rank,
+                                superseded=bool(superseded_v[v])))
+            out.append(hits)
+        return out
+
+
+def rrf_fuse(ranked: Sequence[NDArray[np.int64]], k: int, rrf_k: float, n: int,
+             weights: Sequence[float] | None = None
+             ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+    """Reciprocal rank fusion of ranked row lists (each ``(n_queries, depth)``, ``-1`` = none).
+
+    The fused score of a row is ``sum_i w_i / (rrf_k + rank_i)`` with 1-based ranks;
+    returns the top ``k`` per query, best first (ties: lower row first).
+    """
+    nq = ranked[0].shape[0]
+    weights = [1.0] * len(ranked) if weights is None else list(weights)
+    ids = np.concatenate([r.astype(np.int64) for r in ranked], axis=1)
+    contrib = np.concatenate(
+        [np.broadcast_to(w / (rrf_k + np.arange(1, r.shape[1] + 1, dtype=np.float64)),
+                         r.shape) for r, w in zip(ranked, weights, strict=True)], axis=1)
+    rows_q = np.broadcast_to(np.arange(nq, dtype=np.int64)[:, None], ids.shape)
+    valid = ids >= 0
+    keys = rows_q[valid] * max(n, 1) + ids[valid]
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    fused = np.bincount(inverse, weights=contrib[valid], minlength=len(uniq))
+    q_of, row_of = uniq // max(n, 1), uniq % max(n, 1)
+    order = np.lexsort((row_of, -fused, q_of))
+    q_of, row_of, fused = q_of[order], row_of[order], fused[order]
+    first = np.searchsorted(q_of, np.arange(nq))
+    place = np.arange(len(q_of)) - first[q_of]
+    keep = place < k
+    out_rows = np.full((nq, k), -1, dtype=np.int64)
+    out_scores = np.full((nq, k), -np.inf, dtype=np.float32)
+    out_rows[q_of[keep], place[keep]] = row_of[keep]
+    out_scores[q_of[keep], place[keep]] = fused[keep]
+    return out_scores, out_rows
+
+
+# ---------------------------------------------------------------------- ingest
+def ingest(
+    docs: Sequence[DocumentVersion],
+    index_dir: Path | str,
+    *,
+    index_type: str | None = None,
+    on_commit: Callable[[IngestResult], None] | None = None,
+    max_chars: int | None = None,
+    index_params: dict[str, int] | None = None,
+    batch_size: int = 64,
+) -> IngestResult:
+    """Add ``docs`` to the index in ``index_dir`` (created if missing) as one unit.
+
+    Unchanged documents (same text as the id's latest version) add nothing; changed
+    text for a known id adds a version labelled by its ``version`` or ``v1``, ``v2``,
+    ... and supersedes the previous one, whose ``valid_to`` becomes the new version's
+    start (``valid_from``, else ``published_at``) unless it already had one.
+
+    ``index_type`` (``flat``, ``hnsw``, ``ivf``): ``None`` keeps the existing
+    index's type (``flat`` for a new index); another type rebuilds the dense index.
+    ``on_commit`` is called with the result once the new generation is completely
+    written, before it is made live; if it raises, the previous generation stays
+    live and the error propagates. A crash at any point leaves the previous
+    generation usable.
+    """
+    index_dir = Path(index_dir)
+    docs = _check_docs(docs)
+    if index_type is not None:
+        index_type = dense.check_index_type(index_type)
+    if max_chars is not None:
+        _check_positive("max_chars", max_chars)
+    _check_positive("batch_size", batch_size)
+    store.check_writable_dir(index_dir)
+    with store.ingest_lock(index_dir):
+        old_gen = store.current_generation(index_dir)
+        keep = {old_gen.name} if old_gen is not None else set()
+        store.remove_leftovers(index_dir, keep)
+        if old_gen is not None:
+            old_manifest = store.read_json(old_gen / store.MANIFEST)
+            check_manifest(old_manifest, old_gen)
+            corpus = _read_corpus(old_gen, old_manifest)
+        else:
+            old_manifest = None
+            corpus = _Corpus([], [], *(np.zeros(0, dtype=np.int64),) * 3,
+                             np.zeros((0, 0), dtype=np.float32))
+        chunking = (old_manifest["chunking"]["max_chars"] if old_manifest
+                    else (max_chars or DEFAULT_MAX_CHARS))
+        versions, added, superseded, unchanged = _reconcile(corpus.versions, docs)
+        new_chunks = [c for doc in added for c in chunk_document(doc, chunking)]
+        result = IngestResult(
+            added_versions=tuple(added), superseded_versions=tuple(superseded),
+            unchanged=tuple(unchanged), chunks=tuple(new_chunks), versions=tuple(versions),
+            manifest=old_manifest or {}, index_dir=index_dir,
+        )
+        want_type = index_type or (old_manifest["index_type"] if old_manifest else "flat")
+        rebuild = old_manifest is None or want_type != old_manifest["index_type"] or bool(
+            index_params)
+        if not added and not rebuild:
+            if on_commit is not None:
+                on_commit(result)
+            return result
+        temp = store.new_temp_dir(index_dir)
+        try:
+            vectors = embedding.encode([c.text for c in new_chunks], batch_size=batch_size)
+            manifest = _write_generation(
+                temp, corpus, versions, new_chunks, vectors, old_gen, old_manifest,
+                want_type, index_params or {}, chunking, rebuild,
+            )
+            result = replace(result, manifest=manifest)
+            if on_commit is not None:
+                on_commit(result)
+            new_gen = store.publish(index_dir, temp)
+        except BaseException:
+            shutil.rmtree(temp, ignore_errors=True)
+            raise
+        store.remove_leftovers(index_dir, {new_gen.name, *keep})
+        return result
+
+
+def _reconcile(existing: list[DocumentVersion], docs: list[DocumentVersion]
+               ) -> tuple[list[DocumentVersion], list[DocumentVersion],
+                          list[DocumentVersion], list[DocumentVersion]]:
+    """Merge input docs into the version list: (all, added, superseded, unchanged)."""
+    versions = list(existing)
+    by_doc: dict[str, list[int]] = {}
+    for i, v in enumerate(versions):
+        by_doc.setdefault(v.doc_id, []).append(i)
+    added_rows: list[int] = []
+    superseded_rows: set[int] = set()
+    unchanged: list[DocumentVersion] = []
+    for doc in docs:
+        rows = by_doc.setdefault(doc.doc_id, [])
+        latest = versions[rows[-1]] if rows else None
+        same = next((versions[i] for i in rows if versions[i].digest == doc.digest), None)
+        if same is not None:  # any known version with this text: re-ingesting changes nothing
+            unchanged.append(same)
+            continue
+        labels = {versions[i].version for i in rows}
+        label = doc.version
+        if label and label in labels:
+            raise InputError(f"document {doc.doc_id!r}: version {label!r} already exists "
+                             "with different text", field="version")
+        if not label:
+            n = len(rows) + 1
+            while f"v{n}" in labels:
+                n += 1
+            label = f"v{n}"
+        new = replace(doc, version=label, superseded=False)
+        if latest is not None:
+            versions[rows[-1]] = _supersede(latest, new)
+            superseded_rows.add(rows[-1])
+        versions.append(new)
+        rows.append(len(versions) - 1)
+        added_rows.append(len(versions) - 1)
+    added = [versions[i] for i in added_rows]
+    superseded = [versions[i] for i in sorted(superseded_rows) if i < len(existing)]
+    return versions, added, superseded, unchanged
+
+
+def _supersede(old: DocumentVersion, new: DocumentVersion) -> DocumentVersion:
+    new_start = new.valid_from if new.valid_from is not None else new.published_at
+    old_start = visible_start(old)
+    valid_to = old.valid_to
+    if valid_to is None and new_start is not None and (old_start is None
+                                                       or new_start >= old_start):
+        valid_to = new_start
+    return replace(old, valid_to=valid_to, superseded=True)
+
+
+def _write_generation(
+    temp: Path, corpus: _Corpus, versions: list[DocumentVersion], new_chunks: list[Chunk],
+    new_vectors: NDArray[np.float32], old_gen: Path | None,
+    old_manifest: dict[str, Any] | None, index_type: str, index_params: dict[str, int],
+    max_chars: int, rebuild: bool,
+) -> dict[str, Any]:
+    """Write a complete generation into ``temp``; return its manifest."""
+    row_of = {(v.doc_id, v.version): i for i, v in enumerate(versions)}
+    chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
+    chunk_version = np.concatenate([
+        corpus.chunk_version,
+        np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64)])
+    starts = np.concatenate([corpus.chunk_start,
+                             np.array([c.start for c in new_chunks], dtype=np.int64)])
+    ends = np.concatenate([corpus.chunk_end,
+                           np.array([c.end for c in new_chunks], dtype=np.int64)])
+    dim = int(new_vectors.shape[1]) if len(new_vectors) or not len(corpus.vectors) \
+        else int(corpus.vectors.shape[1])
+    old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
+    vectors = np.concatenate([old_vectors, new_vectors.reshape(-1, dim)]).astype(np.float32)
+    times = version_times(versions)
+    versions = [replace(v, superseded=bool(s)) for v, s in zip(versions, times.has_newer,
+                                                                strict=True)]
+    with open(temp / store.VERSIONS, "w", encoding="utf-8") as fh:
+        for v in versions:
+            fh.write(json.dumps(store.version_to_record(v), ensure_ascii=False) + "\n")
+    with open(temp / store.CHUNKS, "w", encoding="utf-8") as fh:
+        for cid, vrow, s, e in zip(chunk_ids, chunk_version.tolist(), starts.tolist(),
+                                   ends.tolist(), strict=True):
+            fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
+    np.save(temp / store.VECTORS, vectors)
+    if index_type == "flat":
+        params: dict[str, int] = {}
+    elif rebuild or old_gen is None or old_manifest is None:
+        dense_index, params = dense.build_index(vectors, index_type, index_params)
+        dense.write_index(dense_index, temp / store.DENSE)
+    else:
+        dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), new_vectors)
+        params = dict(old_manifest["index_params"])
+        dense.write_index(dense_index, temp / store.DENSE)
+    stemmer = (old_manifest["lexical"]["stemmer"] if old_manifest
+               else lexical.available_stemmer())
+    texts = [versions[v].text[s:e] for v, s, e in zip(chunk_version.tolist(), starts.tolist(),
+                                                      ends.tolist(), strict=True)]
+    lex_dir = temp / store.LEXICAL
+    lex_dir.mkdir()
+    lexical.LexicalIndex.build(texts, stemmer).save(lex_dir)
+    generation = int(old_manifest["generation"]) + 1 if old_manifest else 1
+    manifest = {
+        "format": store.FORMAT,
+        "format_version": store.FORMAT_VERSION,
+        "embedding_model": embedding.MODEL_NAME,
+        "embedding_digest": embedding.model_digest(),
+        "dimension": dim,
+        "index_type": index_type,
+        "index_params": params,
+        "documents": len({v.doc_id for v in versions}),
+        "versions": len(versions),
+        "chunks": len(chunk_ids),
+        "chunking": {"max_chars": max_chars, "method": "sentences"},
+        "lexical": {"method": "bm25-lucene", "k1": 1.5, "b": 0.75,
+                    "stopwords": lexical.STOPWORDS, "stemmer": stemmer},
+        "generation": generation,
+        "created_at": datetime.now(UTC).isoformat(),
+        "corpus_digest": content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
+    }
+    store.write_json(temp / store.MANIFEST, manifest)
+    return manifest
+
+
+def check_manifest(manifest: Any, where: Path) -> None:
+    """Raise :class:`AuditorError` unless ``manifest`` is ours and matches the model."""
+    if not isinstance(manifest, dict) or manifest.get("format") != store.FORMAT:
+        raise AuditorError(f"{where}: not an evidence index manifest")
+    if manifest.get("format_version") != store.FORMAT_VERSION:
+        raise AuditorError(f"{where}: index format version {manifest.get('format_version')!r}"
+                           f" is not supported (expected {store.FORMAT_VERSION})")
+    if manifest.get("embedding_model") != embedding.MODEL_NAME:
+        raise AuditorError(
+            f"{where}: index was built with embedding model "
+            f"{manifest.get('embedding_model')!r}, but this installation uses "
+            f"{embedding.MODEL_NAME!r}; re-ingest the documents into a new index")
+    if manifest.get("embedding_digest") != embedding.model_digest():
+        raise AuditorError(
+            f"{where}: index was built with different weights of {embedding.MODEL_NAME} "
+            f"(digest {str(manifest.get('embedding_digest'))[:12]}..., installed "
+            f"{embedding.model_digest()[:12]}...); re-ingest the documents into a new index")
+
+
+def _read_corpus(gen: Path, manifest: dict[str, Any]) -> _Corpus:
+    versions = []
+    with open(gen / store.VERSIONS, encoding="utf-8") as fh:
+        for line in fh:
+            versions.append(store.record_to_version(json.loads(line)))
+    ids: list[str] = []
+    vrows: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    with open(gen / store.CHUNKS, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            ids.append(rec["chunk_id"])
+            vrows.append(rec["v"])
+            starts.append(rec["start"])
+            ends.append(rec["end"])
+    vectors = np.load(gen / store.VECTORS, mmap_mode="r")
+    if len(versions) != manifest["versions"] or len(ids) != manifest["chunks"] or \
+            vectors.shape[0] != len(ids):
+        raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
+    return _Corpus(versions, ids, np.array(vrows, dtype=np.int64),
+                   np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64),
+                   np.asarray(vectors, dtype=np.float32))
+
+
+def _check_docs(docs: Sequence[DocumentVersion]) -> list[DocumentVersion]:
+    if isinstance(docs, DocumentVersion) or not isinstance(docs, Sequence):
+        raise AuditorError("docs: expected a sequence of DocumentVersion")
+    for i, doc in enumerate(docs):
+        if not isinstance(doc, DocumentVersion):
+            raise AuditorError(f"docs[{i}]: expected a DocumentVersion, got "
+                               f"{type(doc).__name__}")
+        if not doc.text.strip():
+            raise InputError(f"document {doc.doc_id!r} has empty text", field="text")
+    return list(docs)
+
+
+def _check_queries(queries: Sequence[str]) -> list[str]:
+    if isinstance(queries, str) or not isinstance(queries, Sequence):
+        raise AuditorError("queries: expected a sequence of strings (a list), not "
+                           f"{type(queries).__name__}")
+    for i, q in enumerate(queries):
+        if not isinstance(q, str):
+            raise AuditorError(f"queries[{i}]: expected a string, got {type(q).__name__}")
+    return list(queries)
+
+
+def _check_positive(name: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise AuditorError(f"{name}: expected a positive integer, got {value!r}")
+    return value

@@ -1,0 +1,202 @@
+"""On-disk layout of the evidence index, with crash-safe generation swaps.
+
+An index directory holds numbered *generations* and a ``CURRENT`` file naming
+the live one::
+
+    DIR/CURRENT              "gen-000003"
+    DIR/gen-000003/          manifest.json, versions.jsonl, chunks.jsonl,
+                             vectors.npy, dense.faiss (hnsw/ivf), lexical/
+    DIR/.lock                held (flock) by a running ingest
+
+A new generation is written completely (and fsynced) into ``DIR/.tmp-*``, renamed
+to ``DIR/gen-N`` and only then made live by atomically replacing ``CURRENT``. A
+crash at any point leaves ``CURRENT`` naming a complete generation; leftovers are
+removed by the next ingest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from auditor.errors import AuditorError
+from auditor.jsonl import parse_datetime
+from auditor.types import DocumentVersion
+
+CURRENT = "CURRENT"
+MANIFEST = "manifest.json"
+VERSIONS = "versions.jsonl"
+CHUNKS = "chunks.jsonl"
+VECTORS = "vectors.npy"
+DENSE = "dense.faiss"
+LEXICAL = "lexical"
+LOCK = ".lock"
+TMP_PREFIX = ".tmp-"
+GEN_PREFIX = "gen-"
+FORMAT = "auditor-evidence-index"
+FORMAT_VERSION = 1
+
+
+def current_generation(index_dir: Path) -> Path | None:
+    """The live generation folder of ``index_dir``, or ``None`` if it holds no index."""
+    pointer = index_dir / CURRENT
+    if not pointer.is_file():
+        return None
+    name = pointer.read_text(encoding="utf-8").strip()
+    gen = index_dir / name
+    if not name.startswith(GEN_PREFIX) or "/" in name or not (gen / MANIFEST).is_file():
+        raise AuditorError(f"{index_dir}: CURRENT names {name!r}, which is not a complete "
+                           "index generation")
+    return gen
+
+
+def require_generation(index_dir: Path) -> Path:
+    """Like :func:`current_generation` but a missing index is an error."""
+    index_dir = Path(index_dir)
+    if not index_dir.exists():
+        raise AuditorError(f"{index_dir}: no such evidence index (run `auditor ingest` first)")
+    gen = current_generation(index_dir)
+    if gen is None:
+        raise AuditorError(f"{index_dir}: not an evidence index (no {CURRENT} file)")
+    return gen
+
+
+def check_writable_dir(index_dir: Path) -> None:
+    """Refuse to turn a folder holding unrelated files into an index."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise AuditorError(f"{index_dir}: exists and is not a directory")
+    if not index_dir.exists() or (index_dir / CURRENT).exists():
+        return
+    foreign = [p.name for p in index_dir.iterdir()
+               if not (p.name == LOCK or p.name.startswith((TMP_PREFIX, GEN_PREFIX)))]
+    if foreign:
+        raise AuditorError(f"{index_dir}: not an evidence index and not empty "
+                           f"(holds {', '.join(sorted(foreign)[:3])}); choose another --index")
+
+
+@contextlib.contextmanager
+def ingest_lock(index_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``index_dir`` (one ingest at a time)."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(index_dir / LOCK, "a+b")  # noqa: SIM115 - closed in finally
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - non-POSIX
+            pass
+        yield
+    finally:
+        handle.close()
+
+
+def new_temp_dir(index_dir: Path) -> Path:
+    """A fresh folder inside ``index_dir`` to build a generation in."""
+    path = index_dir / f"{TMP_PREFIX}{uuid.uuid4().hex}"
+    path.mkdir(parents=True)
+    return path
+
+
+def next_generation_name(index_dir: Path) -> str:
+    """``gen-N`` with N one above every generation folder present."""
+    numbers = [int(p.name[len(GEN_PREFIX):]) for p in index_dir.glob(f"{GEN_PREFIX}*")
+               if p.name[len(GEN_PREFIX):].isdigit()]
+    return f"{GEN_PREFIX}{max(numbers, default=0) + 1:06d}"
+
+
+def publish(index_dir: Path, temp_dir: Path) -> Path:
+    """Make the fully written ``temp_dir`` the live generation (atomic swap)."""
+    fsync_tree(temp_dir)
+    gen = index_dir / next_generation_name(index_dir)
+    os.replace(temp_dir, gen)
+    fsync_dir(index_dir)
+    pointer_tmp = index_dir / f"{TMP_PREFIX}{CURRENT}-{uuid.uuid4().hex}"
+    with open(pointer_tmp, "w", encoding="utf-8") as fh:
+        fh.write(gen.name + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(pointer_tmp, index_dir / CURRENT)
+    fsync_dir(index_dir)
+    return gen
+
+
+def remove_leftovers(index_dir: Path, keep: set[str]) -> None:
+    """Remove temp folders and generations not in ``keep`` (call under the lock)."""
+    for path in index_dir.iterdir():
+        if path.name in keep or path.name in (CURRENT, LOCK):
+            continue
+        if path.name.startswith((TMP_PREFIX, GEN_PREFIX)):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory entry (no-op where unsupported)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(root: Path) -> None:
+    """fsync every file and folder under ``root``."""
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            with open(Path(folder) / name, "rb") as fh:
+                os.fsync(fh.fileno())
+        fsync_dir(Path(folder))
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON."""
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file, with a clear error when it is damaged."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AuditorError(f"{path}: unreadable index file ({exc})") from None
+
+
+def version_to_record(doc: DocumentVersion) -> dict[str, Any]:
+    """A JSON-ready record of a document version."""
+    return {
+        "id": doc.doc_id, "version": doc.version, "text": doc.text, "digest": doc.digest,
+        "source": doc.source, "title": doc.title, "superseded": doc.superseded,
+        **{name: _iso(getattr(doc, name))
+           for name in ("published_at", "retrieved_at", "valid_from", "valid_to")},
+    }
+
+
+def record_to_version(record: dict[str, Any]) -> DocumentVersion:
+    """The inverse of :func:`version_to_record`."""
+    return DocumentVersion(
+        doc_id=record["id"], version=record["version"], text=record["text"],
+        digest=record["digest"], source=record.get("source"), title=record.get("title"),
+        superseded=bool(record.get("superseded", False)),
+        **{name: parse_datetime(record.get(name))
+           for name in ("published_at", "retrieved_at", "valid_from", "valid_to")},
+    )
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()

@@ -1,0 +1,191 @@
+"""Running an audit: versions, run id, resumable batches through the graph, ledger writes.
+
+The run id is a digest of the input answers, every component's digest, the
+as-of date and the label policy: the same input with the same versions finds
+the existing run and writes nothing; a run that was killed resumes where its
+last committed answer left off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from auditor.digest import content_digest, sha256_text
+from auditor.errors import ConfigError
+from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
+from auditor.judges.panel import load_panel
+from auditor.labels import LabelPolicy
+from auditor.retrieval import EvidenceIndex
+from auditor.stacking.model import load_stacker
+from auditor.types import Answer, Chunk, Component, DocumentVersion, Hit
+from ledger import (
+    AnswerResult,
+    ClaimRecord,
+    Ledger,
+    RetrievalRecord,
+    VerdictRecord,
+    VoteRecord,
+)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What :func:`run_audit` did."""
+
+    run_id: str
+    reused: bool
+    """True when the run already existed and was complete: nothing was written."""
+    answers_written: int
+    answers_total: int
+
+
+def input_digest(answers: Sequence[Answer]) -> str:
+    """Digest of the answers as audited (ids, texts, contexts, as-of dates)."""
+    return content_digest([asdict(a) for a in answers])
+
+
+def run_components(components: AuditComponents, index_component: Component
+                   ) -> dict[str, Component]:
+    """The versioned components of a run, by role."""
+    roles: dict[str, Component] = {
+        "extractor": components.extractor.component,
+        "panel": components.panel.component(),
+        "stacker": components.stacker.component(),
+        "index": index_component,
+    }
+    for judge in components.panel.members:
+        roles[f"judge:{judge.name}"] = judge.component()
+    return roles
+
+
+def run_audit(
+    answers: Sequence[Answer],
+    components: AuditComponents,
+    ledger: Ledger,
+    *,
+    index_component: Component,
+    batch_size: int = 16,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Audit ``answers`` into ``ledger``; idempotent and resumable (see module doc)."""
+    roles = run_components(components, index_component)
+    digest = input_digest(answers)
+    config = {"as_of": components.default_as_of, "k": components.k,
+              "policy": asdict(components.policy)}
+    run_id = content_digest({"input": digest, "config": config,
+                             "components": {r: c.digest for r, c in sorted(roles.items())}})
+    info = ledger.begin_run(run_id, kind="audit", input_digest=digest,
+                            as_of=components.default_as_of, config=config, components=roles,
+                            n_answers=len(answers))
+    if info.status == "complete":
+        return RunSummary(run_id, True, 0, len(answers))
+    done = ledger.done_answer_ids(run_id)
+    todo = [(seq, a) for seq, a in enumerate(answers) if a.id not in done]
+    seq_of = {a.id: seq for seq, a in todo}
+    judge_digests = {m.name: m.digest for m in components.panel.members}
+    written = 0
+    if progress:
+        progress(len(done), len(answers))
+
+    def write(state: AuditState) -> list[str]:
+        nonlocal written
+        ids = []
+        for result in answer_results(state, seq_of, judge_digests):
+            ledger.record_answer(run_id, result)
+            ids.append(result.answer_id)
+            written += 1
+            if progress:
+                progress(len(done) + written, len(answers))
+        return ids
+
+    graph = build_audit_graph(components, write)
+    for start in range(0, len(todo), batch_size):
+        graph.invoke({"answers": [a for _, a in todo[start:start + batch_size]]})
+    ledger.finish_run(run_id)
+    return RunSummary(run_id, False, written, len(answers))
+
+
+def answer_results(state: AuditState, seq_of: dict[str, int], judge_digests: dict[str, str]
+                   ) -> list[AnswerResult]:
+    """Group a finished batch state into one ledger record per answer."""
+    claims_of: dict[str, list[int]] = {a.id: [] for a in state["answers"]}
+    for i, claim in enumerate(state["claims"]):
+        claims_of[claim.answer_id].append(i)
+    results = []
+    for answer in state["answers"]:
+        idx = claims_of[answer.id]
+        claims, retrievals, votes, verdicts = [], [], [], []
+        versions: dict[tuple[str, str], DocumentVersion] = {}
+        chunks: dict[str, Chunk] = {}
+        inline_ids: set[str] = set()
+        for i in idx:
+            claim, ev = state["claims"][i], state["evidence"][i]
+            verdict = state["verdicts"][i]
+            claims.append(ClaimRecord(claim.id, claim.text, claim.spans, claim.factual,
+                                      claim.kind))
+            for rank, hit in enumerate((*ev.current, *ev.superseded)):
+                retrievals.append(RetrievalRecord(
+                    claim_id=claim.id, rank=rank, chunk_id=hit.chunk.chunk_id,
+                    doc_id=hit.document.doc_id, version_digest=hit.document.digest,
+                    score=ev.relevance.get(hit.chunk.chunk_id, hit.score),
+                    superseded=hit.superseded, inline=hit.inline, query=claim.text))
+                versions[(hit.document.doc_id, hit.document.digest)] = hit.document
+                chunks[hit.chunk.chunk_id] = hit.chunk
+                if hit.inline:
+                    inline_ids.add(hit.document.doc_id)
+            for vote in state["votes"][i]:
+                votes.append(VoteRecord(
+                    claim_id=claim.id, judge_digest=judge_digests[vote.judge], judge_name=vote.judge,
+                    value=vote.value, raw=vote.raw, scores=dict(vote.scores),
+                    latency_s=vote.latency_s, error=vote.error))
+            verdicts.append(VerdictRecord(claim.id, verdict.label.value, verdict.p_hallucinated,
+                                          verdict.reason, verdict.error_spans))
+        results.append(AnswerResult(
+            answer_id=answer.id, question=answer.question, answer=answer.answer,
+            answer_digest=sha256_text(answer.answer), as_of=answer.as_of,
+            seq=seq_of[answer.id], claims=claims, retrievals=retrievals, votes=votes,
+            verdicts=verdicts, evidence_versions=list(versions.values()),
+            evidence_chunks=list(chunks.values()), inline_doc_ids=frozenset(inline_ids)))
+    return results
+
+
+def index_component(manifest: Mapping[str, Any]) -> Component:
+    """The evidence index (and its corpus snapshot) as a versioned component."""
+    digest = content_digest(manifest)
+    return Component(kind="index", name="evidence-index", version=digest[:12], digest=digest,
+                     config=dict(manifest))
+
+
+def make_components(
+    index: EvidenceIndex,
+    *,
+    as_of: datetime | None,
+    extractor: str = "rules",
+    panel_path: str | Path | None = None,
+    stacker_path: str | Path | None = None,
+    policy: LabelPolicy | None = None,
+    mode: str = "hybrid",
+    k: int = 8,
+) -> AuditComponents:
+    """Build the graph's components: defaults are the offline panel and its shipped stacker."""
+    from auditor.extract import build_extractor
+
+    panel = load_panel(panel_path)
+    stacker = load_stacker(stacker_path)
+    if stacker.members != panel.member_names:
+        raise ConfigError(
+            f"the stacker was fitted on members {list(stacker.members)} but the panel has "
+            f"{list(panel.member_names)}; fit a stacker for this panel (auditor calibrate)")
+
+    def search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Hit]]:
+        return index.search(queries, n, mode=mode, as_of=when)
+
+    return AuditComponents(extractor=build_extractor(extractor), search=search, panel=panel,
+                           stacker=stacker, policy=policy or LabelPolicy(),
+                           default_as_of=as_of, k=k)

@@ -1,0 +1,180 @@
+"""Claim extraction quality on FactBench and throughput of the rule-based extractor.
+
+Quality (answers of FactBench that carry a human claim list):
+- recall: share of human claims matched by an extracted *factual* claim of the
+  same answer; precision: share of extracted factual claims matched by a human
+  claim of the same answer. Matcher: MiniLM (auditor.embedding.encode) cosine
+  >= threshold (0.8 by default; 0.7 shown for sensitivity); a claim may match
+  several (no one-to-one assignment).
+- claims per sentence: factual claims / sentences of the sentence splitter,
+  next to the human figure (human claims / the same sentences).
+Each figure carries a 95% cluster-bootstrap interval (clusters = answers).
+
+Throughput: answers/s of ``rules`` vs the ``sentences`` baseline on
+FactBench answers of 80-120 words, in the same process (torch and spaCy on
+``--threads`` threads).
+
+Usage: python bench/bench_extraction.py [--data DIR] [--limit N] [--threads 2]
+(data dir default: $AUDITOR_DATA or ../shared/data relative to the repo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from auditor.embedding import encode
+from auditor.extract import build_extractor
+from auditor.stats.bootstrap import ratio_with_interval
+from auditor.types import Answer
+
+REPO = Path(__file__).resolve().parents[1]
+ATOMIC_SOURCES = ("factcheckgpt", "factool-qa")
+
+
+def _data_dir(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    return Path(os.environ.get("AUDITOR_DATA", REPO.parent / "shared" / "data"))
+
+
+def _load(path: Path) -> list[dict]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                row = json.loads(line)
+                row["_line"] = number
+                rows.append(row)
+    return rows
+
+
+def _fmt(point: float | None, interval: tuple[float, float] | None) -> str:
+    if point is None or interval is None:
+        return "n/a"
+    return f"{point:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def _match(human: list[str], human_ans: np.ndarray, claims: list[str],
+           claim_ans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Best same-answer cosine for every human claim and every extracted claim."""
+    h = encode(human)
+    c = encode(claims)
+    sim = h @ c.T
+    same = human_ans[:, None] == claim_ans[None, :]
+    sim = np.where(same, sim, -1.0)
+    best_h = sim.max(axis=1) if sim.shape[1] else np.full(len(human), -1.0)
+    best_c = sim.max(axis=0) if sim.shape[0] else np.full(len(claims), -1.0)
+    return best_h, best_c
+
+
+def quality(rows: list[dict], names: list[str], thresholds: list[float], seed: int) -> None:
+    answers = [Answer(id=str(r["_line"]), question=r["prompt"] or "", answer=r["response"])
+               for r in rows]
+    human = [c for r in rows for c in r["claims"]]
+    human_ans = np.array([i for i, r in enumerate(rows) for _ in r["claims"]])
+    sources = np.array([r["source"] for r in rows])
+    atomic = np.isin(sources, ATOMIC_SOURCES)
+    sentences = build_extractor("sentences").extract_many(answers)
+    n_sent = np.array([len(s) for s in sentences], dtype=float)
+    print(f"answers: {len(rows)} (atomic human claims: {int(atomic.sum())} answers from "
+          f"{'+'.join(ATOMIC_SOURCES)}; sentence-level human claims: felm-wk "
+          f"{int((sources == 'felm-wk').sum())}); human claims: {len(human)}; "
+          f"sentences: {int(n_sent.sum())}")
+    rng = np.random.default_rng(seed)
+    groups = {"all": np.ones(len(rows), bool), "atomic": atomic, "felm-wk": ~atomic}
+    human_per_answer = np.bincount(human_ans, minlength=len(rows)).astype(float)
+    for group, mask in groups.items():
+        cps = ratio_with_interval(human_per_answer[mask], n_sent[mask],
+                                  np.arange(len(rows))[mask], rng=rng)
+        print(f"  human claims/sentence [{group}]: {_fmt(*cps)}")
+    for name in names:
+        extractor = build_extractor(name)
+        start = time.perf_counter()
+        extracted = extractor.extract_many(answers)
+        elapsed = time.perf_counter() - start
+        claims = [c.text for cl in extracted for c in cl if c.factual]
+        claim_ans = np.array([i for i, cl in enumerate(extracted) for c in cl if c.factual])
+        nonfactual = sum(1 for cl in extracted for c in cl if not c.factual)
+        best_h, best_c = _match(human, human_ans, claims, claim_ans)
+        print(f"\n{name}: {len(claims)} factual claims, {nonfactual} non-factual "
+              f"({elapsed:.1f}s)")
+        per_answer = np.bincount(claim_ans, minlength=len(rows)).astype(float)
+        for group, mask in groups.items():
+            h_mask = mask[human_ans]
+            c_mask = mask[claim_ans] if claim_ans.size else np.zeros(0, bool)
+            cps = ratio_with_interval(per_answer[mask], n_sent[mask],
+                                      np.arange(len(rows))[mask], rng=rng)
+            line = [f"  [{group}] claims/sentence {_fmt(*cps)}"]
+            for t in thresholds:
+                rec = ratio_with_interval((best_h[h_mask] >= t).astype(float),
+                                          np.ones(int(h_mask.sum())), human_ans[h_mask],
+                                          rng=rng)
+                pre = ratio_with_interval((best_c[c_mask] >= t).astype(float),
+                                          np.ones(int(c_mask.sum())), claim_ans[c_mask],
+                                          rng=rng)
+                line.append(f"cos>={t}: recall {_fmt(*rec)} precision {_fmt(*pre)}")
+            print("\n      ".join(line))
+
+
+def throughput(rows: list[dict], n: int, repeats: int) -> None:
+    pool = [r for r in rows if r.get("response") and 80 <= len(r["response"].split()) <= 120]
+    pool = pool[:n]
+    answers = [Answer(id=str(i), question="", answer=r["response"]) for i, r in enumerate(pool)]
+    words = np.mean([len(a.answer.split()) for a in answers])
+    rates = {}
+    for name in ("sentences", "rules"):
+        extractor = build_extractor(name)
+        extractor.extract_many(answers[:20])  # warm-up (model load)
+        best = np.inf
+        for _ in range(repeats):
+            start = time.perf_counter()
+            extractor.extract_many(answers)
+            best = min(best, time.perf_counter() - start)
+        rates[name] = len(answers) / best
+        print(f"  {name}: {rates[name]:.1f} answers/s ({len(answers)} answers, "
+              f"{words:.0f} words on average, best of {repeats})")
+    print(f"  rules / sentences speed ratio: {rates['rules'] / rates['sentences']:.2f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=None, help="data directory (default $AUDITOR_DATA "
+                        "or ../shared/data)")
+    parser.add_argument("--limit", type=int, default=0, help="answers with human claims "
+                        "to use (0 = all)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--throughput-n", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-quality", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+
+    torch.set_num_threads(args.threads)
+    path = _data_dir(args.data) / "factcheck_gpt" / "Factbench.jsonl"
+    if not path.exists():
+        print(f"FactBench not found at {path}; pass --data or set AUDITOR_DATA",
+              file=sys.stderr)
+        return 1
+    rows = _load(path)
+    labelled = [r for r in rows if r.get("response") and r.get("claims")]
+    if args.limit:
+        labelled = labelled[:args.limit]
+    if not args.skip_quality:
+        print("== quality (FactBench answers with human claims)")
+        quality(labelled, ["sentences", "rules"], [0.8, 0.7], args.seed)
+    print("\n== throughput (FactBench answers of 80-120 words)")
+    throughput(rows, args.throughput_n, args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
