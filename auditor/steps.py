@@ -89,7 +89,7 @@ def localize_claims(
     out = []
     for claim, ev, verdict in zip(claims, evidence, verdicts, strict=True):
         if verdict.label in UNSUPPORTED_LABELS:
-            texts = [h.chunk.text for h in (*ev.current, *ev.superseded)]
+            texts = [h.chunk.text for h in ev.current]  # errors are relative to current evidence
             spans = localize_error(answers[claim.answer_id].answer, claim.spans, texts)
             verdict = replace(verdict, error_spans=tuple(spans))
         out.append(verdict)

@@ -316,18 +316,23 @@ class Ledger:
         return out
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
+def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.close()
+
+    return on_connect
 
 
-def open_ledger(location: str | Path, *, create: bool = True) -> Ledger:
+def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: float = 30.0
+                ) -> Ledger:
     """Open (and create or upgrade) a ledger: a SQLite file path or a SQLAlchemy URL.
 
     Refuses, writing nothing, a ledger whose schema is newer than this code, a
     locked or corrupted SQLite file, or (with ``create=False``) a missing file.
+    ``busy_timeout_s``: how long SQLite waits for another writer's lock.
     """
     url = normalise_url(location)
     shown = str(location)
@@ -342,7 +347,7 @@ def open_ledger(location: str | Path, *, create: bool = True) -> Ledger:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise LedgerError(f"{shown}: cannot open ledger: {exc}") from None
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_pragmas(int(busy_timeout_s * 1000)))
     elif engine.dialect.name != "postgresql":
         raise LedgerError(f"{shown}: unsupported database {engine.dialect.name!r} "
                           f"(SQLite or PostgreSQL)")

@@ -12,6 +12,7 @@ import sys
 import typer
 
 from auditor.errors import AuditorError
+from ledger.errors import LedgerError
 
 app = typer.Typer(
     name="auditor",
@@ -20,6 +21,22 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from auditor import __version__
+
+        typer.echo(f"rag-auditor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Claim-level audit of RAG answers, with a verification ledger."""
 
 
 def _register_commands() -> None:
@@ -37,6 +54,6 @@ def main(argv: list[str] | None = None) -> None:
     _register_commands()
     try:
         app(args=argv, standalone_mode=True)
-    except AuditorError as exc:
+    except (AuditorError, LedgerError) as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

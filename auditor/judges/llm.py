@@ -104,12 +104,14 @@ def load_prompt(name: str, prompt_dir: str | Path | None = None) -> Prompt:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read prompt: {exc.strerror}") from None
-    if "### system" not in text or "### user" not in text:
-        raise ConfigError(f"{path}: a prompt needs '### system' and '### user' sections")
-    body = text[text.index("### system"):]
-    system, user = body.split("### user", 1)
-    return Prompt(name=name, system=system.removeprefix("### system").strip(),
-                  user=user.strip())
+    lines = text.splitlines()
+    marks = [i for i, line in enumerate(lines) if line.strip() in ("### system", "### user")]
+    if [lines[i].strip() for i in marks] != ["### system", "### user"]:
+        raise ConfigError(f"{path}: a prompt needs one '### system' line, then one "
+                          "'### user' line")
+    system = "\n".join(lines[marks[0] + 1: marks[1]]).strip()
+    user = "\n".join(lines[marks[1] + 1:]).strip()
+    return Prompt(name=name, system=system, user=user)
 
 
 def parse_label(text: str) -> str:

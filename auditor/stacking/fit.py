@@ -104,7 +104,7 @@ def _fit_logistic(x: NDArray[np.float64], y: NDArray[np.int64], c: float
                   ) -> tuple[NDArray[np.float64], float]:
     from sklearn.linear_model import LogisticRegression
 
-    model = LogisticRegression(C=c, penalty="l2", solver="lbfgs", max_iter=1000)
+    model = LogisticRegression(C=c, solver="lbfgs", max_iter=1000)  # L2 by default
     model.fit(x, y)
     return model.coef_[0].astype(np.float64), float(model.intercept_[0])
 

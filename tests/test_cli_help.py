@@ -1,0 +1,44 @@
+"""Every command has help text, and user mistakes give one clean line, no traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from typer.testing import CliRunner
+
+from auditor.cli import _register_commands, app
+
+
+def _commands() -> list[tuple[str, Any]]:
+    """Every (sub)command as (space-separated name, command); groups have ``commands``."""
+    _register_commands()
+    root = typer.main.get_command(app)
+    assert hasattr(root, "commands")
+    found: list[tuple[str, Any]] = []
+
+    def walk(prefix: str, group: Any) -> None:
+        for name, cmd in group.commands.items():
+            found.append((f"{prefix}{name}", cmd))
+            if hasattr(cmd, "commands"):
+                walk(f"{prefix}{name} ", cmd)
+
+    walk("", root)
+    return found
+
+
+def test_every_command_has_help_text() -> None:
+    commands = _commands()
+    assert {"demo"} <= {name for name, _ in commands}
+    for name, cmd in commands:
+        assert (cmd.help or cmd.short_help or "").strip(), f"'{name}' has no help text"
+        result = CliRunner().invoke(app, [*name.split(), "--help"])
+        assert result.exit_code == 0, f"{name} --help failed: {result.output}"
+
+
+def test_top_level_help_lists_every_command() -> None:
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for name, _ in _commands():
+        if " " not in name:
+            assert name in result.output

@@ -1,0 +1,82 @@
+"""End to end: the demo flow on the bundled samples, in a temporary directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from auditor.cli import _register_commands, app
+from auditor.types import Label
+from ledger import open_ledger
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    _register_commands()
+    root = tmp_path_factory.mktemp("demo")
+    db, workdir = root / "ledger.db", root / "work"
+    result = CliRunner().invoke(app, ["demo", "--db", str(db), "--workdir", str(workdir),
+                                      "--bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    return db, workdir, result.output
+
+
+def test_demo_prints_and_writes_a_report_card(demo_run: tuple[Path, Path, str]) -> None:
+    _, workdir, output = demo_run
+    assert "support_precision" in output
+    card = json.loads((workdir / "report.json").read_text())
+    assert card["n_answers"] == 10
+    assert set(card["figures"]) >= {"support_precision", "decidable_rate", "citation_coverage"}
+    assert "| support_precision |" in (workdir / "report.md").read_text()
+
+
+def test_every_label_occurs(demo_run: tuple[Path, Path, str]) -> None:
+    _, workdir, _ = demo_run
+    labels = json.loads((workdir / "report.json").read_text())["labels"]
+    missing = [label.value for label in Label if labels.get(label.value, 0) == 0]
+    assert not missing, f"labels missing from the demo: {missing}"
+
+
+def test_ledger_holds_claims_evidence_votes_and_labels(demo_run: tuple[Path, Path, str]) -> None:
+    db, _, _ = demo_run
+    with open_ledger(db) as ledger:
+        (run,) = ledger.list_runs()
+        assert run.status == "complete" and run.n_answers_done == 10
+        assert {"extractor", "panel", "stacker", "index"} <= set(run.components)
+        rows = ledger.claim_results(run.run_id)
+        assert rows and all(r.label is not None for r in rows)
+        factual = [r for r in rows if r.factual]
+        assert all(r.n_evidence > 0 for r in factual if r.label != "unknown")
+        n_members = len([role for role in run.components if role.startswith("judge:")])
+        judged = [r for r in factual if r.n_evidence > 0]
+        assert ledger.count("judge_vote") == n_members * len(judged)
+        with ledger.engine.connect() as conn:
+            from sqlalchemy import text
+
+            evidence = conn.execute(text(
+                "SELECT r.chunk_id, c.start, c.\"end\", v.digest, v.text, c.text "
+                "FROM retrieval r JOIN chunk c ON c.chunk_id = r.chunk_id "
+                "JOIN document_version v ON v.digest = r.version_digest "
+                "AND v.doc_id = r.doc_id")).all()
+        assert evidence
+        for _, start, end, digest, version_text, chunk_text in evidence:
+            assert version_text[start:end] == chunk_text and len(digest) == 64
+
+
+def test_rerunning_the_demo_adds_no_rows(demo_run: tuple[Path, Path, str]) -> None:
+    db, workdir, _ = demo_run
+    tables = ("run", "answer", "claim", "retrieval", "judge_vote", "verdict", "document",
+              "document_version", "chunk", "component")
+    with open_ledger(db) as ledger:
+        before = {t: ledger.count(t) for t in tables}
+    result = CliRunner().invoke(app, ["demo", "--db", str(db), "--workdir", str(workdir),
+                                      "--bootstrap", "50"])
+    assert result.exit_code == 0, result.output
+    assert "nothing new written" in result.output
+    with open_ledger(db) as ledger:
+        assert {t: ledger.count(t) for t in tables} == before
