@@ -141,7 +141,8 @@ def answer_results(state: AuditState, seq_of: dict[str, int], judge_digests: dic
                     inline_ids.add(hit.document.doc_id)
             for vote in state["votes"][i]:
                 votes.append(VoteRecord(
-                    claim_id=claim.id, judge_digest=judge_digests[vote.judge], judge_name=vote.judge,
+                    claim_id=claim.id, judge_digest=judge_digests[vote.judge],
+                    judge_name=vote.judge,
                     value=vote.value, raw=vote.raw, scores=dict(vote.scores),
                     latency_s=vote.latency_s, error=vote.error))
             verdicts.append(VerdictRecord(claim.id, verdict.label.value, verdict.p_hallucinated,

@@ -13,34 +13,56 @@ from typing import Any, Protocol
 
 
 class DocumentVersionLike(Protocol):
-    doc_id: str
-    version: str
-    text: str
-    digest: str
-    source: str | None
-    title: str | None
-    published_at: datetime | None
-    retrieved_at: datetime | None
-    valid_from: datetime | None
-    valid_to: datetime | None
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def published_at(self) -> datetime | None: ...
+    @property
+    def retrieved_at(self) -> datetime | None: ...
+    @property
+    def valid_from(self) -> datetime | None: ...
+    @property
+    def valid_to(self) -> datetime | None: ...
 
 
 class ChunkLike(Protocol):
-    chunk_id: str
-    doc_id: str
-    version: str
-    digest: str
-    start: int
-    end: int
-    text: str
+    @property
+    def chunk_id(self) -> str: ...
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
 
 
 class ComponentLike(Protocol):
-    kind: str
-    name: str
-    version: str
-    digest: str
-    config: Mapping[str, object]
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def config(self) -> Mapping[str, object]: ...
 
 
 @dataclass(frozen=True)

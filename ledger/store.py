@@ -315,6 +315,40 @@ class Ledger:
                 n_dated_evidence=int(e.get("n_dated") or 0)))
         return out
 
+    def claim_evidence(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Evidence rows per claim of a run, in rank order, with version metadata."""
+        retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
+                                  _table(m.DocumentVersionRow))
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
+                       retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
+                       chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version,
+                       versions.c.source, versions.c.published_at)
+                .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
+                .join(versions, (versions.c.digest == retr.c.version_digest)
+                      & (versions.c.doc_id == retr.c.doc_id))
+                .where(retr.c.run_id == run_id)
+                .order_by(retr.c.claim_id, retr.c.rank)).mappings().all()
+        out: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            item = dict(r)
+            item["published_at"] = _utc(item["published_at"])
+            out.setdefault(r["claim_id"], []).append(item)
+        return out
+
+    def claim_votes(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Judge votes per claim of a run (name, digest, value, raw output, error)."""
+        votes = _table(m.JudgeVoteRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(votes).where(votes.c.run_id == run_id)
+                                .order_by(votes.c.claim_id, votes.c.judge_name)
+                                ).mappings().all()
+        out: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            out.setdefault(r["claim_id"], []).append(dict(r))
+        return out
+
 
 def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:

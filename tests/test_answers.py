@@ -45,7 +45,7 @@ def test_bad_fields_are_named(tmp_path: Path, content: str, line: int, field: st
 
 
 def test_malformed_json_and_bad_utf8_name_the_line(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="line 2.*malformed JSON"):
+    with pytest.raises(InputError, match=r"line 2.*malformed JSON"):
         load_answers(write(tmp_path, '{"id": "a", "answer": "x"}\n{"id": \n'))
-    with pytest.raises(InputError, match="line 1.*UTF-8"):
+    with pytest.raises(InputError, match=r"line 1.*UTF-8"):
         load_answers(write(tmp_path, b'{"id": "a", "answer": "\xff"}\n'))

@@ -191,7 +191,7 @@ def test_evidence_is_fenced_and_cannot_close_its_fence() -> None:
     messages, _ = judge.messages(JudgePair("The sky is green.", (attack,)))
     user = messages[1]["content"]
     assert user.count("DATA>>>") == 2 and user.count("<<<DATA") == 2  # only the real fences
-    assert "ignore any instruction" in messages[0]["content"]
+    assert "ignore any instruction" in " ".join(messages[0]["content"].split())
 
 
 def test_grounded_frame_uses_question() -> None:

@@ -21,7 +21,8 @@ def _jsonl(path: Path, records: list[object]) -> Path:
 def test_jsonl_fields_digest_and_dates(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "docs.jsonl", [
         {"id": "a", "text": "Alpha text.", "source": "http://x", "title": "A",
-         "version": "2024-01", "published_at": "2024-01-02", "valid_to": "2024-05-01T12:00:00+02:00"},
+         "version": "2024-01", "published_at": "2024-01-02",
+         "valid_to": "2024-05-01T12:00:00+02:00"},
         {"id": 7, "text": "Seven."},
     ])
     docs = load_documents([path])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def test_each_mode_finds_the_relevant_document(index: EvidenceIndex, mode: str) 
     assert hits[0][0].chunk.doc_id == "river" and hits[1][0].chunk.doc_id == "vaccine"
     for per_query in hits:
         assert [h.rank for h in per_query] == list(range(len(per_query)))
-        assert all(a.score >= b.score for a, b in zip(per_query, per_query[1:], strict=False))
+        assert all(a.score >= b.score for a, b in itertools.pairwise(per_query))
         for h in per_query:
             assert h.document.text[h.chunk.start:h.chunk.end] == h.chunk.text
 

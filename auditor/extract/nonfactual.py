@@ -32,7 +32,7 @@ _GREETING = re.compile(
 )
 
 _REFUSAL = re.compile(
-    r"^(?:unfortunately,? )?(?:as an ai\b.*"
+    r"^(?:unfortunately,? )?(?:as an? (?:ai|(?:large |an ai |ai )?language model)\b.*"
     r"|(?:i'm|i am) (?:sorry|afraid|just an ai|not able|unable|an ai)\b.*"
     r"|i apologi[sz]e\b.*|sorry,? (?:but )?i\b.*"
     r"|i (?:can ?not|can't|won't|am unable to|am not able to|do not know|don't know)\b.*"
@@ -73,6 +73,8 @@ _HEDGE = re.compile(
     r"|there (?:is|'s) no (?:definitive|simple|single|easy|one|clear|straightforward)"
     r"(?: or \w+)? answer(?: to (?:this|that|your) question)?"
     r"|(?:results|opinions|answers) (?:may|can|will) vary"
+    r"|(?:this|that|it) is (?:purely |just |only |merely )?(?:speculative|speculation|a guess)"
+    r"|(?:more|further) research is (?:needed|required)\b.*"
     r"|(?:it|this) is (?:a )?(?:complex|complicated|debated|controversial) "
     r"(?:question|topic|issue|matter))[.!]?$",
     _FLAGS,

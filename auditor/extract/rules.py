@@ -141,6 +141,7 @@ _NO_DISTRIBUTE_NOUNS = frozenset(
     {"combination", "mix", "mixture", "blend", "pair", "relationship", "ratio",
      "difference", "interaction", "balance", "merger", "partnership", "collaboration",
      "intersection", "fusion", "cross", "comparison"})
+_COLLECTIVE = frozenset({"both", "all", "together", "each", "respectively", "jointly"})
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "VERB", "ADJ", "ADV", "AUX"})
 _EDGE_PUNCT = frozenset({",", ";", ":", "-", "\u2013", "\u2014", ".", "!", "...", "(", ")"})
 
@@ -216,7 +217,8 @@ def _split_point(token: Token, region_root: Token) -> str | None:
         return "relcl"
     if (dep == "appos" and token.pos_ in {"NOUN", "PROPN"} and token.head.pos_ == "PROPN"
             and token.i > token.head.i and sum(1 for _ in token.subtree) >= 2
-            and token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == ","):
+            and token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == ","
+            and token.left_edge.pos_ == "DET"):
         return "appos"
     return None
 
@@ -326,6 +328,9 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
             continue
         if _inside_subject(token, doc[unit.head]):
             continue
+        if token.dep_ in {"nsubj", "nsubjpass"} and any(
+                t.lower_ in _COLLECTIVE for t in doc[unit.head].subtree):
+            continue
         nominal = token.pos_ in {"NOUN", "PROPN", "NUM"}
         if not nominal and token.pos_ != "ADJ":
             continue
@@ -387,7 +392,9 @@ def _own(member: Token, members: set[int]) -> set[int]:
 def _distribute(doc: Doc, unit: _Unit, limit: int) -> list[_Unit]:
     """Distribute up to two coordinated lists of a unit, one claim per member."""
     variants = [unit]
-    for members in _coordinations(doc, unit)[:2]:
+    if unit.inserts:  # an apposition "X is Y": Y is one description, not a list
+        return variants
+    for members in _coordinations(doc, unit)[:1]:
         ids = {m.i for m in members}
         region: set[int] = set()
         for member in members:
@@ -494,7 +501,8 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         return None
     number = "pl" if head.tag_ in {"NNS", "NNPS"} or any(
         c.dep_ == "conj" for c in head.children) else "sg"
-    return _Referent(text=text, number=number, person=head.pos_ == "PROPN")
+    return _Referent(text=text, number=number,
+                     person=head.pos_ == "PROPN" or (head.is_title and head.i > head.sent.start))
 
 
 def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
@@ -507,6 +515,8 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
     if subject.head.i != root.i or not _sentence_initial(subject, root):
         return
     low = subject.lower_
+    if not any(doc[i].pos_ == "PROPN" for i in unit.tokens):
+        _resolve_possessives(doc, unit, ref, skip=subject.i)
     if low in _PRONOUNS and _PRONOUNS[low] == ref.number:
         if low in {"he", "she"} and not ref.person:
             return
@@ -520,6 +530,21 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
                     child.lower_ in {"his", "her"} and not ref.person):
                 unit.replace[child.i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
             return
+
+
+def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> None:
+    """Possessive pronouns anywhere in a unit that names nobody else ("little is known
+    about his family life")."""
+    for i in unit.tokens:
+        token = doc[i]
+        low = token.lower_
+        if (i == skip or token.dep_ != "poss" or low not in _POSSESSIVES
+                or _POSSESSIVES[low] != ref.number or i in unit.replace
+                or (low in {"his", "her"} and not ref.person)):
+            continue
+        if low == "its" and ref.person:
+            continue
+        unit.replace[i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
 
 
 def _expletive_it(verb: Token) -> bool:

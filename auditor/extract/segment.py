@@ -65,7 +65,10 @@ def segment(text: str) -> list[Block]:
             block = Block(block.start, block.end, True, False, lead_in)
         elif not block.item:
             body = text[block.start:block.end].rstrip()
-            lead_in = body[:-1].strip() if body.endswith(":") and len(body) < 200 else None
+            lead_in = None
+            if body.endswith(":"):
+                last = _CUT.split(body[:-1])[-1].strip()
+                lead_in = last if 0 < len(last) < 200 else None
         blocks.extend(_bounded(text, block))
     return blocks
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from langgraph.graph import END, START, StateGraph
 
@@ -93,7 +93,7 @@ def build_audit_graph(components: AuditComponents, writer: Writer | None = None)
         ("label", label), ("localize", localize), ("write", write)]
     previous = START
     for name, fn in steps:
-        builder.add_node(name, fn)
+        builder.add_node(name, cast(Any, fn))
         builder.add_edge(previous, name)
         previous = name
     builder.add_edge(previous, END)

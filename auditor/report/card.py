@@ -22,12 +22,18 @@ from auditor.types import UNSUPPORTED_LABELS, Label
 class ClaimRow(Protocol):
     """The fields of a ledger claim result the report card reads."""
 
-    answer_id: str
-    factual: bool
-    label: str | None
-    n_evidence: int
-    n_inline_evidence: int
-    n_dated_evidence: int
+    @property
+    def answer_id(self) -> str: ...
+    @property
+    def factual(self) -> bool: ...
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def n_evidence(self) -> int: ...
+    @property
+    def n_inline_evidence(self) -> int: ...
+    @property
+    def n_dated_evidence(self) -> int: ...
 
 
 @dataclass(frozen=True)

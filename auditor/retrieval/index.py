@@ -249,6 +249,7 @@ def ingest(
     max_chars: int | None = None,
     index_params: dict[str, int] | None = None,
     batch_size: int = 64,
+    encoder: Callable[[list[str]], NDArray[np.float32]] | None = None,
 ) -> IngestResult:
     """Add ``docs`` to the index in ``index_dir`` (created if missing) as one unit.
 
@@ -263,6 +264,10 @@ def ingest(
     written, before it is made live; if it raises, the previous generation stays
     live and the error propagates. A crash at any point leaves the previous
     generation usable.
+
+    ``encoder`` replaces :func:`auditor.embedding.encode` (for precomputed MiniLM
+    embeddings, e.g. in benchmarks); it must return L2-normalised vectors of the
+    model the manifest names. Identical chunk texts are embedded once.
     """
     index_dir = Path(index_dir)
     docs = _check_docs(docs)
@@ -302,7 +307,7 @@ def ingest(
             return result
         temp = store.new_temp_dir(index_dir)
         try:
-            vectors = embedding.encode([c.text for c in new_chunks], batch_size=batch_size)
+            vectors = _embed([c.text for c in new_chunks], batch_size, encoder)
             manifest = _write_generation(
                 temp, corpus, versions, new_chunks, vectors, old_gen, old_manifest,
                 want_type, index_params or {}, chunking, rebuild,
@@ -316,6 +321,21 @@ def ingest(
             raise
         store.remove_leftovers(index_dir, {new_gen.name, *keep})
         return result
+
+
+def _embed(texts: list[str], batch_size: int,
+           encoder: Callable[[list[str]], NDArray[np.float32]] | None) -> NDArray[np.float32]:
+    """Embed ``texts``, each distinct text once."""
+    first: dict[str, int] = {}
+    inverse = np.array([first.setdefault(t, len(first)) for t in texts], dtype=np.int64)
+    unique = list(first)
+    if encoder is not None:
+        vectors = np.asarray(encoder(unique), dtype=np.float32)
+    else:
+        vectors = embedding.encode(unique, batch_size=batch_size)
+    if vectors.ndim != 2 or vectors.shape[0] != len(unique):
+        raise AuditorError(f"encoder returned shape {vectors.shape} for {len(unique)} texts")
+    return vectors[inverse] if len(texts) else vectors
 
 
 def _reconcile(existing: list[DocumentVersion], docs: list[DocumentVersion]

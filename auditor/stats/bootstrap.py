@@ -10,7 +10,6 @@ products, so B = 2000 resamples cost one BLAS call, not a Python loop.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -76,7 +75,7 @@ def percentile_interval(
 def ratio_with_interval(
     numerator: ArrayLike,
     denominator: ArrayLike,
-    clusters: Sequence[object] | ArrayLike,
+    clusters: ArrayLike,
     *,
     n_boot: int = 2000,
     rng: np.random.Generator,

@@ -1,0 +1,115 @@
+"""Commands: ``audit`` (answers -> ledger -> JSONL), ``runs`` and ``report``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from auditor.cli import app
+from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, IndexOption
+from auditor.errors import InputError
+
+
+def _today() -> datetime:
+    now = datetime.now(UTC)
+    return datetime(now.year, now.month, now.day, tzinfo=UTC)
+
+
+@app.command()
+def audit(
+    answers: Annotated[Path, typer.Argument(help="Answers JSONL: {id, question, answer, "
+                                                 "contexts?, as_of?} per line.")],
+    index: IndexOption = Path(DEFAULT_INDEX),
+    db: DbOption = DEFAULT_DB,
+    panel: Annotated[Path | None, typer.Option(help="Panel TOML (default: offline panel).")
+                     ] = None,
+    stacker: Annotated[Path | None, typer.Option(help="Stacker JSON (default: shipped).")
+                       ] = None,
+    as_of: Annotated[str | None, typer.Option(
+        "--as-of", help="Audit date, ISO-8601 (default: today, 00:00 UTC).")] = None,
+    mode: Annotated[str, typer.Option(help="Retrieval: dense, lexical or hybrid.")
+                    ] = "hybrid",
+    fmt: Annotated[str, typer.Option("--format", help="Output format: jsonl.")] = "jsonl",
+) -> None:
+    """Audit answers claim by claim; write the run to the ledger and print JSONL."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from auditor.answers import load_answers
+    from auditor.jsonl import parse_datetime, write_jsonl
+    from auditor.report.claims import claim_records
+    from auditor.retrieval import EvidenceIndex
+    from auditor.runner import index_component, make_components, run_audit
+    from ledger import open_ledger
+
+    if fmt != "jsonl":
+        raise InputError(f"unsupported format {fmt!r} (jsonl)", field="--format")
+    when = parse_datetime(as_of, field="--as-of") if as_of else _today()
+    items = load_answers(answers)
+    idx = EvidenceIndex.open(index)
+    components = make_components(idx, as_of=when, panel_path=panel, stacker_path=stacker,
+                                 mode=mode)
+    console = Console(stderr=True)
+    with open_ledger(db) as ledger:
+        summary = run_audit(items, components, ledger,
+                            index_component=index_component(idx.manifest),
+                            progress=lambda d, t: console.print(f"\r{d}/{t} answers", end=""))
+        console.print()
+        write_jsonl(claim_records(ledger, summary.run_id), sys.stdout)
+    state = "reused (nothing new written)" if summary.reused else "complete"
+    console.print(f"run {summary.run_id} {state}; ledger {db}")
+
+
+@app.command()
+def runs(db: DbOption = DEFAULT_DB) -> None:
+    """List the runs in the ledger, oldest first."""
+    from ledger import open_ledger
+
+    table = Table(title=f"Runs in {db}")
+    for column in ("run id", "kind", "status", "answers", "as of", "created"):
+        table.add_column(column)
+    with open_ledger(db, create=False) as ledger:
+        for run in ledger.list_runs():
+            table.add_row(run.run_id[:12], run.kind, run.status,
+                          f"{run.n_answers_done}/{run.n_answers}",
+                          run.as_of.date().isoformat() if run.as_of else "-",
+                          run.created_at.isoformat(timespec="seconds") if run.created_at
+                          else "-")
+    Console().print(table)
+
+
+@app.command()
+def report(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    db: DbOption = DEFAULT_DB,
+    fmt: Annotated[str, typer.Option("--format", help="md, json or table.")] = "table",
+    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")
+                   ] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+) -> None:
+    """Build a run's report card from the ledger (95% cluster-bootstrap intervals)."""
+    from auditor.demo import report_config
+    from auditor.report.card import build_report_card
+    from auditor.report.render import print_card, to_json, to_markdown
+    from ledger import open_ledger
+
+    if fmt not in ("md", "json", "table"):
+        raise InputError(f"unsupported format {fmt!r} (md, json, table)", field="--format")
+    with open_ledger(db, create=False) as ledger:
+        info = ledger.get_run(ledger.find_run(run))
+        card = build_report_card(info.run_id, ledger.claim_results(info.run_id),
+                                 config=report_config(info), n_boot=bootstrap, seed=seed)
+    if fmt == "table":
+        print_card(card, Console(file=out.open("w", encoding="utf-8")) if out else None)
+        return
+    text = to_json(card) if fmt == "json" else to_markdown(card)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,33 @@
+"""Per-answer claim records (labels, evidence, votes) read back from the ledger."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger import Ledger
+
+
+def claim_records(ledger: Ledger, run_id: str) -> list[dict[str, Any]]:
+    """One record per answer of a run: ``{"id", "run_id", "claims": [...]}``, in input order.
+
+    Each claim carries its spans, label, stacked probability, reason, error spans,
+    evidence (document, version, chunk, digest, offsets) and votes by judge.
+    """
+    evidence = ledger.claim_evidence(run_id)
+    votes = ledger.claim_votes(run_id)
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for c in ledger.claim_results(run_id):
+        answers.setdefault(c.answer_id, []).append({
+            "id": c.claim_id, "text": c.text, "spans": [list(s) for s in c.spans],
+            "factual": c.factual, "kind": c.kind, "label": c.label,
+            "p_hallucinated": c.p_hallucinated, "reason": c.reason,
+            "error_spans": [list(s) for s in c.error_spans],
+            "evidence": [{"doc_id": e["doc_id"], "version": e["version"],
+                          "chunk_id": e["chunk_id"], "digest": e["version_digest"],
+                          "start": e["start"], "end": e["end"], "superseded": e["superseded"],
+                          "inline": e["inline"], "relevance": round(e["score"], 4)}
+                         for e in evidence.get(c.claim_id, [])],
+            "votes": {v["judge_name"]: v["value"] for v in votes.get(c.claim_id, [])},
+        })
+    return [{"id": answer_id, "run_id": run_id, "claims": claims}
+            for answer_id, claims in answers.items()]
