@@ -4,8 +4,8 @@ Rules, in order (DESIGN.md §2.5; README "How labels are decided"):
 
 1. a non-factual claim is ``not_factual``;
 2. no evidence at all, or none whose relevance reaches ``min_relevance``: ``unknown``;
-3. an undecided panel (every member abstained, or the stacked probability within
-   ``undecided_band`` of 0.5): ``unknown``;
+3. an undecided panel (more than ``max_abstain_share`` of the members abstained, or
+   the stacked probability within ``undecided_band`` of the threshold): ``unknown``;
 4. supported by current evidence (p < threshold): ``supported``;
 5. not supported by current evidence but supported by a version superseded at the
    as-of date: ``stale``;
@@ -27,11 +27,12 @@ class LabelPolicy:
 
     threshold: float = 0.5
     min_relevance: float = 0.35
-    undecided_band: float = 0.05
+    undecided_band: float = 0.0
+    max_abstain_share: float = 0.5
     contradiction_at: float = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("threshold", "min_relevance", "contradiction_at"):
+        for name in ("threshold", "min_relevance", "contradiction_at", "max_abstain_share"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name}: must be in [0, 1], got {value}")
@@ -82,8 +83,12 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             return Label.STALE, "supported only by superseded evidence"
         return Label.UNKNOWN, "no relevant current evidence"
     p = signals.p_current
-    if p is None or (signals.votes and all(v.value == ABSTAIN for v in signals.votes)):
-        return Label.UNKNOWN, "panel undecided: every member abstained"
+    if p is None or not signals.votes:
+        return Label.UNKNOWN, "not judged"
+    abstained = sum(v.value == ABSTAIN for v in signals.votes)
+    if abstained > policy.max_abstain_share * len(signals.votes):
+        return Label.UNKNOWN, (f"panel undecided: {abstained} of {len(signals.votes)} members "
+                               "abstained")
     if abs(p - policy.threshold) < policy.undecided_band:
         return Label.UNKNOWN, f"panel undecided: p={p:.2f}"
     if p < policy.threshold:

@@ -349,6 +349,29 @@ class Ledger:
             out.setdefault(r["claim_id"], []).append(dict(r))
         return out
 
+    def response_cache(self) -> LedgerResponseCache:
+        """The LLM response cache kept in this ledger (``get``/``put`` by key)."""
+        return LedgerResponseCache(self)
+
+
+class LedgerResponseCache:
+    """LLM responses keyed on model, prompt digest, parameters and input digest."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def get(self, key: str) -> str | None:
+        table = _table(m.LlmCacheRow)
+        with self.ledger.engine.connect() as conn:
+            value = conn.execute(select(table.c.response).where(table.c.key == key)).scalar()
+        return None if value is None else str(value)
+
+    def put(self, key: str, value: str, meta: Mapping[str, Any]) -> None:
+        with self.ledger._tx() as conn:
+            self.ledger._insert_ignore(conn, m.LlmCacheRow, [{
+                "key": key, "model": str(meta.get("model", "")), "response": value,
+                "meta": _plain(dict(meta)), "created_at": _now()}])
+
 
 def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -32,9 +32,13 @@ def test_unknown_when_nothing_relevant_was_retrieved() -> None:
 
 
 def test_unknown_when_the_panel_is_undecided() -> None:
-    abstaining = (Vote("a", 0.5), Vote("b", 0.5))
+    abstaining = (Vote("a", 0.5), Vote("b", 0.5), Vote("c", 0.0))
     assert label(p_current=0.1, votes=abstaining) is Label.UNKNOWN
-    assert label(p_current=0.52, votes=REFUTING) is Label.UNKNOWN
+    # one abstention of three is not an undecided panel
+    assert label(p_current=0.1, votes=(*abstaining[1:], Vote("d", 0.0))) is Label.SUPPORTED
+    # an optional band around the threshold
+    banded = decide_label(ClaimSignals(True, 0.8, 0.52, REFUTING), LabelPolicy(undecided_band=0.05))
+    assert banded[0] is Label.UNKNOWN
 
 
 def test_contradicted_needs_a_contradiction_signal() -> None:

@@ -167,3 +167,13 @@ def test_locked_sqlite_file_is_a_clear_error_and_writes_nothing(tmp_path: Path) 
 def test_missing_file_without_create(tmp_path: Path) -> None:
     with pytest.raises(LedgerError, match="no ledger"):
         open_ledger(tmp_path / "absent.db", create=False)
+
+
+def test_llm_response_cache_round_trip(ledger_url: str) -> None:
+    with open_ledger(ledger_url) as ledger:
+        cache = ledger.response_cache()
+        assert cache.get("k1") is None
+        cache.put("k1", '{"vote": 0}', {"model": "m", "tokens": 12})
+        cache.put("k1", "ignored: first write wins", {"model": "m"})
+        assert cache.get("k1") == '{"vote": 0}'
+        assert ledger.count("llm_cache") == 1
