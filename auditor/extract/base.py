@@ -73,7 +73,7 @@ class Extraction:
 
     ``fallback`` names why an extractor fell back to another one (``None`` when it
     did not); ``extractor`` is then the fallback's component. ``raw`` keeps the raw
-    model output of an LLM extractor, ``usage`` its token accounting.
+    model output of an LLM extractor, ``usage`` its token accounting and attempts.
     """
 
     answer_id: str
@@ -82,6 +82,8 @@ class Extraction:
     fallback: str | None = None
     raw: str = ""
     usage: Mapping[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    """Anything else worth keeping (e.g. sentences an LLM left out and how they were covered)."""
 
 
 class Extractor(ABC):

@@ -22,10 +22,12 @@ _GREETING = re.compile(
     r"^(?:(?:hi|hello|hey|greetings|dear\b.*|good (?:morning|afternoon|evening|day))\b[^.!?]{0,40}"
     r"|(?:many )?thanks\b(?! to).*|thank you\b.*|you(?:'re| are) (?:very )?welcome\b.*"
     r"|(?:i )?hope (?:this|that|it) (?:helps|was helpful|answers)\b.*"
-    r"|(?:please )?(?:let me know|feel free)\b.*|if you have any (?:other |more |further )?questions\b.*"
+    r"|(?:please )?(?:let me know|feel free)\b.*"
+    r"|if you have any (?:other |more |further )?questions\b.*"
     r"|(?:have|enjoy) a (?:nice|great|good|wonderful) \w+.*|(?:best|kind) regards\b.*|cheers\b.*"
     r"|(?:sure|certainly|of course|absolutely|okay|ok|great question|good question)[.!,]?"
-    r"|(?:sure|certainly|of course|absolutely)[,!]? (?:here|i can|i'd be happy|i would be happy)\b.*"
+    r"|(?:sure|certainly|of course|absolutely)[,!]? "
+    r"(?:here|i can|i'd be happy|i would be happy)\b.*"
     r"|(?:i'd|i would|i'm|i am) (?:be )?(?:happy|glad) to help\b.*"
     r"|what a (?:great|good|wonderful|interesting) \w+.*)$",
     _FLAGS,
@@ -48,6 +50,8 @@ _OPINION = re.compile(
     r"(?:say|suggest|recommend|argue))\b.*"
     r"|i'd (?:say|suggest|recommend|argue)\b.*|in my (?:opinion|view|experience)\b.*"
     r"|personally\b.*|my (?:favou?rite|personal)\b.*"
+    r"|(?:honestly|frankly|truthfully|to be honest|in all honesty)\b.*"
+    r"|.*\b(?:the )?(?:best|worst|greatest|finest|most \w+|least \w+) \w+(?: \w+)? ever\b.*"
     r"|(?:i'm|i am|we're|we are) (?:so |very |really )?(?:glad|happy|excited|grateful|proud|"
     r"thrilled)\b.*"
     r"|(?:this|that|it|these|those) (?:is|was|'s|are|were) (?:a |an )?(?:really |very |truly |"
@@ -82,7 +86,8 @@ _HEDGE = re.compile(
 
 _META = re.compile(
     r"^(?:(?:here|below) (?:is|are|'s)\b[^.!]*[:.]?|.{0,60}:|(?:for example|for instance|"
-    r"in summary|in conclusion|to summarize|to sum up|note|example|summary)[.:!]?)$",
+    r"in summary|in conclusion|to summarize|to sum up|note|example|summary)[.:!]?"
+    r"|(?:yes|no|yeah|yep|nope|correct|right|indeed|exactly)[.!]?)$",
     _FLAGS,
 )
 
@@ -122,6 +127,7 @@ def classify_text(text: str) -> str | None:
         return "meta"
     if norm.endswith("?"):
         return "question"
+    norm = norm.rstrip(".!… ") or norm
     for kind, pattern in (("refusal", _REFUSAL), ("greeting", _GREETING),
                           ("hedge", _HEDGE), ("opinion", _OPINION),
                           ("instruction", _INSTRUCTION)):

@@ -1,4 +1,4 @@
-"""Registry of extractor factories: ``build_extractor("rules")``, ``build_extractor("llm", ...)``."""
+"""Registry of extractor factories: ``build_extractor("rules")``, ``build_extractor("llm")``."""
 
 from __future__ import annotations
 
@@ -51,8 +51,12 @@ def build_extractor(name: str, params: Mapping[str, Any] | None = None,
         raise ConfigError(f"extractor {name!r}: bad parameters: {exc}") from None
 
 
+_BUILTIN_LOADED = False
+
+
 def _load_builtin() -> None:
-    if _REGISTRY:
+    global _BUILTIN_LOADED
+    if _BUILTIN_LOADED:
         return
     from auditor.extract.llm import LLMExtractor
     from auditor.extract.rules import RuleExtractor, SentenceExtractor
@@ -60,3 +64,4 @@ def _load_builtin() -> None:
     register_extractor("rules")(RuleExtractor)
     register_extractor("sentences")(SentenceExtractor)
     register_extractor("llm")(LLMExtractor)
+    _BUILTIN_LOADED = True

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from auditor.extract.base import Extraction, Extractor, check_answers, clean_text, make_claim
-from auditor.extract.nonfactual import classify_sentence
+from auditor.extract.nonfactual import classify_sentence, classify_text
 from auditor.extract.segment import Block, segment
 from auditor.types import Answer, Claim, Span
 
@@ -129,6 +129,8 @@ _LEAD_IN = re.compile(
     r"keep in mind|remember)\s+that\s+)+",
     re.IGNORECASE,
 )
+_MIXED = re.compile(r"(?:,|;)\s*(?:but|however|although),?\s+(?P<rest>.{12,})",
+                    re.IGNORECASE | re.DOTALL)
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
 _AUX_DEPS = frozenset({"aux", "auxpass", "neg"})
 _SPLIT_MARKS = frozenset({"while", "whereas", "although", "though", "because", "since"})
@@ -198,6 +200,8 @@ class _Unit:
     replace: dict[int, str] = field(default_factory=dict)
     head: int = -1
     subject: int | None = None
+    local_ref: _Referent | None = None
+    """The subject of the clause this one is coordinated with (for its own pronoun)."""
 
 
 def _split_point(token: Token, region_root: Token) -> str | None:
@@ -290,6 +294,10 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
             unit.subject = _subject_token(doc, borrowed)
             if not aux_of[head.i] and head.tag_ in {"VBN", "VBG"}:
                 unit.tokens |= aux_of.get(gov.i, set())
+        elif kind == "conj" and subject is not None and gov is not None:
+            gov_subject = _subject(gov)
+            if gov_subject is not None and gov_subject.pos_ in {"PROPN", "NOUN"}:
+                unit.local_ref = _referent(doc, gov_subject, gov, excluded)
         elif kind == "relcl":
             pronoun = next(c for c in head.children
                            if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE)
@@ -334,7 +342,7 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
         nominal = token.pos_ in {"NOUN", "PROPN", "NUM"}
         if not nominal and token.pos_ != "ADJ":
             continue
-        if token.head.lower_ in _NO_DISTRIBUTE_PREPS:
+        if token.head.lower_ in _NO_DISTRIBUTE_PREPS or _example_list(token):
             continue
         if (token.dep_ == "pobj" and token.head.head.lower_ in _NO_DISTRIBUTE_NOUNS):
             continue
@@ -364,6 +372,18 @@ def _word(token: Token) -> bool:
     after = (token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
              and not token.whitespace_)
     return not (before or after)
+
+
+def _example_list(token: Token) -> bool:
+    """A list of examples ("such as A, B and C", "including A and B", "like A or B") is one
+    claim about the examples, not one claim per example."""
+    head = token.head
+    if head.lower_ in {"including", "like", "e.g.", "eg", "incl", "notably", "especially"}:
+        return True
+    if head.lower_ != "as":
+        return False
+    return any(c.lower_ == "such" for c in head.children) or (
+        head.i > 0 and token.doc[head.i - 1].lower_ == "such")
 
 
 def _inside_subject(token: Token, head: Token) -> bool:
@@ -480,6 +500,8 @@ class _Referent:
     text: str
     number: str  # "sg" or "pl"
     person: bool
+    proper: bool = False
+    person_like: bool = False
 
 
 def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Referent | None:
@@ -499,25 +521,44 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
     text = _render(doc, _Unit(tokens=set(tokens)), _trim(doc, tokens))
     if not text or len(text) > 80:
         return None
-    number = "pl" if head.tag_ in {"NNS", "NNPS"} or any(
-        c.dep_ == "conj" for c in head.children) else "sg"
+    number = "pl" if _plural(head) or any(c.dep_ == "conj" for c in head.children) else "sg"
+    tokens_text = [doc[i] for i in tokens]
+    person_like = (head.pos_ == "PROPN" and len([t for t in tokens_text if t.pos_ == "PROPN"]) in
+                   (2, 3) and all(t.is_title for t in tokens_text if t.pos_ == "PROPN"))
     return _Referent(text=text, number=number,
-                     person=head.pos_ == "PROPN" or (head.is_title and head.i > head.sent.start))
+                     person=head.pos_ == "PROPN" or (head.is_title and head.i > head.sent.start),
+                     proper=head.pos_ == "PROPN", person_like=person_like)
+
+
+_IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "data", "media",
+                                "criteria", "mice", "feet", "teeth", "geese", "police"})
+
+
+def _plural(token: Token) -> bool:
+    """A plural tag the word's form agrees with: the small model tags unknown names
+    ("Lumen") as NNS, which would stop "It ..." from resolving to them."""
+    if token.tag_ not in {"NNS", "NNPS"}:
+        return False
+    return token.lower_.endswith("s") or token.lower_ in _IRREGULAR_PLURALS
 
 
 def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
     """Replace the unit's subject pronoun (or its possessive) by the referent."""
-    if ref is None or unit.subject is None:
+    if unit.subject is None:
         return
     subject = doc[unit.subject]
     if subject.dep_ not in {"nsubj", "nsubjpass"}:
         return
-    if subject.head.i != root.i or not _sentence_initial(subject, root):
+    if unit.local_ref is not None and subject.head.i == unit.head:
+        ref = unit.local_ref  # "X is a professor and his interests include ..."
+    elif subject.head.i != root.i or not _sentence_initial(subject, root):
+        return
+    if ref is None:
         return
     low = subject.lower_
     if not any(doc[i].pos_ == "PROPN" for i in unit.tokens):
         _resolve_possessives(doc, unit, ref, skip=subject.i)
-    if low in _PRONOUNS and _PRONOUNS[low] == ref.number:
+    if low in _PRONOUNS and _agrees(_PRONOUNS[low], ref):
         if low in {"he", "she"} and not ref.person:
             return
         if low == "it" and _expletive_it(subject.head):
@@ -526,10 +567,26 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
         return
     for child in subject.children:
         if child.dep_ == "poss" and child.lower_ in _POSSESSIVES and child.i in unit.tokens:
-            if _POSSESSIVES[child.lower_] == ref.number and not (
+            if _agrees(_POSSESSIVES[child.lower_], ref) and not (
                     child.lower_ in {"his", "her"} and not ref.person):
                 unit.replace[child.i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
             return
+
+
+def _agrees(number: str, ref: _Referent) -> bool:
+    """Number agreement; "they" may also stand for a singular proper name that is not a
+    person (a team, band, country or company)."""
+    return number == ref.number or (number == "pl" and ref.proper and not ref.person_like)
+
+
+def _name_label(sent: SpacySpan) -> _Referent | None:
+    """A heading or label that is just a name ("3. Jing Jiang:") becomes the referent."""
+    words = [t for t in sent if not (t.is_punct or t.is_space or t.like_num)]
+    if not 1 <= len(words) <= 4 or not all(t.pos_ == "PROPN" and t.is_title for t in words):
+        return None
+    text = " ".join(t.text for t in words)
+    return _Referent(text=text, number="sg", person=True, proper=True,
+                     person_like=len(words) in (2, 3))
 
 
 def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> None:
@@ -539,7 +596,7 @@ def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> No
         token = doc[i]
         low = token.lower_
         if (i == skip or token.dep_ != "poss" or low not in _POSSESSIVES
-                or _POSSESSIVES[low] != ref.number or i in unit.replace
+                or not _agrees(_POSSESSIVES[low], ref) or i in unit.replace
                 or (low in {"his", "her"} and not ref.person)):
             continue
         if low == "its" and ref.person:
@@ -596,12 +653,15 @@ def _effective_root(sent: SpacySpan, excluded: set[int]) -> Token:
 
 def _whole(sentence: _Sentence) -> tuple[str, list[Span]]:
     sent = sentence.sent
-    indices = _trim(sent.doc, [t.i for t in sent if not t.is_space])
+    indices = [t.i for t in sent if not t.is_space]
+    while len(indices) > 1 and sent.doc[indices[0]].text in {",", ";", ":", "-", ")"}:
+        indices = indices[1:]
     if not indices:
         indices = [t.i for t in sent]
     span = [(sent.doc[indices[0]].idx + sentence.offset,
              sent.doc[indices[-1]].idx + len(sent.doc[indices[-1]].text) + sentence.offset)]
-    text = re.sub(r"\s+", " ", sent.text).strip()
+    text = re.sub(r"\s+", " ", sent.doc.text[span[0][0] - sentence.offset:
+                                            span[0][1] - sentence.offset]).strip()
     return text, span
 
 
@@ -620,22 +680,43 @@ def _answer_claims(answer_id: str, sentences: list[_Sentence], *,
     for sentence in sentences:
         sent, doc = sentence.sent, sentence.sent.doc
         kind = classify_sentence(sent) if detect else None
-        if sentence.block.heading and kind is None:
+        tail = _MIXED.search(sent.text) if kind == "refusal" else None
+        mixed = tail is not None and classify_text(tail.group("rest")) is None
+        if mixed:  # "As an AI I have no opinions, but giraffes are mostly brown."
+            kind = None
+        if sentence.block.heading and kind is None and detect:
             kind = "meta"
         if kind is not None:
             text, spans = _whole(sentence)
             add(text, spans, False, kind)
+            if kind == "meta" and decontextualise:
+                referent = _name_label(sent) or referent
             continue
         if not atomic:
             text, spans = _whole(sentence)
             add(text, spans, True, "claim")
             continue
         lead_end = _lead_in_end(sent)
+        if tail is not None and mixed:
+            # the refusal part is one non-factual claim; the rest is extracted as usual
+            lead_end = sent.start_char + tail.start("rest")
+            head_tokens = [t.i for t in sent if t.idx < lead_end and not t.is_space]
+            head_tokens = _trim(doc, head_tokens) or head_tokens
+            add(_render(doc, _Unit(tokens=set(head_tokens)), head_tokens),
+                _spans(doc, head_tokens, sentence.offset), False, "refusal")
         excluded = {t.i for t in sent if t.idx < lead_end}
         root = _effective_root(sent, excluded)
         units = _units(sent, excluded, root)
-        produced: list[tuple[str, list[Span]]] = []
         has_verb = any(_verbal(t) for t in sent)
+        if has_verb and len(units) > 1:  # verbless fragments go back to the main clause
+            keep = [units[0]]
+            for unit in units[1:]:
+                if unit.inserts or any(_verbal(doc[i]) for i in unit.tokens):
+                    keep.append(unit)
+                else:
+                    units[0].tokens |= unit.tokens
+            units = keep
+        produced: list[tuple[str, list[Span]]] = []
         for unit in units:
             for variant in _distribute(doc, unit, MAX_CLAIMS_PER_SENTENCE):
                 if decontextualise:
@@ -713,7 +794,7 @@ class SentenceExtractor(RuleExtractor):
         return {"spacy_model": spacy_model_version(), "disabled_pipes": list(DISABLED_PIPES)}
 
 
-def sentence_spans(text: str) -> list[Span]:
-    """Sentence spans of ``text`` as the rule-based extractors see them."""
-    answer = Answer(id="_", question="", answer=text)
-    return [c.spans[0] for c in SentenceExtractor().extract(answer)]
+def sentence_spans_many(texts: Sequence[str], batch_size: int = 64) -> list[list[Span]]:
+    """Sentence spans of each text as the rule-based extractors see them (one batch)."""
+    answers = [Answer(id=str(i), question="", answer=t) for i, t in enumerate(texts)]
+    return [[_whole(s)[1][0] for s in sentences] for sentences in _parse(answers, batch_size)]

