@@ -31,7 +31,7 @@ import numpy as np
 
 from auditor.embedding import encode
 from auditor.extract import build_extractor
-from auditor.stats.bootstrap import ratio_with_interval
+from auditor.stats.bootstrap import cluster_bootstrap_weights, percentile_interval
 from auditor.types import Answer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,12 +55,6 @@ def _load(path: Path) -> list[dict]:
     return rows
 
 
-def _fmt(point: float | None, interval: tuple[float, float] | None) -> str:
-    if point is None or interval is None:
-        return "n/a"
-    return f"{point:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
-
-
 def _match(human: list[str], human_ans: np.ndarray, claims: list[str],
            claim_ans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Best same-answer cosine for every human claim and every extracted claim."""
@@ -74,53 +68,79 @@ def _match(human: list[str], human_ans: np.ndarray, claims: list[str],
     return best_h, best_c
 
 
-def quality(rows: list[dict], names: list[str], thresholds: list[float], seed: int) -> None:
+def _per_answer(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(owner, weights=values.astype(float), minlength=n) if owner.size else (
+        np.zeros(n))
+
+
+def quality(rows: list[dict], names: list[str], thresholds: list[float], seed: int,
+            n_boot: int = 2000) -> None:
     answers = [Answer(id=str(r["_line"]), question=r["prompt"] or "", answer=r["response"])
                for r in rows]
+    n = len(rows)
     human = [c for r in rows for c in r["claims"]]
     human_ans = np.array([i for i, r in enumerate(rows) for _ in r["claims"]])
     sources = np.array([r["source"] for r in rows])
     atomic = np.isin(sources, ATOMIC_SOURCES)
     sentences = build_extractor("sentences").extract_many(answers)
     n_sent = np.array([len(s) for s in sentences], dtype=float)
-    print(f"answers: {len(rows)} (atomic human claims: {int(atomic.sum())} answers from "
+    n_human = np.bincount(human_ans, minlength=n).astype(float)
+    print(f"answers: {n} (atomic human claims: {int(atomic.sum())} answers from "
           f"{'+'.join(ATOMIC_SOURCES)}; sentence-level human claims: felm-wk "
           f"{int((sources == 'felm-wk').sum())}); human claims: {len(human)}; "
           f"sentences: {int(n_sent.sum())}")
     rng = np.random.default_rng(seed)
-    groups = {"all": np.ones(len(rows), bool), "atomic": atomic, "felm-wk": ~atomic}
-    human_per_answer = np.bincount(human_ans, minlength=len(rows)).astype(float)
+    groups = {"all": np.ones(n, bool), "atomic": atomic, "felm-wk": ~atomic}
+    # one set of answer-level resamples shared by every figure: differences are paired
+    weights = cluster_bootstrap_weights(np.arange(n), n_boot, rng)
+
+    def ratio(num: np.ndarray, den: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        w = weights[:, mask]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot = (w @ num[mask]) / (w @ den[mask])
+        return float(num[mask].sum() / den[mask].sum()), boot
+
+    def fmt(point: float, boot: np.ndarray) -> str:
+        lo, hi = percentile_interval(boot)
+        return f"{point:.3f} [{lo:.3f}, {hi:.3f}]"
+
     for group, mask in groups.items():
-        cps = ratio_with_interval(human_per_answer[mask], n_sent[mask],
-                                  np.arange(len(rows))[mask], rng=rng)
-        print(f"  human claims/sentence [{group}]: {_fmt(*cps)}")
+        print(f"  human claims/sentence [{group}]: {fmt(*ratio(n_human, n_sent, mask))}")
+    figures: dict[str, dict[tuple[str, str, float], tuple[float, np.ndarray]]] = {}
     for name in names:
         extractor = build_extractor(name)
         start = time.perf_counter()
         extracted = extractor.extract_many(answers)
         elapsed = time.perf_counter() - start
         claims = [c.text for cl in extracted for c in cl if c.factual]
-        claim_ans = np.array([i for i, cl in enumerate(extracted) for c in cl if c.factual])
+        claim_ans = np.array([i for i, cl in enumerate(extracted) for c in cl if c.factual],
+                             dtype=int)
         nonfactual = sum(1 for cl in extracted for c in cl if not c.factual)
         best_h, best_c = _match(human, human_ans, claims, claim_ans)
         print(f"\n{name}: {len(claims)} factual claims, {nonfactual} non-factual "
               f"({elapsed:.1f}s)")
-        per_answer = np.bincount(claim_ans, minlength=len(rows)).astype(float)
+        n_claims = np.bincount(claim_ans, minlength=n).astype(float)
+        figures[name] = {}
         for group, mask in groups.items():
-            h_mask = mask[human_ans]
-            c_mask = mask[claim_ans] if claim_ans.size else np.zeros(0, bool)
-            cps = ratio_with_interval(per_answer[mask], n_sent[mask],
-                                      np.arange(len(rows))[mask], rng=rng)
-            line = [f"  [{group}] claims/sentence {_fmt(*cps)}"]
+            line = [f"  [{group}] claims/sentence {fmt(*ratio(n_claims, n_sent, mask))}"]
             for t in thresholds:
-                rec = ratio_with_interval((best_h[h_mask] >= t).astype(float),
-                                          np.ones(int(h_mask.sum())), human_ans[h_mask],
-                                          rng=rng)
-                pre = ratio_with_interval((best_c[c_mask] >= t).astype(float),
-                                          np.ones(int(c_mask.sum())), claim_ans[c_mask],
-                                          rng=rng)
-                line.append(f"cos>={t}: recall {_fmt(*rec)} precision {_fmt(*pre)}")
+                rec = ratio(_per_answer(best_h >= t, human_ans, n), n_human, mask)
+                pre = ratio(_per_answer(best_c >= t, claim_ans, n), n_claims, mask)
+                figures[name][(group, "recall", t)] = rec
+                figures[name][(group, "precision", t)] = pre
+                line.append(f"cos>={t}: recall {fmt(*rec)} precision {fmt(*pre)}")
             print("\n      ".join(line))
+    if len(names) == 2:
+        a, b = names[1], names[0]
+        print(f"\npaired differences {a} - {b} (same answer resamples):")
+        for group in groups:
+            parts = []
+            for t in thresholds:
+                for metric in ("recall", "precision"):
+                    pa, ba = figures[a][(group, metric, t)]
+                    pb, bb = figures[b][(group, metric, t)]
+                    parts.append(f"{metric}@{t} {fmt(pa - pb, ba - bb)}")
+            print(f"  [{group}] " + "; ".join(parts))
 
 
 def throughput(rows: list[dict], n: int, repeats: int) -> None:
