@@ -16,6 +16,7 @@ from typing import Any
 
 from auditor.digest import content_digest, sha256_text
 from auditor.errors import ConfigError
+from auditor.extract.base import Extraction
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.panel import load_panel
 from auditor.labels import LabelPolicy
@@ -117,6 +118,7 @@ def answer_results(state: AuditState, seq_of: dict[str, int], judge_digests: dic
     claims_of: dict[str, list[int]] = {a.id: [] for a in state["answers"]}
     for i, claim in enumerate(state["claims"]):
         claims_of[claim.answer_id].append(i)
+    extractions = {e.answer_id: e for e in state["extractions"]}
     results = []
     for answer in state["answers"]:
         idx = claims_of[answer.id]
@@ -152,8 +154,16 @@ def answer_results(state: AuditState, seq_of: dict[str, int], judge_digests: dic
             answer_digest=sha256_text(answer.answer), as_of=answer.as_of,
             seq=seq_of[answer.id], claims=claims, retrievals=retrievals, votes=votes,
             verdicts=verdicts, evidence_versions=list(versions.values()),
-            evidence_chunks=list(chunks.values()), inline_doc_ids=frozenset(inline_ids)))
+            evidence_chunks=list(chunks.values()), inline_doc_ids=frozenset(inline_ids),
+            extractor=extractions[answer.id].extractor,
+            extraction=_extraction_record(extractions[answer.id])))
     return results
+
+
+def _extraction_record(extraction: Extraction) -> dict[str, Any]:
+    return {"extractor": extraction.extractor.name, "digest": extraction.extractor.digest,
+            "fallback": extraction.fallback, "notes": list(extraction.notes),
+            "raw": extraction.raw, "usage": dict(extraction.usage)}
 
 
 def index_component(manifest: Mapping[str, Any]) -> Component:

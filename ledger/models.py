@@ -117,6 +117,8 @@ class AnswerRow(SQLModel, table=True):
     answer_digest: str = Field(max_length=64)
     as_of: datetime | None = _ts()
     seq: int = 0
+    extraction: Any = _json()
+    """Which extractor produced the claims, any fallback and its reason, raw output, usage."""
     created_at: datetime | None = _ts()
 
 

@@ -125,6 +125,10 @@ class AnswerResult:
     evidence_versions: Sequence[DocumentVersionLike] = ()
     evidence_chunks: Sequence[ChunkLike] = ()
     inline_doc_ids: frozenset[str] = frozenset()
+    extractor: ComponentLike | None = None
+    """The extractor that actually produced the claims (a fallback's, when one happened)."""
+    extraction: Mapping[str, Any] = field(default_factory=dict)
+    """Fallback reason, notes, raw output and usage of the extraction."""
 
 
 @dataclass(frozen=True)

@@ -191,8 +191,13 @@ class Ledger:
             self._insert_ignore(conn, m.AnswerRow, [{
                 "run_id": run_id, "answer_id": result.answer_id, "question": result.question,
                 "answer": result.answer, "answer_digest": result.answer_digest,
-                "as_of": _utc(result.as_of), "seq": result.seq, "created_at": now}])
-            extractor = self._run_component(conn, run_id, "extractor")
+                "as_of": _utc(result.as_of), "seq": result.seq,
+                "extraction": _plain(dict(result.extraction)), "created_at": now}])
+            if result.extractor is not None:
+                self._record_components(conn, [result.extractor])
+                extractor = result.extractor.digest
+            else:
+                extractor = self._run_component(conn, run_id, "extractor")
             self._insert_ignore(conn, m.ClaimRow, [{
                 "run_id": run_id, "claim_id": c.claim_id, "answer_id": result.answer_id,
                 "text": c.text, "spans": [list(s) for s in c.spans], "factual": c.factual,

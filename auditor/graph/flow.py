@@ -15,7 +15,7 @@ from typing import Any, TypedDict, cast
 from langgraph.graph import END, START, StateGraph
 
 from auditor.evidence import Evidence, SearchFn, gather_evidence
-from auditor.extract.base import Extractor
+from auditor.extract.base import Extraction, Extractor
 from auditor.judges.panel import Panel
 from auditor.labels import LabelPolicy
 from auditor.stacking.model import Stacker
@@ -38,6 +38,7 @@ class AuditComponents:
 
 class AuditState(TypedDict, total=False):
     answers: list[Answer]
+    extractions: list[Extraction]
     claims: list[Claim]
     evidence: list[Evidence]
     votes: list[list[Vote]]
@@ -59,8 +60,9 @@ def build_audit_graph(components: AuditComponents, writer: Writer | None = None)
         return {a.id: a for a in state["answers"]}
 
     def extract(state: AuditState) -> AuditState:
-        per_answer = c.extractor.extract_many(state["answers"])
-        return {"claims": [claim for claims in per_answer for claim in claims]}
+        extractions = c.extractor.extract_detailed(state["answers"])
+        return {"extractions": extractions,
+                "claims": [claim for e in extractions for claim in e.claims]}
 
     def retrieve(state: AuditState) -> AuditState:
         return {"evidence": gather_evidence(state["claims"], by_id(state), c.search,

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-29 13:13:33.831030
+Create Date: 2026-11-29
 
 """
 from __future__ import annotations
@@ -113,6 +113,7 @@ def upgrade() -> None:
     sa.Column('answer_digest', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
     sa.Column('as_of', sa.DateTime(timezone=True), nullable=True),
     sa.Column('seq', sa.Integer(), nullable=False),
+    sa.Column('extraction', sa.JSON(), nullable=True),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['run_id'], ['run.run_id'], ),
     sa.PrimaryKeyConstraint('run_id', 'answer_id')
