@@ -15,9 +15,11 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-_NUMBER_WORDS = {w: float(i) for i, w in enumerate(  # "one" is left out: rarely a quantity
-    "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split()) if w != "_"} | {
+_SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                  "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+                  "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+# "one" is left out: it is rarely a quantity ("one of the ...")
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS) if w != "one"} | {
     "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0,
     "eighty": 80.0, "ninety": 90.0, "hundred": 100.0, "dozen": 12.0}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
