@@ -354,6 +354,65 @@ class Ledger:
             out.setdefault(r["claim_id"], []).append(dict(r))
         return out
 
+    def claim_trail(self, claim_id: str) -> list[dict[str, Any]]:
+        """Everything the ledger knows about a claim (id or unique prefix), per run:
+        answer and spans, evidence with digests and timestamps, every vote with its raw
+        output and judge version, every verdict (bridged versions side by side), audits."""
+        claims, answers = _table(m.ClaimRow), _table(m.AnswerRow)
+        retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
+                                  _table(m.DocumentVersionRow))
+        votes, verdicts, comps = (_table(m.JudgeVoteRow), _table(m.VerdictRow),
+                                  _table(m.ComponentRow))
+        audits = _table(m.HumanAuditRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(claims, answers.c.answer, answers.c.question, answers.c.extraction)
+                .join(answers, (answers.c.run_id == claims.c.run_id)
+                      & (answers.c.answer_id == claims.c.answer_id))
+                .where(claims.c.claim_id.startswith(claim_id))
+                .order_by(claims.c.run_id)).mappings().all()
+            if len({r["claim_id"] for r in rows}) > 1:
+                raise LedgerError(f"claim id prefix {claim_id!r} is ambiguous")
+            if not rows:
+                raise LedgerError(f"{self.location}: no claim with id {claim_id!r}")
+            full_id = rows[0]["claim_id"]
+            trail = []
+            for row in rows:
+                run_id = row["run_id"]
+                evidence = conn.execute(
+                    select(retr.c.rank, retr.c.score, retr.c.superseded, retr.c.inline,
+                           chunks.c.chunk_id, chunks.c.start, chunks.c.end, chunks.c.text,
+                           versions.c.doc_id, versions.c.version, versions.c.digest,
+                           versions.c.source, versions.c.published_at,
+                           versions.c.retrieved_at, versions.c.valid_from,
+                           versions.c.valid_to)
+                    .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
+                    .join(versions, (versions.c.digest == retr.c.version_digest)
+                          & (versions.c.doc_id == retr.c.doc_id))
+                    .where(retr.c.run_id == run_id, retr.c.claim_id == full_id)
+                    .order_by(retr.c.rank)).mappings().all()
+                vote_rows = conn.execute(
+                    select(votes, comps.c.version.label("judge_version"),
+                           comps.c.config.label("judge_config"))
+                    .join(comps, comps.c.digest == votes.c.judge_digest)
+                    .where(votes.c.run_id == run_id, votes.c.claim_id == full_id)
+                    .order_by(votes.c.judge_name)).mappings().all()
+                verdict_rows = conn.execute(
+                    select(verdicts).where(verdicts.c.run_id == run_id,
+                                           verdicts.c.claim_id == full_id)
+                    .order_by(verdicts.c.created_at)).mappings().all()
+                audit_rows = conn.execute(
+                    select(audits).where(audits.c.run_id == run_id,
+                                         audits.c.claim_id == full_id)
+                    .order_by(audits.c.created_at)).mappings().all()
+                trail.append({
+                    "run_id": run_id, "claim": dict(row),
+                    "evidence": [dict(e) for e in evidence],
+                    "votes": [dict(v) for v in vote_rows],
+                    "verdicts": [dict(v) for v in verdict_rows],
+                    "audits": [dict(a) for a in audit_rows]})
+        return trail
+
     def response_cache(self) -> LedgerResponseCache:
         """The LLM response cache kept in this ledger (``get``/``put`` by key)."""
         return LedgerResponseCache(self)

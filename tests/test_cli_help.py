@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -42,3 +44,19 @@ def test_top_level_help_lists_every_command() -> None:
     for name, _ in _commands():
         if " " not in name:
             assert name in result.output
+
+
+def test_user_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    from auditor.cli import main
+
+    bad = tmp_path / "answers.jsonl"
+    bad.write_text('{"id": "a", "answer": "x"}\n{"id": "b"}\n')
+    for argv in (["report", "nope", "--db", str(tmp_path / "absent.db")],
+                 ["claims", str(bad)]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "Traceback" not in err
+    assert "line 2" in err and "answer" in err

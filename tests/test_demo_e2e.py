@@ -80,3 +80,33 @@ def test_rerunning_the_demo_adds_no_rows(demo_run: tuple[Path, Path, str]) -> No
     assert "nothing new written" in result.output
     with open_ledger(db) as ledger:
         assert {t: ledger.count(t) for t in tables} == before
+
+
+def test_runs_report_and_show_read_the_ledger(demo_run: tuple[Path, Path, str],
+                                              tmp_path: Path) -> None:
+    db, workdir, _ = demo_run
+    runner = CliRunner()
+    with open_ledger(db) as ledger:
+        (run,) = ledger.list_runs()
+        stale = next(r for r in ledger.claim_results(run.run_id) if r.label == "stale")
+    listed = runner.invoke(app, ["runs", "--db", str(db)])
+    assert listed.exit_code == 0 and run.run_id[:12] in listed.output
+    out = tmp_path / "card.json"
+    made = runner.invoke(app, ["report", run.run_id[:8], "--db", str(db), "--format", "json",
+                               "--out", str(out), "--bootstrap", "100"])
+    assert made.exit_code == 0, made.output
+    card = json.loads(out.read_text())
+    assert card["labels"] == json.loads((workdir / "report.json").read_text())["labels"]
+    assert card["config"]["components"]["stacker"]["digest"] == run.components["stacker"][
+        "digest"]
+    shown = runner.invoke(app, ["show", stale.claim_id[:12], "--db", str(db),
+                                "--format", "json"])
+    assert shown.exit_code == 0, shown.output
+    (entry,) = json.loads(shown.output)
+    assert entry["claim"]["text"] == stale.text
+    assert any(e["superseded"] for e in entry["evidence"])
+    assert {v["judge_name"] for v in entry["votes"]} == {
+        role.split(":", 1)[1] for role in run.components if role.startswith("judge:")}
+    assert entry["verdicts"][0]["label"] == "stale"
+    missing = runner.invoke(app, ["report", "nope", "--db", str(db)])
+    assert missing.exit_code != 0

@@ -113,3 +113,51 @@ def report(
         out.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+
+
+@app.command()
+def show(
+    claim: Annotated[str, typer.Argument(help="Claim id (or a unique prefix).")],
+    db: DbOption = DEFAULT_DB,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Print a claim's whole trail: answer and span, evidence, votes, stacker, label, audits."""
+    import json
+
+    from ledger import open_ledger
+
+    with open_ledger(db, create=False) as ledger:
+        trail = ledger.claim_trail(claim)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(trail, indent=2, default=str) + "\n")
+        return
+    console = Console()
+    for entry in trail:
+        c = entry["claim"]
+        console.rule(f"claim {c['claim_id'][:16]} - run {entry['run_id'][:12]}")
+        console.print(f"[bold]{c['text']}[/bold]  ({c['kind']}, factual={c['factual']})")
+        console.print(f"answer {c['answer_id']!r}: spans {c['spans']}")
+        for start, end in c["spans"] or []:
+            console.print(f"  > {c['answer'][start:end]!r}")
+        console.print(f"extractor digest {c['extractor_digest'][:16]}")
+        for e in entry["evidence"]:
+            flags = " ".join(f for f, on in (("superseded", e["superseded"]),
+                                             ("inline", e["inline"])) if on)
+            console.print(f"evidence #{e['rank']} {e['doc_id']}@{e['version']} "
+                          f"[{e['start']}:{e['end']}] sha256 {e['digest'][:16]} "
+                          f"published {e['published_at'] or 'undated'} "
+                          f"relevance {e['score']:.2f} {flags}")
+            console.print(f"    {e['text'][:160]!r}", markup=False)
+        for v in entry["votes"]:
+            error = f" error={v['error']}" if v["error"] else ""
+            console.print(f"vote {v['judge_name']} v{v['judge_version']} "
+                          f"({v['judge_digest'][:12]}) = {v['value']}{error}: {v['raw']}",
+                          markup=False)
+        for v in entry["verdicts"]:
+            p = "-" if v["p_hallucinated"] is None else f"{v['p_hallucinated']:.3f}"
+            console.print(f"verdict [bold]{v['label']}[/bold] p={p} stacker "
+                          f"{v['stacker_digest'][:12]} panel {v['panel_digest'][:12]}: "
+                          f"{v['reason']} error spans {v['error_spans']}")
+        for a in entry["audits"]:
+            console.print(f"audit by {a['reviewer']} at {a['created_at']}: {a['label']} "
+                          f"{a['note'] or ''}")
