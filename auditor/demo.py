@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from auditor.answers import load_answers
-from auditor.report.card import ReportCard, build_report_card
+from auditor.report.card import ReportCard, build_report_card, report_config
 from auditor.report.render import to_json, to_markdown
 from auditor.retrieval import EvidenceIndex, IngestResult, ingest, load_documents
 from auditor.runner import RunSummary, index_component, make_components, run_audit
@@ -61,15 +61,3 @@ def run_demo(
     json_path.write_text(to_json(card), encoding="utf-8")
     md_path.write_text(to_markdown(card), encoding="utf-8")
     return DemoResult(summary, card, json_path, md_path, result)
-
-
-def report_config(run: object) -> dict[str, object]:
-    """The configuration block of a report: as-of date, versions and digests."""
-    from ledger import RunInfo
-
-    assert isinstance(run, RunInfo)
-    return {"run_id": run.run_id, "as_of": run.as_of, "status": run.status,
-            "input_digest": run.input_digest, "settings": dict(run.config),
-            "components": {role: {"name": c["name"], "version": c["version"],
-                                  "digest": c["digest"]}
-                           for role, c in sorted(run.components.items())}}

@@ -89,6 +89,8 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     if abstained > policy.max_abstain_share * len(signals.votes):
         return Label.UNKNOWN, (f"panel undecided: {abstained} of {len(signals.votes)} members "
                                "abstained")
+    if p == policy.threshold:  # e.g. a non-admissible stacker's fallback member abstained
+        return Label.UNKNOWN, f"panel undecided: p={p:.2f} is at the threshold"
     if abs(p - policy.threshold) < policy.undecided_band:
         return Label.UNKNOWN, f"panel undecided: p={p:.2f}"
     if p < policy.threshold:

@@ -16,13 +16,15 @@ from typing import Any
 
 from auditor.digest import content_digest, sha256_text
 from auditor.errors import ConfigError
+from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
-from auditor.judges.panel import load_panel
+from auditor.judges.panel import Panel, load_panel
 from auditor.labels import LabelPolicy
 from auditor.retrieval import EvidenceIndex
+from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
 from auditor.stacking.model import load_stacker
-from auditor.types import Answer, Chunk, Component, DocumentVersion, Hit
+from auditor.types import Answer, Chunk, Component, Context, DocumentVersion, Hit
 from ledger import (
     AnswerResult,
     ClaimRecord,
@@ -200,3 +202,81 @@ def make_components(
     return AuditComponents(extractor=build_extractor(extractor), search=search, panel=panel,
                            stacker=stacker, policy=policy or LabelPolicy(),
                            default_as_of=as_of, k=k)
+
+
+GIVEN_CLAIMS = Component(kind="extractor", name="given-claims", version="1",
+                         digest=content_digest({"extractor": "given-claims", "version": "1"}),
+                         config={"note": "claims supplied with the data, not extracted"})
+
+
+def record_calibration(ledger: Ledger, items: Sequence[CalibrationItem],
+                       result: CalibrationResult, panel: Panel) -> RunSummary:
+    """Write a calibration to the ledger: one run (kind ``calibration``), each item as an
+    answer with one given claim, its evidence (inline), every member's vote, the
+    out-of-fold stacked verdict, and the gold label as a human audit ``gold``.
+
+    Idempotent: the same data, panel, seed and bootstrap size give the same run.
+    """
+    stacker = result.stacker
+    roles: dict[str, Component] = {"extractor": GIVEN_CLAIMS, "panel": panel.component(),
+                                   "stacker": stacker.component()}
+    for judge in panel.members:
+        roles[f"judge:{judge.name}"] = judge.component()
+    report = result.report
+    config = {"seed": report["seed"], "n_boot": report["n_boot"],
+              "n_folds": report.get("n_folds"), "data_digest": report["data_digest"],
+              "admissibility": report["admissibility"], "decision": report.get("decision"),
+              "ladder": [{k: r[k] for k in ("name", "kappa", "kappa_ci", "bacc", "bacc_ci")}
+                         for r in report["ladder"]],
+              "paired": report["paired"]}
+    run_id = content_digest({"kind": "calibration", "data": report["data_digest"],
+                             "seed": report["seed"], "n_boot": report["n_boot"],
+                             "components": {r: c.digest for r, c in sorted(roles.items())}})
+    info = ledger.begin_run(run_id, kind="calibration", input_digest=report["data_digest"],
+                            as_of=None, config=config, components=roles,
+                            n_answers=len(items))
+    if info.status == "complete":
+        return RunSummary(run_id, True, 0, len(items))
+    done = ledger.done_answer_ids(run_id)
+    predictions = {p["id"]: p for p in report["predictions"]}
+    judge_digests = {m.name: m.digest for m in panel.members}
+    written = 0
+    for seq, (item, votes) in enumerate(zip(items, result.votes, strict=True)):
+        if item.id in done:
+            continue
+        claim_id = sha256_text(f"calibration:{item.id}")
+        answer = Answer(id=item.id, question=item.question or "", answer=item.claim,
+                        contexts=tuple(Context(id=f"e{i}", text=text)
+                                       for i, text in enumerate(item.evidence)))
+        hits = inline_evidence(answer)
+        pred = predictions[item.id]
+        label = "not_supported" if pred["stacked_label"] else "supported"
+        ledger.record_answer(run_id, AnswerResult(
+            answer_id=item.id, question=item.question, answer=item.claim,
+            answer_digest=sha256_text(item.claim), as_of=None, seq=seq,
+            claims=[ClaimRecord(claim_id, item.claim, [(0, len(item.claim))], True, "claim")],
+            retrievals=[RetrievalRecord(claim_id, rank, h.chunk.chunk_id, h.document.doc_id,
+                                        h.document.digest, 1.0, False, True, item.claim)
+                        for rank, h in enumerate(hits)],
+            votes=[VoteRecord(claim_id, judge_digests[v.judge], v.judge, v.value, v.raw,
+                              dict(v.scores), v.latency_s, v.error) for v in votes],
+            verdicts=[VerdictRecord(claim_id, label, pred["stacked_prob"],
+                                    f"out-of-fold stacked prediction (fold {pred['fold']})")],
+            evidence_versions=[h.document for h in hits],
+            evidence_chunks=[h.chunk for h in hits],
+            inline_doc_ids=frozenset(h.document.doc_id for h in hits),
+            extraction={"dataset": item.dataset, "cluster": item.cluster}))
+        ledger.record_human_audits(run_id, [(claim_id, "gold", "hallucinated" if item.label
+                                             else "supported", item.dataset)])
+        written += 1
+    ledger.finish_run(run_id)
+    return RunSummary(run_id, False, written, len(items))
+
+
+def attach_cache(panel: Panel, ledger: Ledger) -> None:
+    """Give every LLM judge of the panel the ledger's response cache (a re-run is free)."""
+    cache = ledger.response_cache()
+    for judge in panel.members:
+        set_cache = getattr(judge, "set_cache", None)
+        if callable(set_cache):
+            set_cache(cache)

@@ -180,7 +180,9 @@ def _labelled(doc: DocumentVersion) -> DocumentVersion:
 
 # ---------------------------------------------------------------- 3. large index
 def extra_sentences(data: Path, limit: int, exclude: set[str]) -> list[str]:
-    """Real sentences from other shared datasets (FactBench answers, FaithBench sources)."""
+    """Real sentences from other shared datasets, in a fixed order (the cache is a prefix):
+    FaithBench sources and summaries, FactBench records, FEVER-NLI dev evidence and
+    claims, e-SNLI premises and hypotheses."""
     from auditor.retrieval import split_sentences
 
     found: list[str] = []
@@ -207,6 +209,15 @@ def extra_sentences(data: Path, limit: int, exclude: set[str]) -> list[str]:
             for value in rec.values():
                 if isinstance(value, str) and take(value):
                     return found
+    nli = data / "nli"
+    for rel in ("fever_nli_dev/dev.raw.input0.txt", "fever_nli_dev/dev.raw.input1.txt",
+                "esnli_snli/s1.dev.txt", "esnli_snli/s2.dev.txt", "esnli_snli/s1.test.txt",
+                "esnli_snli/s2.test.txt"):
+        path = nli / rel
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if take(line):
+                    return found
     return found
 
 
@@ -221,14 +232,14 @@ def large(idx: EvidenceIndex, rows: list[dict], data: Path, workdir: Path, n: in
     extra = np.zeros((0, real.shape[1]), dtype=np.float32)
     if cache.is_file():
         extra = np.load(cache)
-    if need > len(extra):
+    if need > len(extra) and max_encode_s > 0:
         sentences = extra_sentences(data, need, set(texts))[len(extra):]
         embedding.encode(sentences[:32])
         started, parts = time.perf_counter(), [extra]
         for lo in range(0, len(sentences), 2048):
-            parts.append(embedding.encode(sentences[lo:lo + 2048]))
             if time.perf_counter() - started > max_encode_s:
                 break
+            parts.append(embedding.encode(sentences[lo:lo + 2048]))
         extra = np.concatenate(parts).astype(np.float32)
         np.save(cache, extra)
         print(f"encoded {len(extra)} extra real sentences in total (cache {cache})")
@@ -275,6 +286,26 @@ def large(idx: EvidenceIndex, rows: list[dict], data: Path, workdir: Path, n: in
 DEFAULT_EF = dense_mod.DEFAULT_PARAMS["hnsw"]["ef_search"]
 
 
+def search_latency(idx: EvidenceIndex, rows: list[dict], n_queries: int = 100) -> None:
+    """End-to-end single-query ``EvidenceIndex.search`` latency (embedding included)."""
+    claims = [r["claim"] for r in rows[:n_queries]]
+    idx.search(claims[:2], k=10)  # warm
+    print(f"\nEvidenceIndex.search, one query at a time, k=10, {len(idx)} chunks "
+          f"({idx.manifest['index_type']}), {len(claims)} WiCE claims:")
+    for mode in ("dense", "lexical", "hybrid"):
+        lat = []
+        for claim in claims:
+            started = time.perf_counter()
+            idx.search([claim], k=10, mode=mode)
+            lat.append((time.perf_counter() - started) * 1000)
+        print(f"  {mode:8} p50 {np.percentile(lat, 50):7.1f} ms  "
+              f"p95 {np.percentile(lat, 95):7.1f} ms")
+    started = time.perf_counter()
+    idx.search(claims, k=10, mode="hybrid")
+    took = time.perf_counter() - started
+    print(f"  hybrid, all {len(claims)} as one batch: {took * 1000 / len(claims):.1f} ms/query")
+
+
 def _latencies(index: object, kind: str, queries: np.ndarray) -> np.ndarray:
     out = []
     for q in queries:
@@ -314,6 +345,7 @@ def main() -> None:
     if args.throughput_chunks:
         throughput(rows, args.throughput_chunks)
     if args.large and idx is not None:
+        search_latency(idx, rows)
         large(idx, rows, data, workdir, args.large, args.max_encode_s)
 
 

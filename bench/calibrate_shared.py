@@ -135,6 +135,19 @@ def to_pairs(records: list[Record]) -> list[Any]:
     return pairs
 
 
+def _code_digest(judge: Any) -> str:
+    """Digest of the source of the judge's module and the shared text helpers: a code
+    change invalidates cached votes even when the judge's name, version and params do not
+    change."""
+    import inspect
+
+    import auditor.judges._text as text_helpers
+
+    sources = [inspect.getsource(inspect.getmodule(type(judge)) or type(judge)),
+               inspect.getsource(text_helpers)]
+    return sha256_text("\n".join(sources))[:8]
+
+
 def cached_votes(name: str, records: list[Record], judges: list[Any],
                  cache: Path | None = None) -> np.ndarray:
     """(n, m) vote matrix, each judge's column cached on disk by dataset ids and judge digest."""
@@ -146,7 +159,9 @@ def cached_votes(name: str, records: list[Record], judges: list[Any],
     pairs = to_pairs(records)
     columns = []
     for judge in judges:
-        path = cache / f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-{judge.digest[:12]}.npy"
+        code = _code_digest(judge)
+        path = cache / (f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-"
+                        f"{judge.digest[:12]}-{code}.npy")
         if path.exists():
             columns.append(np.load(path))
             continue

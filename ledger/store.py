@@ -354,6 +354,29 @@ class Ledger:
             out.setdefault(r["claim_id"], []).append(dict(r))
         return out
 
+    def record_human_audits(self, run_id: str,
+                            audits: Sequence[tuple[str, str, str, str | None]]) -> int:
+        """Append reviewer verdicts ``(claim_id, reviewer, label, note)``; never edits a
+        verdict. An audit identical to one already recorded is not added again.
+        Returns how many were added."""
+        table = _table(m.HumanAuditRow)
+        added = 0
+        with self._tx() as conn:
+            existing = {tuple(row) for row in conn.execute(
+                select(table.c.claim_id, table.c.reviewer, table.c.label, table.c.note)
+                .where(table.c.run_id == run_id))}
+            rows = []
+            for claim_id, reviewer, label, note in audits:
+                if (claim_id, reviewer, label, note) in existing:
+                    continue
+                existing.add((claim_id, reviewer, label, note))
+                rows.append({"run_id": run_id, "claim_id": claim_id, "reviewer": reviewer,
+                             "label": label, "note": note, "created_at": _now()})
+            if rows:
+                conn.execute(table.insert(), rows)
+                added = len(rows)
+        return added
+
     def claim_trail(self, claim_id: str) -> list[dict[str, Any]]:
         """Everything the ledger knows about a claim (id or unique prefix), per run:
         answer and spans, evidence with digests and timestamps, every vote with its raw

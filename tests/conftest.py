@@ -51,3 +51,9 @@ def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def sqlite_url(tmp_path: Path) -> str:
     """A fresh SQLite ledger file path."""
     return str(tmp_path / "ledger.db")
+
+
+@pytest.fixture(autouse=True)
+def _default_ledger_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands run without --db write to a temporary ledger, never into the checkout."""
+    monkeypatch.setenv("AUDITOR_DB", str(tmp_path / "default-ledger.db"))

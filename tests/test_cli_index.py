@@ -28,7 +28,7 @@ def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-def _ledger_counts(db: Path) -> tuple[int, int, int]:
+def _ledger_counts(db: Path | str) -> tuple[int, int, int]:
     from ledger import open_ledger
 
     with open_ledger(db, create=False) as ledger:
@@ -36,8 +36,9 @@ def _ledger_counts(db: Path) -> tuple[int, int, int]:
                 ledger.count("chunk"))
 
 
-def test_ingest_then_search_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    ix, db = tmp_path / "ix", tmp_path / "ledger.db"
+def test_ingest_then_search_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  ledger_url: str) -> None:
+    ix, db = tmp_path / "ix", ledger_url  # SQLite, and PostgreSQL when a server is given
     docs = _jsonl(tmp_path / "docs.jsonl", [
         {"id": "ceo", "text": "Alice Martin is the chief executive of Acme Corp.",
          "published_at": "2019-01-01", "source": "https://acme.example/about"},

@@ -175,3 +175,22 @@ def test_approximate_index_types_and_switching(tmp_path: Path, index_type: str) 
     assert EvidenceIndex.open(ix).manifest["index_type"] == "flat"
     with pytest.raises(AuditorError, match="index_type"):
         ingest([], ix, index_type="lsh")
+
+
+def test_identical_chunk_texts_are_embedded_once(tmp_path: Path) -> None:
+    from auditor import embedding
+
+    calls: list[list[str]] = []
+
+    def encoder(texts: list[str]):  # the real model, recording what it is asked
+        calls.append(list(texts))
+        return embedding.encode(texts)
+
+    docs = [make_document(f"copy{i}", "The same sentence in several documents.")
+            for i in range(4)] + [make_document("other", "A different sentence.")]
+    result = ingest(docs, tmp_path / "ix", encoder=encoder)
+    assert len(result.chunks) == 5
+    assert calls == [["The same sentence in several documents.", "A different sentence."]]
+    hits = EvidenceIndex.open(tmp_path / "ix").search(["same sentence"], k=5, mode="dense")[0]
+    copies = [h for h in hits if h.chunk.doc_id.startswith("copy")]
+    assert len(copies) == 4 and len({round(h.score, 5) for h in copies}) == 1

@@ -36,6 +36,8 @@ def test_unknown_when_the_panel_is_undecided() -> None:
     assert label(p_current=0.1, votes=abstaining) is Label.UNKNOWN
     # one abstention of three is not an undecided panel
     assert label(p_current=0.1, votes=(*abstaining[1:], Vote("d", 0.0))) is Label.SUPPORTED
+    # a probability exactly at the threshold decides nothing
+    assert label(p_current=0.5, votes=REFUTING) is Label.UNKNOWN
     # an optional band around the threshold
     banded = decide_label(ClaimSignals(True, 0.8, 0.52, REFUTING), LabelPolicy(undecided_band=0.05))
     assert banded[0] is Label.UNKNOWN

@@ -198,7 +198,7 @@ def test_grounded_frame_uses_question() -> None:
     judge = LLMJudge(name="g", base_url="http://127.0.0.1:9/v1", model="m", frame="grounded")
     messages, digest = judge.messages(JudgePair("c", ("e",), question="Where is Paris?"))
     assert "Where is Paris?" in messages[1]["content"]
-    other, digest2 = judge.messages(JudgePair("c", ("e",), question="Other?"))
+    _other, digest2 = judge.messages(JudgePair("c", ("e",), question="Other?"))
     assert digest != digest2
     assert load_prompt("grounded").digest != load_prompt("claim_verification").digest
     with pytest.raises(ConfigError, match="frame"):

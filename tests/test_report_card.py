@@ -50,3 +50,14 @@ def test_same_seed_same_intervals() -> None:
     a = build_report_card("r", rows, n_boot=300, seed=3).figure("support_precision").ci
     b = build_report_card("r", rows, n_boot=300, seed=3).figure("support_precision").ci
     assert a == b
+
+
+def test_a_non_admissible_stacker_is_flagged_on_the_card() -> None:
+    rows = [Row("a1", True, "supported")]
+    config = {"status": "complete",
+              "components": {"stacker": {"name": "raim", "info": {"admissible": False}}}}
+    card = build_report_card("run", rows, config=config, n_boot=20)
+    assert any("admissibility" in w for w in card.warnings)
+    assert "## Warnings" in to_markdown(card)
+    ok = build_report_card("run", rows, config={"status": "complete"}, n_boot=20)
+    assert ok.warnings == [] or list(ok.warnings) == []

@@ -80,7 +80,7 @@ def test_k_larger_than_corpus_and_empty_batch(index: EvidenceIndex) -> None:
 
 def test_search_validates_arguments(index: EvidenceIndex) -> None:
     with pytest.raises(AuditorError, match="queries"):
-        index.search("a bare string", k=3)  # type: ignore[arg-type]
+        index.search("a bare string", k=3)
     with pytest.raises(AuditorError, match="mode"):
         index.search(["q"], mode="semantic")
     with pytest.raises(AuditorError, match="k"):

@@ -42,7 +42,7 @@ def synthetic(n: int = 1200, n_clusters: int = 200, seed: int = 0
 
 
 def test_folds_are_grouped_by_cluster_and_stratified() -> None:
-    votes, labels, clusters = synthetic()
+    _votes, labels, clusters = synthetic()
     _, codes = np.unique(clusters, return_inverse=True)
     fold = make_folds(labels, codes, 5, seed=1)
     for c in np.unique(codes):
@@ -57,7 +57,7 @@ def test_cross_fit_is_out_of_fold() -> None:
     cross = cross_fit(votes, labels, clusters, seed=3)
     for k in (0, 3):
         train = cross.fold != k
-        model = LogisticRegression(C=1.0).fit(votes[train], labels[train])
+        model = LogisticRegression(C=1.0, solver="newton-cholesky").fit(votes[train], labels[train])
         expected = model.predict_proba(votes[~train])[:, 1]
         np.testing.assert_allclose(cross.proba[~train], expected, atol=1e-6)
     full = fit_stacker(votes, labels, [f"m{i}" for i in range(5)], clusters)
@@ -232,6 +232,9 @@ def test_calibrate_votes_report_and_win_verdict() -> None:
     assert report["paired"]["stacked_vs_best_cv"]["verdict"] in ("win", "clean_win")
     lo, hi = report["paired"]["stacked_vs_best_cv"]["ci"]
     assert 0 < lo < report["paired"]["stacked_vs_best_cv"]["delta_kappa"] < hi
+    paired = report["paired"]["stacked_vs_best_cv"]
+    assert paired["delta_bacc"] == pytest.approx(rung["stacked"]["bacc"] - rung["best_cv"]["bacc"])
+    assert paired["bacc_ci"][0] <= paired["delta_bacc"] <= paired["bacc_ci"][1]
     assert report["admissibility"]["admissible"]
     assert len(report["predictions"]) == n
     first = report["predictions"][0]
@@ -281,3 +284,19 @@ def test_read_calibration_data_errors_name_file_line_field(tmp_path: Path) -> No
     items = read_calibration_data(write_lines(tmp_path / "ok.jsonl",
                                               [good, {**good, "id": "b", "evidence": "s"}]))
     assert items[1].evidence == ("s",) and items[0].label == 0
+
+
+def test_every_member_abstaining_gives_nan_figures_with_warnings() -> None:
+    labels = np.array([0, 1] * 50)
+    votes = np.full((100, 3), 0.5)
+    with pytest.warns(RuntimeWarning):
+        report = calibrate_votes([str(i) for i in range(100)], votes, labels,
+                                 np.arange(100).astype(str), ["a", "b", "c"], n_boot=50).report
+    assert all(m["kappa"] is None for m in report["members"])
+    stacked = {r["name"]: r for r in report["ladder"]}["stacked"]
+    assert stacked["kappa"] in (None, 0.0)  # constant or fold-wise constant predictions
+    assert report["paired"]["stacked_vs_best_cv"]["verdict"] == "undefined"
+    assert report["stacker"]["coef"] == [0.0, 0.0, 0.0]
+    assert report["admissibility"]["mean_error_corr"] is None
+    assert not report["admissibility"]["admissible"]
+    json.dumps(report, allow_nan=False)

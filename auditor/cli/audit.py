@@ -44,7 +44,7 @@ def audit(
     from auditor.jsonl import parse_datetime, write_jsonl
     from auditor.report.claims import claim_records
     from auditor.retrieval import EvidenceIndex
-    from auditor.runner import index_component, make_components, run_audit
+    from auditor.runner import attach_cache, index_component, make_components, run_audit
     from ledger import open_ledger
 
     if fmt != "jsonl":
@@ -56,6 +56,7 @@ def audit(
                                  mode=mode)
     console = Console(stderr=True)
     with open_ledger(db) as ledger:
+        attach_cache(components.panel, ledger)
         summary = run_audit(items, components, ledger,
                             index_component=index_component(idx.manifest),
                             progress=lambda d, t: console.print(f"\r{d}/{t} answers", end=""))
@@ -94,8 +95,7 @@ def report(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Build a run's report card from the ledger (95% cluster-bootstrap intervals)."""
-    from auditor.demo import report_config
-    from auditor.report.card import build_report_card
+    from auditor.report.card import build_report_card, report_config
     from auditor.report.render import print_card, to_json, to_markdown
     from ledger import open_ledger
 

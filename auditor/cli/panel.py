@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from auditor.cli import app
-from auditor.cli._common import FormatOption
+from auditor.cli._common import DEFAULT_DB, DbOption, FormatOption
 from auditor.errors import InputError
 
 
@@ -59,22 +59,31 @@ def calibrate_command(
         "--save-stacker", help="Write the stacker fitted on all items to this JSON file.")
     ] = None,
     fmt: FormatOption = "json",
+    db: DbOption = DEFAULT_DB,
 ) -> None:
     """Calibrate a judge panel on labelled items: per-member kappa and balanced accuracy, the
     ladder (mean member, majority, Dawid-Skene, best_avg, CV-best, oracle, stacked) with
     95% paired cluster-bootstrap intervals, win/tie verdicts, the admissibility test and
     out-of-fold stacked predictions. Output: one JSON object (--format json) or a summary
-    (--format text)."""
+    (--format text). The calibration is written to the ledger as a run of kind
+    "calibration" (votes, out-of-fold verdicts, gold labels as audits)."""
     from auditor.judges.panel import load_panel
     from auditor.stacking.calibrate import calibrate, read_calibration_data
 
     if fmt.lower() not in ("json", "text"):
         raise InputError(f"unknown format {fmt!r}; use json or text", field="--format")
+    from auditor.runner import attach_cache, record_calibration
+    from ledger import open_ledger
+
     items = read_calibration_data(data)
     loaded = load_panel(panel)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RuntimeWarning)
-        result = calibrate(items, loaded, seed=seed, n_boot=bootstrap)
+    with open_ledger(db) as ledger:
+        attach_cache(loaded, ledger)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            result = calibrate(items, loaded, seed=seed, n_boot=bootstrap)
+        summary = record_calibration(ledger, items, result, loaded)
+    result.report["run_id"] = summary.run_id
     notes = sorted({str(w.message) for w in caught})
     for note in notes:
         typer.echo(f"warning: {note}", err=True)

@@ -382,10 +382,10 @@ class LLMClient:
                     return Completion(text=hit, parsed=parsed, cached=True, cache_key=key)
         body = self._body(messages, grammar, json_schema)
         _, semaphore = self._session()
-        start = time.perf_counter()
         attempts = 0
         error = "no attempt made"
         async with semaphore:
+            start = time.perf_counter()  # latency excludes the wait for a concurrency slot
             for attempt in range(self.config.max_retries + 1):
                 attempts += 1
                 try:

@@ -17,6 +17,7 @@ import numpy as np
 
 from auditor.stats.bootstrap import ratio_with_interval
 from auditor.types import UNSUPPORTED_LABELS, Label
+from ledger import RunInfo
 
 
 class ClaimRow(Protocol):
@@ -65,6 +66,7 @@ class ReportCard:
     config: Mapping[str, Any] = field(default_factory=dict)
     n_boot: int = 2000
     seed: int = 0
+    warnings: Sequence[str] = ()
 
     def figure(self, name: str) -> Figure:
         return next(f for f in self.figures if f.name == name)
@@ -75,7 +77,7 @@ class ReportCard:
                 "figures": {f.name: f.to_dict() for f in self.figures},
                 "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "level": 0.95,
                               "cluster": "answer"},
-                "config": dict(self.config)}
+                "config": dict(self.config), "warnings": list(self.warnings)}
 
 
 _FIGURES: tuple[tuple[str, str, str, str], ...] = (
@@ -134,4 +136,31 @@ def build_report_card(
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
     return ReportCard(run_id=run_id, n_answers=len(set(clusters.tolist())),
                       n_claims=len(claims), labels=ordered, figures=figures,
-                      config=dict(config or {}), n_boot=n_boot, seed=seed)
+                      config=dict(config or {}), n_boot=n_boot, seed=seed,
+                      warnings=config_warnings(config or {}))
+
+
+def report_config(run: RunInfo) -> dict[str, Any]:
+    """The configuration block of a report: as-of date, settings, versions and digests."""
+    return {"run_id": run.run_id, "kind": run.kind, "as_of": run.as_of, "status": run.status,
+            "input_digest": run.input_digest, "settings": dict(run.config),
+            "components": {role: {"name": c["name"], "version": c["version"],
+                                  "digest": c["digest"],
+                                  **({"info": c["config"].get("info", {})}
+                                     if role == "stacker" and c.get("config") else {})}
+                           for role, c in sorted(run.components.items())}}
+
+
+def config_warnings(config: Mapping[str, Any]) -> list[str]:
+    """Caveats a reader must see next to the figures."""
+    notes = []
+    stacker = config.get("components", {}).get("stacker", {})
+    info = stacker.get("info", {}) if isinstance(stacker, Mapping) else {}
+    if info.get("admissible") is False:
+        notes.append("the stacker's calibration data did not pass the admissibility test "
+                     "(DESIGN.md §4): the stacked verdicts are not shown to beat the best "
+                     "single judge on kappa; treat the labels as screening, not as evidence")
+    if config.get("status") not in (None, "complete"):
+        notes.append(f"the run is {config.get('status')}: figures cover the answers "
+                     "written so far")
+    return notes

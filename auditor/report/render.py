@@ -46,6 +46,8 @@ def print_card(card: ReportCard, console: Console | None = None) -> None:
     console = console or Console()
     for table in rich_tables(card):
         console.print(table)
+    for note in card.warnings:
+        console.print(f"[yellow]warning:[/yellow] {note}")
 
 
 def to_json(card: ReportCard) -> str:
@@ -63,6 +65,8 @@ def to_markdown(card: ReportCard) -> str:
     for label, count in card.labels.items():
         share = count / card.n_claims if card.n_claims else 0.0
         lines.append(f"| {label} | {count} | {share:.1%} |")
+    if card.warnings:
+        lines += ["", "## Warnings", ""] + [f"- {note}" for note in card.warnings]
     lines += ["", "## Figures", "", "| figure | value [95% CI] | num / den | definition |",
               "|---|---:|---:|---|"]
     for f in card.figures:

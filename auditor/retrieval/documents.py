@@ -88,12 +88,13 @@ def make_document(
     version: str | None = None,
     source: str | None = None,
     title: str | None = None,
-    published_at: datetime | None = None,
-    retrieved_at: datetime | None = None,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
+    published_at: datetime | str | None = None,
+    retrieved_at: datetime | str | None = None,
+    valid_from: datetime | str | None = None,
+    valid_to: datetime | str | None = None,
 ) -> DocumentVersion:
-    """Build a :class:`DocumentVersion` in code (digest computed, dates made UTC)."""
+    """Build a :class:`DocumentVersion` in code (digest computed; dates may be ISO strings,
+    timezone-less means UTC)."""
     if not isinstance(doc_id, str) or not doc_id:
         raise InputError("expected a non-empty string", field="id")
     if not isinstance(text, str) or not text.strip():

@@ -253,17 +253,20 @@ def ingest(
 ) -> IngestResult:
     """Add ``docs`` to the index in ``index_dir`` (created if missing) as one unit.
 
-    Unchanged documents (same text as the id's latest version) add nothing; changed
-    text for a known id adds a version labelled by its ``version`` or ``v1``, ``v2``,
-    ... and supersedes the previous one, whose ``valid_to`` becomes the new version's
-    start (``valid_from``, else ``published_at``) unless it already had one.
+    Unchanged documents (same text as the id's latest version, whatever their
+    ``version`` label) add nothing; changed text for a known id (also a return to an
+    older text) adds a version labelled by its ``version`` or ``v1``, ``v2``, ... (a
+    label the id already uses with other text is refused) and supersedes the previous
+    one, whose ``valid_to`` becomes the new version's start (``valid_from``, else
+    ``published_at``) unless it already had one.
 
     ``index_type`` (``flat``, ``hnsw``, ``ivf``): ``None`` keeps the existing
     index's type (``flat`` for a new index); another type rebuilds the dense index.
     ``on_commit`` is called with the result once the new generation is completely
     written, before it is made live; if it raises, the previous generation stays
-    live and the error propagates. A crash at any point leaves the previous
-    generation usable.
+    live and the error propagates. When nothing changed no generation is written
+    and ``on_commit`` is still called (the ledger write is idempotent). A crash at
+    any point leaves the previous generation usable.
 
     ``encoder`` replaces :func:`auditor.embedding.encode` (for precomputed MiniLM
     embeddings, e.g. in benchmarks); it must return L2-normalised vectors of the

@@ -15,6 +15,8 @@ Documented degenerate cases:
 - a member that abstains on every item (or every member doing so): its κ and
   balanced accuracy are NaN (κ) / its errors (balanced accuracy), with a
   RuntimeWarning; the stacker is still fitted (a constant column gets ~0 weight);
+- the verdicts read Δκ (DESIGN.md §4); ``delta_bacc``/``bacc_ci`` are given beside them
+  because κ leaves abstentions out while the stacker never abstains;
 - a figure undefined on some resamples: those resamples are ignored; undefined on
   all: the interval is ``[NaN, NaN]`` (JSON ``null``) with a warning.
 """
@@ -219,13 +221,23 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
     ci_cv, ci_or = _ci(d_cv), _ci(d_or)
     ci_cv_t = (np.nan if ci_cv[0] is None else ci_cv[0], np.nan if ci_cv[1] is None else ci_cv[1])
     ci_or_t = (np.nan if ci_or[0] is None else ci_or[0], np.nan if ci_or[1] is None else ci_or[1])
+    d_bacc_cv = boot.boot_bacc[:, st] - boot.boot_bacc[:, col["best_cv"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        boot_oracle_b = np.take_along_axis(
+            bb, np.nanargmax(np.where(np.isfinite(bk), bk, -np.inf), axis=1)[:, None], axis=1
+        )[:, 0]
+    d_bacc_or = boot.boot_bacc[:, st] - boot_oracle_b
     paired = {
         "stacked_vs_best_cv": {
             "delta_kappa": _num(boot.kappa[st] - boot.kappa[col["best_cv"]]),
-            "ci": ci_cv, "verdict": paired_verdict(ci_cv_t, ci_or_t)},
+            "ci": ci_cv, "verdict": paired_verdict(ci_cv_t, ci_or_t),
+            "delta_bacc": _num(boot.bacc[st] - boot.bacc[col["best_cv"]]),
+            "bacc_ci": _ci(d_bacc_cv)},
         "stacked_vs_oracle": {
             "delta_kappa": _num(boot.kappa[st] - mk[oracle_j]), "ci": ci_or,
-            "verdict": paired_verdict(ci_or_t)},
+            "verdict": paired_verdict(ci_or_t),
+            "delta_bacc": _num(boot.bacc[st] - mb[oracle_j]), "bacc_ci": _ci(d_bacc_or)},
     }
     adm: Admissibility = admissibility(mk, x, y, kappa0=kappa0, c=c, phi0=phi0)
     fallback = None if adm.admissible else members[oracle_j]
