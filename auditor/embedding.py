@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+EMBEDDING_DIM = 384
 
 
 def model_path() -> Path:
@@ -53,8 +54,7 @@ def load_encoder() -> SentenceTransformer:
 def encode(texts: list[str], batch_size: int = 64) -> NDArray[np.float32]:
     """L2-normalised float32 embeddings, one row per text."""
     if not texts:
-        return np.zeros((0, load_encoder().get_sentence_embedding_dimension() or 384),
-                        dtype=np.float32)
+        return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
     vectors = load_encoder().encode(
         texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
         show_progress_bar=False,

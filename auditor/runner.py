@@ -169,10 +169,17 @@ def _extraction_record(extraction: Extraction) -> dict[str, Any]:
 
 
 def index_component(manifest: Mapping[str, Any]) -> Component:
-    """The evidence index (and its corpus snapshot) as a versioned component."""
-    digest = content_digest(manifest)
+    """The evidence index (and its corpus snapshot) as a versioned component: the digest
+    covers the corpus digest, embedding model and index settings, so rebuilding the same
+    corpus the same way gives the same component."""
+    content = {k: v for k, v in manifest.items() if k not in _VOLATILE_MANIFEST_KEYS}
+    digest = content_digest(content)
     return Component(kind="index", name="evidence-index", version=digest[:12], digest=digest,
                      config=dict(manifest))
+
+
+_VOLATILE_MANIFEST_KEYS = frozenset({"created_at", "generation"})
+"""Manifest fields that change when the same corpus is rebuilt (not content)."""
 
 
 def make_components(

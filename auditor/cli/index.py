@@ -61,10 +61,7 @@ def ingest(
         versions = {(v.doc_id, v.version): v for v in (
             *result.unchanged, *result.superseded_versions, *result.added_versions)}
         with open_ledger(db) as ledger:
-            # frozen dataclasses vs the ledger's attribute protocols: same fields, read-only
-            new_versions: list[Any] = list(versions.values())
-            new_chunks: list[Any] = list(result.chunks)
-            ledger.record_corpus(new_versions, new_chunks)
+            ledger.record_corpus(list(versions.values()), list(result.chunks))
 
     try:
         result = ingest_documents(docs, index, index_type=index_type, on_commit=record)
