@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -93,13 +92,9 @@ def load_prompt(path: str | Path | None = None) -> tuple[str, str, str]:
 def parse_output(text: str, n_sentences: int) -> list[dict[str, Any]]:
     """Validate a model output: ``[{"sentences": [...], "text", "kind"}]``, or raise
     ``ValueError`` saying what is wrong."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the output")
-    try:
-        value = json.loads(text[start:end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"malformed JSON: {exc.msg}") from None
+    from auditor.llm.client import first_json_object
+
+    value = first_json_object(text)
     if not isinstance(value, dict) or not isinstance(value.get("claims"), list):
         raise ValueError("output lacks a 'claims' list")
     claims = []

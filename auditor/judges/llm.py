@@ -30,7 +30,6 @@ Panel config example::
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -41,7 +40,13 @@ from typing import Any
 from auditor.digest import content_digest, sha256_text
 from auditor.errors import ConfigError
 from auditor.judges.base import Judge, register_judge
-from auditor.llm.client import LLMClient, LLMConfig, Request, ResponseCache
+from auditor.llm.client import (
+    LLMClient,
+    LLMConfig,
+    Request,
+    ResponseCache,
+    first_json_object,
+)
 from auditor.types import ABSTAIN, JudgePair, Vote
 
 FRAMES = ("grounded", "claim_verification")
@@ -116,13 +121,7 @@ def load_prompt(name: str, prompt_dir: str | Path | None = None) -> Prompt:
 
 def parse_label(text: str) -> str:
     """The label of a judge reply (a JSON object with ``label``); ValueError otherwise."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the output")
-    try:
-        value = json.loads(text[start:end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"malformed JSON: {exc.msg}") from None
+    value = first_json_object(text)
     label = value.get("label") if isinstance(value, dict) else None
     if label not in LABELS:
         raise ValueError(f"label must be one of {list(LABELS)}, got {label!r}")

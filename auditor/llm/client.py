@@ -214,6 +214,20 @@ class Request:
     input_digest: str | None = None
 
 
+def first_json_object(text: str) -> Any:
+    """The JSON value spanning the first ``{`` to the last ``}`` of a model output.
+
+    Raises ``ValueError`` saying what is wrong (no object, malformed JSON).
+    """
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the output")
+    try:
+        return json.loads(text[start:end + 1])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"malformed JSON: {exc.msg}") from None
+
+
 def json_validator(required: Sequence[str] = ()) -> Validator:
     """A validator parsing a JSON object (the first ``{...}`` in the text) with ``required`` keys.
 
@@ -221,13 +235,7 @@ def json_validator(required: Sequence[str] = ()) -> Validator:
     """
 
     def validate(text: str) -> Any:
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end <= start:
-            raise ValueError("no JSON object in the output")
-        try:
-            value = json.loads(text[start:end + 1])
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"malformed JSON: {exc.msg}") from None
+        value = first_json_object(text)
         if not isinstance(value, dict):
             raise ValueError("output is not a JSON object")
         missing = [k for k in required if k not in value]
