@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from auditor.digest import content_digest
-from auditor.errors import ConfigError
+from auditor.registry import Registry
 from auditor.types import ABSTAIN, Component, JudgePair, Vote
 
 
@@ -82,39 +82,21 @@ class LocalJudge(Judge):
 
 
 JudgeFactory = Callable[..., Judge]
-_REGISTRY: dict[str, JudgeFactory] = {}
 
 
 def register_judge(name: str) -> Callable[[JudgeFactory], JudgeFactory]:
     """Decorator registering a judge factory (a class or function) under ``name``."""
-
-    def decorator(factory: JudgeFactory) -> JudgeFactory:
-        if name in _REGISTRY and _REGISTRY[name] is not factory:
-            raise ValueError(f"judge {name!r} is already registered")
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorator
+    return _JUDGES.register(name)
 
 
 def registered_judges() -> list[str]:
     """Names of every registered judge."""
-    _load_builtin_judges()
-    return sorted(_REGISTRY)
+    return _JUDGES.names()
 
 
 def build_judge(name: str, params: Mapping[str, Any] | None = None) -> Judge:
     """Create a judge by registered name with keyword parameters."""
-    _load_builtin_judges()
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise ConfigError(f"unknown judge {name!r}; registered judges: {known}") from None
-    try:
-        return factory(**dict(params or {}))
-    except TypeError as exc:
-        raise ConfigError(f"judge {name!r}: bad parameters: {exc}") from None
+    return _JUDGES.build(name, params)
 
 
 def _load_builtin_judges() -> None:
@@ -122,3 +104,6 @@ def _load_builtin_judges() -> None:
     import auditor.judges.lexical_bm25
     import auditor.judges.llm
     import auditor.judges.local  # noqa: F401  (registers the built-in judges)
+
+
+_JUDGES: Registry[Judge] = Registry("judge", _load_builtin_judges)
