@@ -8,9 +8,12 @@ from pathlib import Path
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from ledger.errors import LedgerError
+
+_LOCK_KEY = 0x6C6564676572  # "ledger": the advisory lock of schema creation/upgrade
 
 
 def migrations_dir() -> Path:
@@ -43,7 +46,13 @@ def current_revision(connection: Connection) -> str | None:
 
 
 def ensure_schema(connection: Connection, *, location: str) -> None:
-    """Upgrade the database to head; refuse (writing nothing) if it is newer than the code."""
+    """Upgrade the database to head; refuse (writing nothing) if it is newer than the code.
+
+    On PostgreSQL a transaction-scoped advisory lock serialises processes that open the
+    same fresh database at once (only one creates the schema; the others then see it).
+    """
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
     current = current_revision(connection)
     head = head_revision()
     if current == head:

@@ -28,6 +28,8 @@ from ledger.records import (
     ComponentLike,
     DocumentVersionLike,
     RunInfo,
+    VerdictRecord,
+    VoteRecord,
 )
 from ledger.schema import ensure_schema
 from ledger.url import normalise_url
@@ -229,6 +231,12 @@ class Ledger:
             raise LedgerError(f"run {run_id[:12]} has no {role} component")
         return str(digest)
 
+    def _run_component_or_none(self, conn: Connection, run_id: str, role: str) -> str | None:
+        table = _table(m.RunComponentRow)
+        digest = conn.execute(select(table.c.digest).where(table.c.run_id == run_id,
+                                                           table.c.role == role)).scalar()
+        return None if digest is None else str(digest)
+
     def finish_run(self, run_id: str) -> RunInfo:
         """Mark a run complete (once every answer is written)."""
         table = _table(m.RunRow)
@@ -282,19 +290,34 @@ class Ledger:
                        .scalars())
         return [self.get_run(run_id) for run_id in ids]
 
-    def claim_results(self, run_id: str) -> list[ClaimResult]:
-        """Every claim of a run with its verdict and evidence counts, in answer order."""
+    def claim_results(self, run_id: str, *, panel_digest: str | None = None,
+                      stacker_digest: str | None = None) -> list[ClaimResult]:
+        """Every claim of a run with its verdict and evidence counts, in answer order.
+
+        The verdict is the one of the run's own panel and stacker unless
+        ``panel_digest``/``stacker_digest`` pick a bridged version (see
+        :meth:`record_bridge`); a claim with no verdict of that version has label None.
+        """
         claims, verdicts, retr = (_table(m.ClaimRow), _table(m.VerdictRow),
                                   _table(m.RetrievalRow))
         answers, versions = _table(m.AnswerRow), _table(m.DocumentVersionRow)
         with self.engine.connect() as conn:
+            if panel_digest is None:
+                panel_digest = self._run_component_or_none(conn, run_id, "panel")
+            if stacker_digest is None:
+                stacker_digest = self._run_component_or_none(conn, run_id, "stacker")
+            verdict_on = ((verdicts.c.run_id == claims.c.run_id)
+                          & (verdicts.c.claim_id == claims.c.claim_id))
+            if panel_digest is not None:
+                verdict_on = verdict_on & (verdicts.c.panel_digest == panel_digest)
+            if stacker_digest is not None:
+                verdict_on = verdict_on & (verdicts.c.stacker_digest == stacker_digest)
             rows = conn.execute(
                 select(claims, verdicts.c.label, verdicts.c.p_hallucinated, verdicts.c.reason,
                        verdicts.c.error_spans, answers.c.seq.label("answer_seq"))
                 .join(answers, (answers.c.run_id == claims.c.run_id)
                       & (answers.c.answer_id == claims.c.answer_id))
-                .outerjoin(verdicts, (verdicts.c.run_id == claims.c.run_id)
-                           & (verdicts.c.claim_id == claims.c.claim_id))
+                .outerjoin(verdicts, verdict_on)
                 .where(claims.c.run_id == run_id)
                 .order_by(answers.c.seq, claims.c.seq)).mappings().all()
             evidence = conn.execute(
@@ -330,6 +353,31 @@ class Ledger:
                        retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
                        chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version,
                        versions.c.source, versions.c.published_at)
+                .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
+                .join(versions, (versions.c.digest == retr.c.version_digest)
+                      & (versions.c.doc_id == retr.c.doc_id))
+                .where(retr.c.run_id == run_id)
+                .order_by(retr.c.claim_id, retr.c.rank)).mappings().all()
+        out: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            item = dict(r)
+            item["published_at"] = _utc(item["published_at"])
+            out.setdefault(r["claim_id"], []).append(item)
+        return out
+
+    def evidence_rows(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Everything needed to replay a run's evidence per claim, in rank order: chunk
+        (id, offsets, text), document version (id, label, digest, text, source,
+        publication date), stored relevance score and the superseded/inline flags."""
+        retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
+                                  _table(m.DocumentVersionRow))
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
+                       retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
+                       chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version,
+                       versions.c.text.label("doc_text"), versions.c.source,
+                       versions.c.published_at)
                 .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
                 .join(versions, (versions.c.digest == retr.c.version_digest)
                       & (versions.c.doc_id == retr.c.doc_id))
@@ -435,6 +483,155 @@ class Ledger:
                     "verdicts": [dict(v) for v in verdict_rows],
                     "audits": [dict(a) for a in audit_rows]})
         return trail
+
+    # ------------------------------------------------------------------ bridging, audits
+    def run_answers(self, run_id: str) -> list[dict[str, Any]]:
+        """The answers of a run (id, question, answer text, as-of date), in input order."""
+        table = _table(m.AnswerRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(table.c.answer_id, table.c.question, table.c.answer, table.c.as_of,
+                       table.c.seq).where(table.c.run_id == run_id)
+                .order_by(table.c.seq)).mappings().all()
+        return [{**dict(r), "as_of": _utc(r["as_of"])} for r in rows]
+
+    def record_votes(self, run_id: str, votes: Sequence[VoteRecord], *,
+                     components: Iterable[ComponentLike] = ()) -> int:
+        """Append judge votes in one transaction (batched multi-row INSERTs); a vote
+        already stored for the same run, claim and judge version is kept, not replaced.
+        ``components``: judge versions to record first. Returns how many rows were new."""
+        with self._tx() as conn:
+            self._record_components(conn, components)
+            return self._insert_votes(conn, run_id, votes)
+
+    def _insert_votes(self, conn: Connection, run_id: str, votes: Sequence[VoteRecord]) -> int:
+        table = _table(m.JudgeVoteRow)
+        before = conn.execute(select(func.count()).select_from(table)
+                              .where(table.c.run_id == run_id)).scalar_one()
+        now = _now()
+        self._insert_ignore(conn, m.JudgeVoteRow, [{
+            "run_id": run_id, "claim_id": v.claim_id, "judge_digest": v.judge_digest,
+            "judge_name": v.judge_name, "value": v.value, "raw": v.raw,
+            "scores": _plain(dict(v.scores)), "latency_s": v.latency_s, "error": v.error,
+            "created_at": now} for v in votes])
+        after = conn.execute(select(func.count()).select_from(table)
+                             .where(table.c.run_id == run_id)).scalar_one()
+        return int(after) - int(before)
+
+    def record_bridge(self, run_id: str, *, panel: ComponentLike, stacker: ComponentLike,
+                      judges: Sequence[ComponentLike], votes: Sequence[VoteRecord],
+                      verdicts: Sequence[VerdictRecord]) -> tuple[int, int]:
+        """Store a re-judging of a run's claims by another panel/stacker version beside the
+        old verdicts, in one transaction: the components, the new judges' votes and the
+        verdicts keyed by the new panel and stacker digests. Nothing is overwritten; rows
+        already there are kept. Returns ``(new votes, new verdicts)``."""
+        self.get_run(run_id)
+        table = _table(m.VerdictRow)
+        with self._tx() as conn:
+            self._record_components(conn, [panel, stacker, *judges])
+            n_votes = self._insert_votes(conn, run_id, votes)
+            where = ((table.c.run_id == run_id) & (table.c.panel_digest == panel.digest)
+                     & (table.c.stacker_digest == stacker.digest))
+            before = conn.execute(select(func.count()).select_from(table).where(where)
+                                  ).scalar_one()
+            now = _now()
+            self._insert_ignore(conn, m.VerdictRow, [{
+                "run_id": run_id, "claim_id": v.claim_id, "panel_digest": panel.digest,
+                "stacker_digest": stacker.digest, "label": v.label,
+                "p_hallucinated": v.p_hallucinated, "reason": v.reason,
+                "error_spans": [list(s) for s in v.error_spans], "created_at": now}
+                for v in verdicts])
+            after = conn.execute(select(func.count()).select_from(table).where(where)
+                                 ).scalar_one()
+        return n_votes, int(after) - int(before)
+
+    def verdict_versions(self, run_id: str) -> list[dict[str, Any]]:
+        """The panel/stacker versions with verdicts in a run (the run's own first, then
+        bridged ones by first write), with their claim counts."""
+        table, comps = _table(m.VerdictRow), _table(m.ComponentRow)
+        with self.engine.connect() as conn:
+            own = (self._run_component_or_none(conn, run_id, "panel"),
+                   self._run_component_or_none(conn, run_id, "stacker"))
+            rows = conn.execute(
+                select(table.c.panel_digest, table.c.stacker_digest,
+                       func.count().label("n_claims"),
+                       func.min(table.c.created_at).label("created_at"))
+                .where(table.c.run_id == run_id)
+                .group_by(table.c.panel_digest, table.c.stacker_digest)).mappings().all()
+            names = {r["digest"]: r for r in conn.execute(
+                select(comps.c.digest, comps.c.name, comps.c.config)
+                .where(comps.c.kind == "panel")).mappings()}
+        out = []
+        for r in rows:
+            panel = names.get(r["panel_digest"])
+            out.append({"panel_digest": r["panel_digest"], "stacker_digest": r["stacker_digest"],
+                        "n_claims": int(r["n_claims"]), "created_at": _utc(r["created_at"]),
+                        "panel_name": panel["name"] if panel else None,
+                        "members": (panel["config"] or {}).get("members") if panel else None,
+                        "own": (r["panel_digest"], r["stacker_digest"]) == own})
+        out.sort(key=lambda v: (not v["own"], v["created_at"] or datetime.min.replace(tzinfo=UTC)))
+        return out
+
+    def vote_statistics(self, run_id: str) -> list[dict[str, Any]]:
+        """Per judge version in a run: votes, how many were 0 (supported), 1
+        (hallucinated) or 0.5 (abstentions), errors and mean latency (one SQL query)."""
+        v = _table(m.JudgeVoteRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(v.c.judge_name, v.c.judge_digest, func.count().label("n"),
+                       func.sum(case((v.c.value == 0.0, 1), else_=0)).label("n_supported"),
+                       func.sum(case((v.c.value == 1.0, 1), else_=0)).label("n_hallucinated"),
+                       func.sum(case((v.c.value == 0.5, 1), else_=0)).label("n_abstain"),
+                       func.sum(case((v.c.error.is_not(None), 1), else_=0)).label("n_error"),
+                       func.avg(v.c.latency_s).label("mean_latency_s"))
+                .where(v.c.run_id == run_id)
+                .group_by(v.c.judge_name, v.c.judge_digest)
+                .order_by(v.c.judge_name, v.c.judge_digest)).mappings().all()
+        counts = ("n", "n_supported", "n_hallucinated", "n_abstain", "n_error")
+        return [{"judge_name": r["judge_name"], "judge_digest": r["judge_digest"],
+                 **{k: int(r[k] or 0) for k in counts},
+                 "mean_latency_s": float(r["mean_latency_s"] or 0.0)} for r in rows]
+
+    def judged_claims(self, run_id: str) -> int:
+        """How many claims of a run have at least one judge vote."""
+        v = _table(m.JudgeVoteRow)
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count(func.distinct(v.c.claim_id)))
+                                    .where(v.c.run_id == run_id)).scalar_one())
+
+    def answer_label_counts(self, run_id: str) -> list[tuple[str, str | None, int]]:
+        """``(answer_id, label, claims)`` of a run under its own panel and stacker (label
+        None for claims without such a verdict): one grouped query, for run histories."""
+        claims, verdicts = _table(m.ClaimRow), _table(m.VerdictRow)
+        with self.engine.connect() as conn:
+            panel = self._run_component_or_none(conn, run_id, "panel")
+            stacker = self._run_component_or_none(conn, run_id, "stacker")
+            on = ((verdicts.c.run_id == claims.c.run_id)
+                  & (verdicts.c.claim_id == claims.c.claim_id))
+            if panel is not None:
+                on = on & (verdicts.c.panel_digest == panel)
+            if stacker is not None:
+                on = on & (verdicts.c.stacker_digest == stacker)
+            rows = conn.execute(
+                select(claims.c.answer_id, verdicts.c.label, func.count().label("n"))
+                .outerjoin(verdicts, on).where(claims.c.run_id == run_id)
+                .group_by(claims.c.answer_id, verdicts.c.label)).all()
+        return [(str(a), None if label is None else str(label), int(n)) for a, label, n in rows]
+
+    def human_audits(self, run_id: str) -> list[dict[str, Any]]:
+        """Every human audit of a run's claims, oldest first."""
+        table = _table(m.HumanAuditRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(table).where(table.c.run_id == run_id)
+                                .order_by(table.c.created_at, table.c.id)).mappings().all()
+        return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
+
+    def claim_ids(self, run_id: str) -> set[str]:
+        """The ids of a run's claims."""
+        table = _table(m.ClaimRow)
+        with self.engine.connect() as conn:
+            return set(conn.execute(select(table.c.claim_id).where(table.c.run_id == run_id))
+                       .scalars())
 
     def response_cache(self) -> LedgerResponseCache:
         """The LLM response cache kept in this ledger (``get``/``put`` by key)."""

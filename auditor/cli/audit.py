@@ -88,27 +88,58 @@ def runs(db: DbOption = DEFAULT_DB) -> None:
 def report(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     db: DbOption = DEFAULT_DB,
-    fmt: Annotated[str, typer.Option("--format", help="md, json or table.")] = "table",
+    fmt: Annotated[str, typer.Option("--format", help="table, md, json or html.")] = "table",
     out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")
                    ] = None,
+    compare: Annotated[str | None, typer.Option(
+        "--compare", help="Another run (id or prefix): paired differences (this run = A, "
+                          "the other = B) on the shared claims, with intervals and a verdict."
+    )] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
-    """Build a run's report card from the ledger (95% cluster-bootstrap intervals)."""
+    """Build a run's report card from the ledger (95% cluster-bootstrap intervals).
+
+    md, json and html add per-judge vote statistics, agreement with human audits,
+    support precision of every audit run over time and, with --compare, paired
+    differences; html is one self-contained file with plots.
+    """
     from auditor.report.card import build_report_card, report_config
-    from auditor.report.render import print_card, to_json, to_markdown
+    from auditor.report.full import build_full_report, full_to_json, full_to_markdown
+    from auditor.report.render import comparison_tables, print_card
     from ledger import open_ledger
 
-    if fmt not in ("md", "json", "table"):
-        raise InputError(f"unsupported format {fmt!r} (md, json, table)", field="--format")
+    if fmt not in ("md", "json", "table", "html"):
+        raise InputError(f"unsupported format {fmt!r} (md, json, table, html)",
+                         field="--format")
+    if bootstrap < 1:
+        raise InputError(f"must be >= 1, got {bootstrap}", field="--bootstrap")
     with open_ledger(db, create=False) as ledger:
-        info = ledger.get_run(ledger.find_run(run))
-        card = build_report_card(info.run_id, ledger.claim_results(info.run_id),
-                                 config=report_config(info), n_boot=bootstrap, seed=seed)
+        run_id = ledger.find_run(run)
+        other = ledger.find_run(compare) if compare is not None else None
+        if fmt == "table":
+            info = ledger.get_run(run_id)
+            card = build_report_card(info.run_id, ledger.claim_results(info.run_id),
+                                     config=report_config(info), n_boot=bootstrap, seed=seed)
+            full = (build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
+                                      seed=seed, history=False) if other else None)
+        else:
+            full = build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
+                                     seed=seed, history=fmt == "html")
     if fmt == "table":
-        print_card(card, Console(file=out.open("w", encoding="utf-8")) if out else None)
+        console = Console(file=out.open("w", encoding="utf-8")) if out else None
+        print_card(card, console)
+        if full is not None and full.comparison is not None:
+            for table in comparison_tables(full.comparison):
+                (console or Console()).print(table)
         return
-    text = to_json(card) if fmt == "json" else to_markdown(card)
+    assert full is not None
+    if fmt == "html":
+        from auditor.report.html import to_html
+
+        text = to_html(full)
+    else:
+        text = full_to_json(full) if fmt == "json" else full_to_markdown(full)
     if out:
         out.write_text(text, encoding="utf-8")
     else:

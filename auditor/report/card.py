@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from auditor.stats.bootstrap import ratio_with_interval
+from auditor.report.resample import cluster_codes, draw_counts, ratio_interval
 from auditor.types import UNSUPPORTED_LABELS, Label
 from ledger import RunInfo
 
@@ -97,16 +97,18 @@ _FIGURES: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-def build_report_card(
-    run_id: str, claims: Sequence[ClaimRow], *, config: Mapping[str, Any] | None = None,
-    n_boot: int = 2000, seed: int = 0,
-) -> ReportCard:
-    """Compute the report card of a run from its claim rows."""
-    if n_boot < 1:
-        raise ValueError(f"n_boot: must be >= 1, got {n_boot}")
-    labels = [c.label or "unlabelled" for c in claims]
+DIRECTION: Mapping[str, int] = {
+    "support_precision": 1, "decidable_rate": 1, "unknown_rate": -1, "contradicted_rate": -1,
+    "stale_rate": -1, "citation_coverage": 1, "dated_evidence_share": 1,
+    "undisclosed_update_share": -1, "not_factual_share": 0,
+}
+"""Which direction is better for each figure: +1 higher, -1 lower, 0 neither."""
+
+
+def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
+    """Boolean indicator per claim for every numerator and denominator of the figures."""
     factual = np.array([c.factual for c in claims], dtype=bool)
-    lab = np.array(labels, dtype=object)
+    lab = np.array([c.label or "unlabelled" for c in claims], dtype=object)
     has_ev = np.array([c.n_evidence > 0 for c in claims], dtype=bool) & factual
     indicators = {
         "all": np.ones(len(claims), dtype=bool),
@@ -123,18 +125,42 @@ def build_report_card(
     }
     unsupported = np.isin(lab, [label.value for label in UNSUPPORTED_LABELS])
     indicators["decidable"] = indicators["supported"] | unsupported
+    return indicators
+
+
+def figure_specs() -> tuple[tuple[str, str, str, str], ...]:
+    """``(name, numerator, denominator, description)`` of every report-card figure."""
+    return _FIGURES
+
+
+def build_report_card(
+    run_id: str, claims: Sequence[ClaimRow], *, config: Mapping[str, Any] | None = None,
+    n_boot: int = 2000, seed: int = 0,
+) -> ReportCard:
+    """Compute the report card of a run from its claim rows.
+
+    Intervals: 95% cluster bootstrap (clusters = answers); every figure is read off the
+    same resamples (``np.random.default_rng(seed)``), computed on per-answer sums (one
+    matrix product per figure).
+    """
+    if n_boot < 1:
+        raise ValueError(f"n_boot: must be >= 1, got {n_boot}")
+    labels = [c.label or "unlabelled" for c in claims]
+    indicators = claim_indicators(claims)
     clusters = np.array([c.answer_id for c in claims], dtype=object)
+    codes, n_clusters = cluster_codes(clusters)
     figures = []
-    for i, (name, num, den, description) in enumerate(_FIGURES):
-        rng = np.random.default_rng([seed, i])
-        value, ci = ratio_with_interval(indicators[num] & indicators[den], indicators[den],
-                                        clusters.astype(str), n_boot=n_boot, rng=rng)
+    rng = np.random.default_rng(seed)
+    draws = draw_counts(n_clusters, n_boot, rng)  # every figure on the same resamples
+    for name, num, den, description in _FIGURES:
+        value, ci = ratio_interval(indicators[num] & indicators[den], indicators[den], codes,
+                                   n_clusters, n_boot=n_boot, rng=rng, counts=draws)
         figures.append(Figure(name, value, ci, float(np.sum(indicators[num] & indicators[den])),
                               float(np.sum(indicators[den])), description))
     counts = Counter(labels)
     ordered = {label.value: counts.get(label.value, 0) for label in Label}
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
-    return ReportCard(run_id=run_id, n_answers=len(set(clusters.tolist())),
+    return ReportCard(run_id=run_id, n_answers=n_clusters,
                       n_claims=len(claims), labels=ordered, figures=figures,
                       config=dict(config or {}), n_boot=n_boot, seed=seed,
                       warnings=config_warnings(config or {}))

@@ -80,3 +80,29 @@ def to_markdown(card: ReportCard) -> str:
 
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
+
+
+def comparison_tables(comparison: Any) -> list[Table]:
+    """A :class:`auditor.report.compare.Comparison` as two rich tables: paired differences
+    with their verdicts, and label transitions."""
+    c = comparison
+    figures = Table(title=f"Run B {c.run_b[:12]} - run A {c.run_a[:12]} on {c.n_shared_claims} "
+                          f"shared claims, {c.n_shared_answers} answers (95% paired CI, "
+                          f"B={c.n_boot})")
+    for column in ("figure", "A", "B", "B - A [95% CI]", "better", "verdict"):
+        figures.add_column(column, justify="right" if column in ("A", "B") else "left")
+
+    def num(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.3f}"
+
+    for f in c.figures:
+        delta = num(f.delta) + (f" [{f.ci[0]:.3f}, {f.ci[1]:.3f}]" if f.ci else "")
+        figures.add_row(f.name, num(f.value_a), num(f.value_b), delta, f.better, f.verdict)
+    columns = sorted({b for row in c.transitions.values() for b in row})
+    transitions = Table(title="Label in A (rows) -> label in B (columns)")
+    transitions.add_column("A \\ B")
+    for col in columns:
+        transitions.add_column(col, justify="right")
+    for a, row in c.transitions.items():
+        transitions.add_row(a, *[str(row.get(b, 0)) for b in columns])
+    return [figures, transitions]
