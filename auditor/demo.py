@@ -9,8 +9,8 @@ from importlib import resources
 from pathlib import Path
 
 from auditor.answers import load_answers
-from auditor.report.card import ReportCard, build_report_card, report_config
-from auditor.report.render import to_json, to_markdown
+from auditor.report.card import ReportCard
+from auditor.report.full import build_full_report, full_to_json, full_to_markdown
 from auditor.retrieval import EvidenceIndex, IngestResult, ingest, load_documents
 from auditor.runner import RunSummary, index_component, make_components, run_audit
 from ledger import Ledger
@@ -54,10 +54,9 @@ def run_demo(
     summary = run_audit(answers, components, ledger,
                         index_component=index_component(index.manifest), progress=progress)
     say("building the report card from the ledger")
-    run = ledger.get_run(summary.run_id)
-    card = build_report_card(run.run_id, ledger.claim_results(run.run_id),
-                             config=report_config(run), n_boot=n_boot)
+    report = build_full_report(ledger, summary.run_id, n_boot=n_boot)
     json_path, md_path = workdir / "report.json", workdir / "report.md"
-    json_path.write_text(to_json(card), encoding="utf-8")
-    md_path.write_text(to_markdown(card), encoding="utf-8")
+    json_path.write_text(full_to_json(report), encoding="utf-8")
+    md_path.write_text(full_to_markdown(report), encoding="utf-8")
+    card = report.card
     return DemoResult(summary, card, json_path, md_path, result)

@@ -32,7 +32,14 @@ def test_demo_prints_and_writes_a_report_card(demo_run: tuple[Path, Path, str]) 
     card = json.loads((workdir / "report.json").read_text())
     assert card["n_answers"] == 10
     assert set(card["figures"]) >= {"support_precision", "decidable_rate", "citation_coverage"}
-    assert "| support_precision |" in (workdir / "report.md").read_text()
+    markdown = (workdir / "report.md").read_text()
+    assert "| support_precision |" in markdown
+    # flagged claims come with the answer characters their error spans mark
+    assert "## Flagged claims" in markdown
+    flagged = card["flagged"]
+    assert flagged and all(f["label"] in {"contradicted", "not_supported", "stale"}
+                           for f in flagged)
+    assert all(f["error_text"] and all(f["error_text"]) for f in flagged)
 
 
 def test_every_label_occurs(demo_run: tuple[Path, Path, str]) -> None:

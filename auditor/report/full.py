@@ -27,7 +27,8 @@ from auditor.report.card import ReportCard, build_report_card, report_config
 from auditor.report.compare import Comparison, compare_runs
 from auditor.report.render import to_markdown
 from auditor.report.resample import cluster_codes, ratio_interval
-from ledger import Ledger
+from auditor.types import UNSUPPORTED_LABELS
+from ledger import ClaimResult, Ledger
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class FullReport:
     verdict_versions: Sequence[Mapping[str, Any]] = ()
     comparison: Comparison | None = None
     notes: Sequence[str] = field(default_factory=list)
+    flagged: Sequence[Mapping[str, Any]] = ()
+    """Contradicted, not-supported and stale claims with the answer text they flag."""
 
     def to_dict(self) -> dict[str, Any]:
         data = self.card.to_dict()
@@ -56,7 +59,29 @@ class FullReport:
         if self.comparison is not None:
             data["comparison"] = self.comparison.to_dict()
         data["notes"] = list(self.notes)
+        data["flagged"] = [dict(f) for f in self.flagged]
         return data
+
+
+def flagged_claims(claims: Sequence[ClaimResult], answers: Sequence[Mapping[str, Any]]
+                   ) -> list[dict[str, Any]]:
+    """Every claim labelled contradicted, not_supported or stale, in answer order, with
+    the characters of the answer its error spans mark (the claim's span when none)."""
+    texts = {a["answer_id"]: a["answer"] for a in answers}
+    flagged = []
+    for c in claims:
+        if c.label not in _FLAGGED:
+            continue
+        text = texts.get(c.answer_id, "")
+        spans = c.error_spans or c.spans
+        flagged.append({"answer_id": c.answer_id, "claim_id": c.claim_id, "label": c.label,
+                        "claim": c.text, "p_hallucinated": c.p_hallucinated,
+                        "reason": c.reason, "error_spans": [list(s) for s in spans],
+                        "error_text": [text[a:b] for a, b in spans]})
+    return flagged
+
+
+_FLAGGED = frozenset(label.value for label in UNSUPPORTED_LABELS)
 
 
 def judge_statistics(rows: Sequence[Mapping[str, Any]], n_judged: int
@@ -122,7 +147,8 @@ def build_full_report(ledger: Ledger, run_id: str, *, compare_to: str | None = N
         human=human_agreement(claims, audits, n_boot=n_boot, seed=seed),
         reliability=reliability(claims, audits),
         history=support_history(ledger, n_boot=n_boot, seed=seed) if history else [],
-        verdict_versions=ledger.verdict_versions(run_id), comparison=comparison, notes=notes)
+        verdict_versions=ledger.verdict_versions(run_id), comparison=comparison, notes=notes,
+        flagged=flagged_claims(claims, ledger.run_answers(run_id)))
 
 
 def _ci(ci: Sequence[float] | None) -> str:
@@ -201,11 +227,25 @@ def full_to_markdown(report: FullReport) -> str:
                          f"`{v['stacker_digest'][:12]}` | {v['n_claims']} | "
                          f"{'yes' if v['own'] else 'bridged'} |")
         lines.append("")
+    if report.flagged:
+        lines += ["## Flagged claims", "",
+                  "| answer | label | p | claim | error text | reason |",
+                  "|---|---|---:|---|---|---|"]
+        for f in report.flagged:
+            marked = " / ".join(f"**{t}**" for t in f["error_text"])
+            lines.append(f"| {f['answer_id']} | {f['label']} | {_num(f['p_hallucinated'])} | "
+                         f"{_md_cell(f['claim'])} | {_md_cell(marked)} | "
+                         f"{_md_cell(f['reason'] or '')} |")
+        lines.append("")
     if report.comparison is not None:
         lines += [*comparison_markdown(report.comparison), ""]
     if report.notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
     return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def full_to_json(report: FullReport) -> str:

@@ -199,6 +199,14 @@ def to_html(report: FullReport) -> str:
                        for k, (v, ci) in report.label_shares.items()], [False, True, True]))
     if report.label_shares:
         out.append(label_plot(report.label_shares))
+    if report.flagged:
+        out.append("<h2>Flagged claims</h2>")
+        out.append(_table(["answer", "label", "p", "claim", "error text", "reason"],
+                          [[escape(f["answer_id"]), escape(f["label"]),
+                            _fmt(f["p_hallucinated"], None), escape(f["claim"]),
+                            " / ".join(f"<mark>{escape(t)}</mark>" for t in f["error_text"]),
+                            escape(f["reason"] or "")] for f in report.flagged],
+                          [False, False, True, False, False, False]))
     out.append("<h2>Support precision over time</h2>")
     if report.history:
         out.append(history_plot(report.history, card.run_id))
