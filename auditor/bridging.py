@@ -65,7 +65,7 @@ def stored_evidence(ledger: Ledger, run_id: str) -> StoredRun:
     answers = {a["answer_id"]: Answer(id=a["answer_id"], question=a["question"] or "",
                                       answer=a["answer"], as_of=a["as_of"])
                for a in ledger.run_answers(run_id)}
-    rows = ledger.evidence_rows(run_id)
+    rows = ledger.claim_evidence(run_id, with_document_text=True)
     claims, evidence = [], []
     for c in ledger.claim_results(run_id):
         claims.append(Claim(id=c.claim_id, answer_id=c.answer_id, text=c.text,

@@ -343,41 +343,24 @@ class Ledger:
                 n_dated_evidence=int(e.get("n_dated") or 0)))
         return out
 
-    def claim_evidence(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
-        """Evidence rows per claim of a run, in rank order, with version metadata."""
+    def claim_evidence(self, run_id: str, *, with_document_text: bool = False
+                       ) -> dict[str, list[dict[str, Any]]]:
+        """Evidence per claim of a run, in rank order: chunk (id, offsets, text), document
+        version (id, label, digest, source, publication date), stored relevance score and
+        the superseded/inline flags; with ``with_document_text`` also the version's whole
+        text (``doc_text``), enough to replay the run's evidence."""
         retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
                                   _table(m.DocumentVersionRow))
+        columns: list[Any] = [
+            retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
+            retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
+            chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version, versions.c.source,
+            versions.c.published_at]
+        if with_document_text:
+            columns.append(versions.c.text.label("doc_text"))
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
-                       retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
-                       chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version,
-                       versions.c.source, versions.c.published_at)
-                .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
-                .join(versions, (versions.c.digest == retr.c.version_digest)
-                      & (versions.c.doc_id == retr.c.doc_id))
-                .where(retr.c.run_id == run_id)
-                .order_by(retr.c.claim_id, retr.c.rank)).mappings().all()
-        out: dict[str, list[dict[str, Any]]] = {}
-        for r in rows:
-            item = dict(r)
-            item["published_at"] = _utc(item["published_at"])
-            out.setdefault(r["claim_id"], []).append(item)
-        return out
-
-    def evidence_rows(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
-        """Everything needed to replay a run's evidence per claim, in rank order: chunk
-        (id, offsets, text), document version (id, label, digest, text, source,
-        publication date), stored relevance score and the superseded/inline flags."""
-        retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
-                                  _table(m.DocumentVersionRow))
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
-                       retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
-                       chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version,
-                       versions.c.text.label("doc_text"), versions.c.source,
-                       versions.c.published_at)
+                select(*columns)
                 .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
                 .join(versions, (versions.c.digest == retr.c.version_digest)
                       & (versions.c.doc_id == retr.c.doc_id))

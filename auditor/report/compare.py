@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from auditor.report.card import DIRECTION, claim_indicators, figure_specs
+from auditor.report.card import DIRECTION, ClaimRow, claim_indicators, figure_specs
 from auditor.report.resample import (
     boot_ratio,
     cluster_codes,
@@ -30,23 +30,11 @@ from auditor.report.resample import (
 )
 
 
-class ComparedClaim(Protocol):
+class ComparedClaim(ClaimRow, Protocol):
     """The fields of a ledger claim result a comparison reads."""
 
     @property
     def claim_id(self) -> str: ...
-    @property
-    def answer_id(self) -> str: ...
-    @property
-    def factual(self) -> bool: ...
-    @property
-    def label(self) -> str | None: ...
-    @property
-    def n_evidence(self) -> int: ...
-    @property
-    def n_inline_evidence(self) -> int: ...
-    @property
-    def n_dated_evidence(self) -> int: ...
 
 
 @dataclass(frozen=True)
