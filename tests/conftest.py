@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -57,3 +57,21 @@ def sqlite_url(tmp_path: Path) -> str:
 def _default_ledger_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands run without --db write to a temporary ledger, never into the checkout."""
     monkeypatch.setenv("AUDITOR_DB", str(tmp_path / "default-ledger.db"))
+
+
+RunCli = Callable[[list[str]], tuple[int, str, str]]
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
+    """Run ``auditor ARGV`` through its real entry point: (exit code, stdout, stderr)."""
+    from auditor.cli import main
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        out = capsys.readouterr()
+        code = exc.value.code if isinstance(exc.value.code, int) else 1
+        return code, out.out, out.err
+
+    return run

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import RunCli
 
-from auditor.cli import main
 from auditor.stacking.model import load_stacker
 
 PANEL = """
@@ -28,14 +28,6 @@ name = "numeric_consistency"
 PEOPLE = ["Marie Curie", "Alan Turing", "Ada Lovelace", "Niels Bohr", "Lise Meitner",
           "Emmy Noether", "Paul Dirac", "Rosalind Franklin"]
 CITIES = ["Paris", "London", "Vienna", "Copenhagen", "Berlin", "Zurich", "Cambridge", "Rome"]
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    out = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 1
-    return code, out.out, out.err
 
 
 def _data(path: Path, n: int = 80, seed: int = 0) -> Path:
@@ -61,14 +53,14 @@ def _data(path: Path, n: int = 80, seed: int = 0) -> Path:
 
 
 def test_calibrate_json_has_the_issue_shape(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+                                            run_cli: RunCli) -> None:
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
     data = _data(tmp_path / "data.jsonl")
     saved = tmp_path / "stacker.json"
-    code, out, _ = _run(["calibrate", str(data), "--panel", str(panel), "--seed", "3",
+    code, out, _ = run_cli(["calibrate", str(data), "--panel", str(panel), "--seed", "3",
                          "--bootstrap", "200", "--save-stacker", str(saved),
-                         "--format", "json"], capsys)
+                         "--format", "json"])
     assert code == 0
     report = json.loads(out)
     assert {"members", "ladder", "paired", "admissibility", "predictions"} <= set(report)
@@ -97,43 +89,43 @@ def test_calibrate_json_has_the_issue_shape(tmp_path: Path,
 
 
 def test_calibrate_is_reproducible_with_a_seed(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+                                               run_cli: RunCli) -> None:
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
     data = _data(tmp_path / "data.jsonl", n=40)
     argv = ["calibrate", str(data), "--panel", str(panel), "--bootstrap", "100"]
-    first = json.loads(_run(argv, capsys)[1])
-    second = json.loads(_run(argv, capsys)[1])
+    first = json.loads(run_cli(argv)[1])
+    second = json.loads(run_cli(argv)[1])
     assert first["ladder"] == second["ladder"]
-    third = json.loads(_run([*argv, "--seed", "7"], capsys)[1])
+    third = json.loads(run_cli([*argv, "--seed", "7"])[1])
     assert third["ladder"] != first["ladder"]
 
 
-def test_bad_label_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_label_is_a_clean_error(tmp_path: Path, run_cli: RunCli) -> None:
     data = tmp_path / "bad.jsonl"
     data.write_text(json.dumps({"id": "a", "cluster": "c", "claim": "x", "evidence": "y",
                                 "label": 0}) + "\n" +
                     json.dumps({"id": "b", "cluster": "c", "claim": "x", "evidence": "y",
                                 "label": 3}) + "\n", encoding="utf-8")
-    code, out, err = _run(["calibrate", str(data)], capsys)
+    code, out, err = run_cli(["calibrate", str(data)])
     assert code == 2 and out == ""
     assert err.startswith("error: ") and "line 2" in err and "field 'label'" in err
 
 
 def test_too_few_clusters_is_a_clean_error(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+                                           run_cli: RunCli) -> None:
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
     rows = [{"id": str(i), "cluster": str(i % 3), "claim": "Ada Lovelace wrote.",
              "evidence": "Ada Lovelace wrote notes.", "label": i % 2} for i in range(12)]
     data = tmp_path / "few.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    code, _, err = _run(["calibrate", str(data), "--panel", str(panel)], capsys)
+    code, _, err = run_cli(["calibrate", str(data), "--panel", str(panel)])
     assert code == 2 and "3 clusters" in err and "field 'clusters'" in err
 
 
 def test_calibrate_with_an_llm_member_records_failures_as_abstentions(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, run_cli: RunCli) -> None:
     from tests.llm_fault_server import FaultServer
 
     def responder(body: dict[str, object]) -> tuple[str, object]:
@@ -158,8 +150,8 @@ max_retries = 1
 backoff_base_s = 0.01
 timeout_s = 5
 """, encoding="utf-8")
-        code, out, _ = _run(["calibrate", str(data), "--panel", str(panel),
-                             "--bootstrap", "100"], capsys)
+        code, out, _ = run_cli(["calibrate", str(data), "--panel", str(panel),
+                             "--bootstrap", "100"])
     assert code == 0
     report = json.loads(out)
     llm = {m["name"]: m for m in report["members"]}["loopback"]
@@ -169,7 +161,7 @@ timeout_s = 5
 
 
 def test_calibration_is_written_to_the_ledger_once(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                                   run_cli: RunCli) -> None:
     from ledger import open_ledger
 
     panel = tmp_path / "panel.toml"
@@ -178,7 +170,7 @@ def test_calibration_is_written_to_the_ledger_once(tmp_path: Path,
     db = tmp_path / "ledger.db"
     argv = ["calibrate", str(data), "--panel", str(panel), "--bootstrap", "50",
             "--db", str(db)]
-    code, out, _ = _run(argv, capsys)
+    code, out, _ = run_cli(argv)
     assert code == 0
     report = json.loads(out)
     with open_ledger(db) as ledger:
@@ -191,7 +183,7 @@ def test_calibration_is_written_to_the_ledger_once(tmp_path: Path,
         probs = {p["id"]: p["stacked_prob"] for p in report["predictions"]}
         assert {r.answer_id: r.p_hallucinated for r in rows} == pytest.approx(probs)
         counts = {t: ledger.count(t) for t in ("run", "claim", "judge_vote", "human_audit")}
-    code, out, _ = _run(argv, capsys)
+    code, out, _ = run_cli(argv)
     assert code == 0 and json.loads(out)["run_id"] == report["run_id"]
     with open_ledger(db) as ledger:
         assert {t: ledger.count(t) for t in counts} == counts

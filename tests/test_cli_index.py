@@ -6,21 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-from auditor.cli import main
+from conftest import RunCli
 
 pytestmark = pytest.mark.slow  # loads the MiniLM encoder
 
 HIT_FIELDS = {"doc_id", "version", "chunk_id", "score", "start", "end", "text", "published_at",
               "valid_from", "valid_to", "digest", "superseded"}
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    out = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 1
-    return code, out.out, out.err
 
 
 def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -36,7 +27,7 @@ def _ledger_counts(db: Path | str) -> tuple[int, int, int]:
                 ledger.count("chunk"))
 
 
-def test_ingest_then_search_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_ingest_then_search_as_of(tmp_path: Path, run_cli: RunCli,
                                   ledger_url: str) -> None:
     ix, db = tmp_path / "ix", ledger_url  # SQLite, and PostgreSQL when a server is given
     docs = _jsonl(tmp_path / "docs.jsonl", [
@@ -47,8 +38,8 @@ def test_ingest_then_search_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "memo.md").write_text("# Memo\n\nAcme Corp opened an office in Oslo.")
-    code, out, err = _run(["ingest", str(docs), str(notes), "--index", str(ix), "--db", str(db),
-                           "--published-at", "2020-02-02"], capsys)
+    code, out, err = run_cli(["ingest", str(docs), str(notes), "--index", str(ix), "--db", str(db),
+                           "--published-at", "2020-02-02"])
     assert code == 0, err
     assert "3 versions added" in out
     assert _ledger_counts(db) == (3, 3, 3)
@@ -56,17 +47,16 @@ def test_ingest_then_search_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[
     update = _jsonl(tmp_path / "update.jsonl", [
         {"id": "ceo", "text": "Bob Jones is the chief executive of Acme Corp.",
          "published_at": "2022-06-01"}])
-    code, out, _ = _run(["ingest", str(update), "--index", str(ix), "--db", str(db)], capsys)
+    code, out, _ = run_cli(["ingest", str(update), "--index", str(ix), "--db", str(db)])
     assert code == 0 and "1 versions added, 1 superseded" in out
     assert _ledger_counts(db) == (3, 4, 4)
-    code, out, _ = _run(["ingest", str(update), "--index", str(ix), "--db", str(db)], capsys)
+    code, out, _ = run_cli(["ingest", str(update), "--index", str(ix), "--db", str(db)])
     assert code == 0 and "0 versions added" in out and _ledger_counts(db) == (3, 4, 4)
 
     queries = _jsonl(tmp_path / "q.jsonl", [{"id": "q1", "text": "Who runs Acme Corp?"},
                                             {"id": 2, "text": "Where is the Acme office?"}])
-    code, out, err = _run(["search", "--index", str(ix), "--queries", str(queries), "--k", "4",
-                           "--as-of", "2021-01-01", "--mode", "hybrid", "--format", "jsonl"],
-                          capsys)
+    code, out, err = run_cli(["search", "--index", str(ix), "--queries", str(queries), "--k", "4",
+                           "--as-of", "2021-01-01", "--mode", "hybrid", "--format", "jsonl"])
     assert code == 0, err
     lines = [json.loads(line) for line in out.splitlines()]
     assert [line["id"] for line in lines] == ["q1", 2]
@@ -82,19 +72,19 @@ def test_ingest_then_search_as_of(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert lines[1]["hits"][0]["doc_id"] == "memo.md"
     assert lines[1]["hits"][0]["published_at"] == "2020-02-02T00:00:00+00:00"
 
-    code, out, _ = _run(["search", "--index", str(ix), "--queries", str(queries), "--k", "4",
-                         "--as-of", "2023-01-01", "--mode", "dense"], capsys)
+    code, out, _ = run_cli(["search", "--index", str(ix), "--queries", str(queries), "--k", "4",
+                         "--as-of", "2023-01-01", "--mode", "dense"])
     flags = {(h["doc_id"], h["version"]): h["superseded"]
              for h in json.loads(out.splitlines()[0])["hits"]}
     assert flags[("ceo", "v1")] is True and flags[("ceo", "v2")] is False
 
 
 def test_bad_input_names_file_line_field_and_writes_nothing(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, run_cli: RunCli) -> None:
     ix, db = tmp_path / "ix", tmp_path / "ledger.db"
     bad = _jsonl(tmp_path / "bad.jsonl", [{"id": "a", "text": "Fine."},
                                           {"id": "b", "text": "x", "published_at": "soon"}])
-    code, _, err = _run(["ingest", str(bad), "--index", str(ix), "--db", str(db)], capsys)
+    code, _, err = run_cli(["ingest", str(bad), "--index", str(ix), "--db", str(db)])
     assert code == 2
     assert err.startswith("error: ") and "line 2" in err and "published_at" in err
     assert str(bad) in err
@@ -102,32 +92,31 @@ def test_bad_input_names_file_line_field_and_writes_nothing(
 
 
 def test_failed_ledger_write_leaves_index_unchanged(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, run_cli: RunCli) -> None:
     ix, db = tmp_path / "ix", tmp_path / "ledger.db"
     docs = _jsonl(tmp_path / "d.jsonl", [{"id": "a", "text": "Alpha is first."}])
-    assert _run(["ingest", str(docs), "--index", str(ix), "--db", str(db)], capsys)[0] == 0
+    assert run_cli(["ingest", str(docs), "--index", str(ix), "--db", str(db)])[0] == 0
     live = (ix / "CURRENT").read_text()
     more = _jsonl(tmp_path / "m.jsonl", [{"id": "b", "text": "Beta is second."}])
     not_a_db = tmp_path / "garbage.db"
     not_a_db.write_bytes(b"this is not a sqlite file" * 100)
-    code, _, err = _run(["ingest", str(more), "--index", str(ix), "--db", str(not_a_db)], capsys)
+    code, _, err = run_cli(["ingest", str(more), "--index", str(ix), "--db", str(not_a_db)])
     assert code == 2 and err.startswith("error: ")
     assert (ix / "CURRENT").read_text() == live
 
 
-def test_search_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_search_errors_are_clean(tmp_path: Path, run_cli: RunCli) -> None:
     queries = _jsonl(tmp_path / "q.jsonl", [{"id": "q", "text": "x"}])
-    code, _, err = _run(["search", "--index", str(tmp_path / "none"), "--queries",
-                         str(queries)], capsys)
+    code, _, err = run_cli(["search", "--index", str(tmp_path / "none"), "--queries",
+                         str(queries)])
     assert code == 2 and "no such evidence index" in err
     bad = _jsonl(tmp_path / "bad.jsonl", [{"id": "q"}])
-    code, _, err = _run(["search", "--index", str(tmp_path / "none"), "--queries", str(bad)],
-                        capsys)
+    code, _, err = run_cli(["search", "--index", str(tmp_path / "none"), "--queries", str(bad)])
     assert code == 2 and "line 1" in err and "'text'" in err
-    code, _, err = _run(["search", "--queries", str(queries), "--as-of", "tomorrow"], capsys)
+    code, _, err = run_cli(["search", "--queries", str(queries), "--as-of", "tomorrow"])
     assert code == 2 and "--as-of" in err
 
 
-def test_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(["--help"], capsys)
+def test_help_lists_commands(run_cli: RunCli) -> None:
+    code, out, _ = run_cli(["--help"])
     assert code == 0 and "ingest" in out and "search" in out

@@ -6,17 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import RunCli
 
-from auditor.cli import main
 from auditor.spans import METRICS, score_spans
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    out = capsys.readouterr()
-    code = exc.value.code if isinstance(exc.value.code, int) else 1
-    return code, out.out, out.err
 
 
 def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -31,7 +23,7 @@ def _shape_ok(scores: dict[str, dict[str, float]]) -> bool:
 
 
 def test_score_matches_the_library_and_has_the_issue_shape(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, run_cli: RunCli) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [
         {"id": "a", "text": "hello brave new world", "spans": [[0, 5], [12, 15]]},
         {"id": "b", "spans": []},
@@ -41,8 +33,8 @@ def test_score_matches_the_library_and_has_the_issue_shape(
         {"id": "a", "spans": [[0, 3], [3, 5], [12, 14]]},
     ])
     for avg in ("macro", "micro"):
-        code, out, _ = _run(["spans", "score", "--gold", str(gold), "--pred", str(pred),
-                             "--average", avg, "--format", "json"], capsys)
+        code, out, _ = run_cli(["spans", "score", "--gold", str(gold), "--pred", str(pred),
+                             "--average", avg, "--format", "json"])
         assert code == 0
         result = json.loads(out)
         assert _shape_ok(result)
@@ -52,11 +44,11 @@ def test_score_matches_the_library_and_has_the_issue_shape(
             assert result[key] == pytest.approx(expected[key])
 
 
-def test_score_diagnostics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_score_diagnostics(tmp_path: Path, run_cli: RunCli) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "spans": [[0, 10]]}])
     pred = _jsonl(tmp_path / "p.jsonl", [{"id": "a", "spans": [[2, 4]]}])
-    code, out, _ = _run(["spans", "score", "--gold", str(gold), "--pred", str(pred),
-                         "--diagnostics"], capsys)
+    code, out, _ = run_cli(["spans", "score", "--gold", str(gold), "--pred", str(pred),
+                         "--diagnostics"])
     assert code == 0
     diag = json.loads(out)["diagnostics"]
     assert diag["nested_boundary"]["n"] == 1
@@ -76,25 +68,25 @@ def test_score_diagnostics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     ([{"id": "a", "spans": []}, {"id": "a", "spans": []}], [{"id": "a", "spans": []}],
      "g.jsonl, line 2, field 'id': duplicate id"),
 ])
-def test_score_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_score_errors_are_clean(tmp_path: Path, run_cli: RunCli,
                                 gold_rows: list[dict[str, object]],
                                 pred_rows: list[dict[str, object]], message: str) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", gold_rows)
     pred = _jsonl(tmp_path / "p.jsonl", pred_rows)
-    code, _, err = _run(["spans", "score", "--gold", str(gold), "--pred", str(pred)], capsys)
+    code, _, err = run_cli(["spans", "score", "--gold", str(gold), "--pred", str(pred)])
     assert code == 2
     assert err.startswith("error: ") and message in err
     assert "Traceback" not in err
 
 
-def test_loo_shape_and_clip_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_loo_shape_and_clip_warning(tmp_path: Path, run_cli: RunCli) -> None:
     path = _jsonl(tmp_path / "m.jsonl", [
         {"id": "1", "model_output_text": "abcdefghij",
          "annotations": {"x": [[0, 3]], "y": [[0, 4]], "z": [[8, 12]]}},
         {"id": "2", "model_output_text": "abcdefghij",
          "annotations": {"x": [], "y": [[1, 2]]}},
     ])
-    code, out, err = _run(["spans", "loo", str(path), "--format", "json"], capsys)
+    code, out, err = run_cli(["spans", "loo", str(path), "--format", "json"])
     assert code == 0
     result = json.loads(out)
     assert set(result) == {"majority", "union", "n_items", "n_annotations"}
@@ -103,20 +95,20 @@ def test_loo_shape_and_clip_warning(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert set(result[ref]) == {"macro", "micro"}
         assert _shape_ok(result[ref]["macro"]) and _shape_ok(result[ref]["micro"])
     assert "warning:" in err and "[8, 12]" in err and "clipped" in err
-    code, _, err = _run(["spans", "loo", str(path), "--strict-bounds"], capsys)
+    code, _, err = run_cli(["spans", "loo", str(path), "--strict-bounds"])
     assert code == 2 and "ends past the text" in err
-    code, out, _ = _run(["spans", "loo", str(path), "--diagnostics"], capsys)
+    code, out, _ = run_cli(["spans", "loo", str(path), "--diagnostics"])
     assert code == 0 and "one_char_per_gold" in json.loads(out)["diagnostics"]
 
 
-def test_unknown_format_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_format_is_an_error(tmp_path: Path, run_cli: RunCli) -> None:
     path = _jsonl(tmp_path / "m.jsonl", [])
-    code, _, err = _run(["spans", "loo", str(path), "--format", "xml"], capsys)
+    code, _, err = run_cli(["spans", "loo", str(path), "--format", "xml"])
     assert code == 2 and "unknown format 'xml'" in err
 
 
-def test_table_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_table_format(tmp_path: Path, run_cli: RunCli) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "spans": [[0, 10]]}])
-    code, out, _ = _run(["spans", "score", "--gold", str(gold), "--pred", str(gold),
-                         "--format", "table"], capsys)
+    code, out, _ = run_cli(["spans", "score", "--gold", str(gold), "--pred", str(gold),
+                         "--format", "table"])
     assert code == 0 and "span_coverage" in out and "1.000" in out
