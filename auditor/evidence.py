@@ -3,18 +3,27 @@
 Relevance is the MiniLM cosine between the claim and each evidence chunk. It is
 comparable across retrieval modes (a fused RRF score is not), so the labelling
 step can say "nothing relevant was retrieved".
+
+Time: each claim is audited as of its answer's ``as_of`` (else the run's default).
+Nothing published after that date is used, neither retrieved versions (the index
+cuts them off) nor the answer's own contexts (dropped here). A retrieved version
+superseded at that date goes to ``superseded`` only when the date it was
+superseded is known (it has a publication date and a ``valid_to`` at or before
+as-of); a version replaced by an undated one goes to ``undated_superseded``,
+which is never judged and never grounds for ``stale``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 import numpy as np
 
 from auditor.digest import sha256_text
 from auditor.embedding import encode
+from auditor.judges._text import content_words, sentences
 from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit
 
 SearchFn = Callable[[Sequence[str], int, datetime | None], list[list[Hit]]]
@@ -29,6 +38,17 @@ class Evidence:
     superseded: tuple[Hit, ...] = ()
     relevance: Mapping[str, float] = field(default_factory=dict)
     """Cosine relevance per chunk id."""
+    coverage: Mapping[str, float] = field(default_factory=dict)
+    """Share of the claim's content words found in each chunk (per chunk id)."""
+    sentence_relevance: Mapping[str, float] = field(default_factory=dict)
+    """Best cosine of the claim to one sentence of the chunk, for the versions of
+    documents with both a current and a superseded version among the evidence."""
+    as_of: datetime | None = None
+    """The date the claim was audited as of (its answer's, else the run's)."""
+    undated_superseded: tuple[Hit, ...] = ()
+    """Versions superseded at as-of by an update whose time is undisclosed (not judged)."""
+    dropped_inline: int = 0
+    """The answer's own contexts left out because they were published after as-of."""
 
     def best(self, hits: Sequence[Hit]) -> float | None:
         values = [self.relevance[h.chunk.chunk_id] for h in hits]
@@ -42,11 +62,38 @@ class Evidence:
     def best_superseded(self) -> float | None:
         return self.best(self.superseded)
 
+    def scores(self, hits: Sequence[Hit]) -> list[tuple[float, float]]:
+        """(cosine, coverage) per hit (coverage 1.0 where it was not computed)."""
+        return [(self.relevance[h.chunk.chunk_id], self.coverage.get(h.chunk.chunk_id, 1.0))
+                for h in hits]
 
-def inline_evidence(answer: Answer) -> list[Hit]:
-    """The answer's own contexts as evidence hits (one chunk per context, marked inline)."""
+    @property
+    def superseded_margin(self) -> float | None:
+        """How much closer (cosine) the claim is to a superseded version than to the current
+        version of the same document; None when no document has both among the evidence.
+
+        Sentence cosines are compared where they were computed (a version whose other
+        sentences changed is not closer), else chunk cosines."""
+        rel = self.sentence_relevance or self.relevance
+        current: dict[str, float] = {}
+        for h in self.current:
+            value = rel.get(h.chunk.chunk_id, self.relevance[h.chunk.chunk_id])
+            current[h.document.doc_id] = max(value, current.get(h.document.doc_id, value))
+        margins = [rel.get(h.chunk.chunk_id, self.relevance[h.chunk.chunk_id])
+                   - current[h.document.doc_id]
+                   for h in self.superseded if h.document.doc_id in current]
+        return max(margins, default=None)
+
+
+def inline_evidence(answer: Answer, as_of: datetime | None = None) -> list[Hit]:
+    """The answer's own contexts as evidence hits (one chunk per context, marked inline).
+
+    With ``as_of``, contexts published after that date are left out (undated ones stay).
+    """
     hits = []
     for rank, ctx in enumerate(answer.contexts):
+        if not _visible(ctx.published_at, as_of):
+            continue
         digest = sha256_text(ctx.text)
         doc_id = f"inline:{answer.id}:{ctx.id}"
         version = DocumentVersion(doc_id=doc_id, version="inline", text=ctx.text, digest=digest,
@@ -84,8 +131,9 @@ def gather_evidence(
     for as_of, indices in by_date.items():
         results = search([claims[i].text for i in indices], k, as_of)
         retrieved.update(zip(indices, results, strict=True))
-    candidates = {i: inline_evidence(answers[claims[i].answer_id]) + retrieved[i]
-                  for i in factual}
+    when = {i: answers[claims[i].answer_id].as_of or default_as_of for i in factual}
+    inline = {i: inline_evidence(answers[claims[i].answer_id], when[i]) for i in factual}
+    candidates = {i: inline[i] + retrieved[i] for i in factual}
     texts = sorted({h.chunk.text for hits in candidates.values() for h in hits})
     position = {t: j for j, t in enumerate(texts)}
     claim_vecs = encode([claims[i].text for i in factual])
@@ -94,8 +142,75 @@ def gather_evidence(
     for row, i in enumerate(factual):
         hits = candidates[i]
         relevance = {h.chunk.chunk_id: float(sims[row, position[h.chunk.text]]) for h in hits}
+        words = content_words(claims[i].text)
+        coverage = {h.chunk.chunk_id: (len(words & content_words(h.chunk.text)) / len(words)
+                                       if words else 0.0) for h in hits}
         ordered = sorted(hits, key=lambda h: (not h.inline, h.rank))  # retrieval order
         current = tuple(h for h in ordered if not h.superseded)[:n_current]
-        old = tuple(h for h in ordered if h.superseded)[:n_superseded]
-        evidence[i] = Evidence(current=current, superseded=old, relevance=relevance)
-    return evidence
+        old = tuple(h for h in ordered if h.superseded and dated_supersession(h, when[i]))
+        undated = tuple(h for h in ordered
+                        if h.superseded and not dated_supersession(h, when[i]))
+        n_contexts = len(answers[claims[i].answer_id].contexts)
+        evidence[i] = Evidence(current=current, superseded=old[:n_superseded],
+                               relevance=relevance, coverage=coverage, as_of=when[i],
+                               undated_superseded=undated[:n_superseded],
+                               dropped_inline=n_contexts - len(inline[i]))
+    return _with_sentence_relevance(evidence, factual, claim_vecs)
+
+
+def _with_sentence_relevance(evidence: list[Evidence], factual: Sequence[int],
+                             claim_vecs: np.ndarray) -> list[Evidence]:
+    """Best sentence cosine per chunk, for the versions of documents that have both a
+    current and a superseded version among a claim's evidence (what
+    :attr:`Evidence.superseded_margin` compares: a chunk whose other sentences changed
+    must not look closer or farther because of them). One encoding pass for all."""
+    owners: list[tuple[int, str]] = []  # (row of the claim in claim_vecs, chunk id)
+    texts: list[str] = []
+    group: list[int] = []
+    for row, i in enumerate(factual):
+        ev = evidence[i]
+        both = ({h.document.doc_id for h in ev.current}
+                & {h.document.doc_id for h in ev.superseded})
+        for h in (*ev.current, *ev.superseded):
+            if h.document.doc_id in both:
+                parts = sentences(h.chunk.text)
+                group.extend([len(owners)] * len(parts))
+                texts.extend(parts)
+                owners.append((row, h.chunk.chunk_id))
+    if not owners:
+        return evidence
+    unique, inverse = np.unique(np.array(texts, dtype=object), return_inverse=True)
+    sent_vecs = encode(list(unique))[inverse]
+    rows = np.array([owners[g][0] for g in group], dtype=np.int64)
+    sims = np.einsum("ij,ij->i", sent_vecs, claim_vecs[rows])
+    best = np.full(len(owners), -1.0)
+    np.maximum.at(best, np.array(group, dtype=np.int64), sims)
+    per_claim: dict[int, dict[str, float]] = {}
+    for (row, chunk_id), value in zip(owners, best.tolist(), strict=True):
+        per_claim.setdefault(row, {})[chunk_id] = value
+    out = list(evidence)
+    for row, values in per_claim.items():
+        i = factual[row]
+        out[i] = replace(out[i], sentence_relevance=values)
+    return out
+
+
+def dated_supersession(hit: Hit, as_of: datetime | None) -> bool:
+    """True when ``hit``'s version has a publication date and a known end of validity at
+    or before ``as_of`` (so "superseded before as-of" is a dated fact, grounds for stale).
+
+    Without an as-of date any known end of validity counts.
+    """
+    doc = hit.document
+    start = doc.published_at if doc.published_at is not None else doc.valid_from
+    if start is None or doc.valid_to is None:
+        return False
+    return as_of is None or _utc(doc.valid_to) <= _utc(as_of)
+
+
+def _visible(published_at: datetime | None, as_of: datetime | None) -> bool:
+    return published_at is None or as_of is None or _utc(published_at) <= _utc(as_of)
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

@@ -3,20 +3,32 @@
 Rules, in order (DESIGN.md §2.5; README "How labels are decided"):
 
 1. a non-factual claim is ``not_factual``;
-2. no evidence at all, or none whose relevance reaches ``min_relevance``: ``unknown``;
+2. no evidence at all, or none that is relevant: ``unknown``. Evidence is relevant when
+   its MiniLM cosine to the claim reaches ``min_relevance`` and it is also anchored in
+   the claim: cosine at least ``strong_relevance``, or at least ``min_coverage`` of the
+   claim's content words in it (cosine alone lets unrelated text of the same shape in);
 3. an undecided panel (more than ``max_abstain_share`` of the members abstained, or
    the stacked probability within ``undecided_band`` of the threshold): ``unknown``;
-4. supported by current evidence (p < threshold): ``supported``;
-5. not supported by current evidence but supported by a version superseded at the
-   as-of date: ``stale``;
-6. otherwise ``contradicted`` when the contradiction signal reaches
+4. supported by a version superseded at the as-of date (at a known date: see
+   :mod:`auditor.evidence`) that matches the claim clearly better (cosine margin
+   ``stale_margin``) than the current version of the same document, with a stacked
+   probability no higher than against current evidence: ``stale`` (the update changed
+   what the claim states), unless the time-scope exception of rule 6 applies;
+5. supported by current evidence (p < threshold): ``supported``;
+6. not supported by current evidence but supported by a superseded version:
+   ``supported`` when the claim states its own time (``from 2004 to 2005``,
+   ``as of 2010``, ``In 2004, ...``) and that version was valid then (a true statement
+   about the past), else ``stale``;
+7. otherwise ``contradicted`` when the contradiction signal reaches
    ``contradiction_at``, else ``not_supported``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from auditor.types import ABSTAIN, Label, Vote
 
@@ -27,15 +39,24 @@ class LabelPolicy:
 
     threshold: float = 0.5
     min_relevance: float = 0.35
+    strong_relevance: float = 0.6
+    min_coverage: float = 0.5
     undecided_band: float = 0.0
     max_abstain_share: float = 0.5
     contradiction_at: float = 0.5
+    stale_margin: float = 0.05
+    """A claim supported by a superseded version that is this much closer (cosine) to it
+    than to the current version of the same document is ``stale`` even when the panel
+    finds the current version supporting (the update changed what the claim states)."""
 
     def __post_init__(self) -> None:
-        for name in ("threshold", "min_relevance", "contradiction_at", "max_abstain_share"):
+        for name in ("threshold", "min_relevance", "contradiction_at", "max_abstain_share",
+                     "strong_relevance", "min_coverage"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name}: must be in [0, 1], got {value}")
+        if not 0.0 < self.stale_margin <= 2.0:
+            raise ValueError(f"stale_margin: must be in (0, 2], got {self.stale_margin}")
         if not 0.0 <= self.undecided_band < 0.5:
             raise ValueError(f"undecided_band: must be in [0, 0.5), got {self.undecided_band}")
 
@@ -53,6 +74,52 @@ class ClaimSignals:
     stale_relevance: float | None = None
     p_superseded: float | None = None
     """Stacked P(hallucinated) against superseded evidence only; None when there is none."""
+    superseded_valid_at_claim_time: bool = False
+    """The claim states its own time and a superseded version was valid then."""
+    current_scores: Sequence[tuple[float, float]] = ()
+    """(cosine, content-word coverage of the claim) per current evidence chunk; when empty,
+    ``relevance`` alone decides relevance (coverage taken as complete)."""
+    superseded_scores: Sequence[tuple[float, float]] = ()
+    """The same for superseded evidence (else ``stale_relevance`` alone)."""
+    superseded_margin: float | None = None
+    """Cosine of the claim to a superseded version minus to the current version of the same
+    document (the largest over documents with both); None when no document has both."""
+
+
+_YEAR = r"(?:[A-Z][a-z]+\.? )?(?:\d{1,2},? )?(1[5-9]\d\d|20\d\d)"
+_PERIODS = (
+    re.compile(rf"\b(?:from|between) {_YEAR} (?:to|until|till|through|and|-) {_YEAR}\b",
+               re.IGNORECASE),
+    re.compile(r"\b(1[5-9]\d\d|20\d\d)\s*(?:-|–)\s*(1[5-9]\d\d|20\d\d)\b"),
+    re.compile(rf"\b(?:as of|during|as at) {_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"^\s*(?:in|by) {_YEAR}\b", re.IGNORECASE),
+)
+
+
+def stated_period(text: str) -> tuple[datetime, datetime] | None:
+    """The time a claim scopes itself to, as ``[start, end)`` in UTC; None when it states none.
+
+    Recognised: ``from Y1 to Y2``, ``between Y1 and Y2``, ``Y1-Y2``, ``as of Y``,
+    ``during Y`` and a leading ``In Y`` / ``By Y`` (a year elsewhere, e.g. the answer
+    to a "when" question, is not a time scope). The period covers whole years.
+    """
+    years: list[int] = []
+    for pattern in _PERIODS:
+        for match in pattern.finditer(text):
+            years.extend(int(y) for y in match.groups() if y)
+    if not years:
+        return None
+    return (datetime(min(years), 1, 1, tzinfo=UTC), datetime(max(years) + 1, 1, 1, tzinfo=UTC))
+
+
+def strip_period(text: str) -> str:
+    """``text`` without the time scope :func:`stated_period` reads (for judging a claim about
+    the past against the version valid then, whose text does not repeat the period)."""
+    out = text
+    for pattern in _PERIODS:
+        out = pattern.sub("", out)
+    out = re.sub(r"^[\s,;:]+", "", re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", out)))
+    return out[:1].upper() + out[1:] if out.strip() else text
 
 
 def contradiction_signal(votes: Sequence[Vote]) -> float:
@@ -62,23 +129,36 @@ def contradiction_signal(votes: Sequence[Vote]) -> float:
     return max(scores, default=0.0)
 
 
+def _relevant(best: float | None, scores: Sequence[tuple[float, float]],
+              policy: LabelPolicy) -> bool:
+    if not scores:
+        return best is not None and best >= policy.min_relevance
+    return any(cos >= policy.min_relevance
+               and (cos >= policy.strong_relevance or cov >= policy.min_coverage)
+               for cos, cov in scores)
+
+
 def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tuple[Label, str]:
     """The label of one claim and a one-line reason."""
     policy = policy or LabelPolicy()
     if not signals.factual:
         return Label.NOT_FACTUAL, "not a factual claim"
-    current_ok = signals.relevance is not None and signals.relevance >= policy.min_relevance
-    stale_ok = (signals.stale_relevance is not None
-                and signals.stale_relevance >= policy.min_relevance)
+    current_ok = _relevant(signals.relevance, signals.current_scores, policy)
+    stale_ok = _relevant(signals.stale_relevance, signals.superseded_scores, policy)
     if not current_ok and not stale_ok:
         best = max((r for r in (signals.relevance, signals.stale_relevance) if r is not None),
                    default=None)
         shown = "none" if best is None else f"{best:.2f}"
-        return Label.UNKNOWN, (f"no relevant evidence (best relevance {shown} < "
-                               f"{policy.min_relevance:.2f})")
+        return Label.UNKNOWN, (f"no relevant evidence (best cosine {shown}; needs "
+                               f">= {policy.min_relevance:.2f} with {policy.min_coverage:.0%} "
+                               f"of the claim's content words, or >= "
+                               f"{policy.strong_relevance:.2f})")
     stale_support = (stale_ok and signals.p_superseded is not None
                      and signals.p_superseded < policy.threshold)
     if not current_ok:
+        if stale_support and signals.superseded_valid_at_claim_time:
+            return Label.SUPPORTED, ("supported by the version valid at the time the claim "
+                                     "states")
         if stale_support:
             return Label.STALE, "supported only by superseded evidence"
         return Label.UNKNOWN, "no relevant current evidence"
@@ -93,8 +173,18 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
         return Label.UNKNOWN, f"panel undecided: p={p:.2f} is at the threshold"
     if abs(p - policy.threshold) < policy.undecided_band:
         return Label.UNKNOWN, f"panel undecided: p={p:.2f}"
+    closer_to_old = (stale_support and signals.superseded_margin is not None
+                     and signals.superseded_margin >= policy.stale_margin
+                     and signals.p_superseded is not None and signals.p_superseded <= p)
+    if closer_to_old and not signals.superseded_valid_at_claim_time:
+        return Label.STALE, (f"matches a superseded version better than its current version "
+                             f"(cosine +{signals.superseded_margin:.2f}, "
+                             f"p={signals.p_superseded:.2f}; current p={p:.2f})")
     if p < policy.threshold:
         return Label.SUPPORTED, f"supported by current evidence (p={p:.2f})"
+    if stale_support and signals.superseded_valid_at_claim_time:
+        return Label.SUPPORTED, (f"supported by the version valid at the time the claim states "
+                                 f"(p={signals.p_superseded:.2f}; current p={p:.2f})")
     if stale_support:
         assert signals.p_superseded is not None
         return Label.STALE, (f"not supported by current evidence (p={p:.2f}) but supported by "

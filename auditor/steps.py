@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import numpy as np
 
 from auditor.evidence import Evidence
 from auditor.judges.panel import Panel
-from auditor.labels import ClaimSignals, LabelPolicy, decide_label
+from auditor.labels import (
+    ClaimSignals,
+    LabelPolicy,
+    decide_label,
+    stated_period,
+    strip_period,
+)
 from auditor.stacking.model import Stacker
 from auditor.types import UNSUPPORTED_LABELS, Answer, Claim, Hit, JudgePair, Verdict, Vote
 
@@ -32,9 +40,11 @@ def judge_claims(
             if c.factual and e.current]
     stale = [i for i, (c, e) in enumerate(zip(claims, evidence, strict=True))
              if c.factual and e.superseded]
+    # a claim about its own past period is judged against old versions without the
+    # period (the version's validity is checked against it when labelling)
+    unscoped = [replace(claims[i], text=strip_period(claims[i].text)) for i in stale]
     pairs = (_pairs([claims[i] for i in todo], answers, [evidence[i].current for i in todo])
-             + _pairs([claims[i] for i in stale], answers,
-                      [evidence[i].superseded for i in stale]))
+             + _pairs(unscoped, answers, [evidence[i].superseded for i in stale]))
     votes = panel.judge_sync(pairs) if pairs else []
     current: list[list[Vote]] = [[] for _ in claims]
     superseded: list[list[Vote]] = [[] for _ in claims]
@@ -70,11 +80,37 @@ def label_claims(
                                             strict=True):
         signals = ClaimSignals(factual=claim.factual, relevance=ev.best_current,
                                p_current=p_cur, votes=tuple(row),
-                               stale_relevance=ev.best_superseded, p_superseded=p_old)
+                               stale_relevance=ev.best_superseded, p_superseded=p_old,
+                               superseded_valid_at_claim_time=valid_at_claim_time(
+                                   claim.text, ev.superseded),
+                               superseded_margin=ev.superseded_margin,
+                               current_scores=ev.scores(ev.current),
+                               superseded_scores=ev.scores(ev.superseded))
         label, reason = decide_label(signals, policy)
         verdicts.append(Verdict(claim_id=claim.id, label=label, p_hallucinated=p_cur,
                                 reason=reason))
     return verdicts
+
+
+def valid_at_claim_time(claim_text: str, hits: Sequence[Hit]) -> bool:
+    """True when the claim states its own time (:func:`auditor.labels.stated_period`) and
+    one of ``hits`` (superseded versions) was valid during it."""
+    period = stated_period(claim_text)
+    if period is None:
+        return False
+    start, end = period
+    for hit in hits:
+        doc = hit.document
+        begin = doc.published_at if doc.published_at is not None else doc.valid_from
+        if begin is None:
+            continue
+        if _utc(begin) < end and (doc.valid_to is None or _utc(doc.valid_to) > start):
+            return True
+    return False
+
+
+def _utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def localize_claims(
@@ -82,8 +118,6 @@ def localize_claims(
     verdicts: Sequence[Verdict],
 ) -> list[Verdict]:
     """Add the error spans (answer offsets) to every unsupported verdict."""
-    from dataclasses import replace
-
     from auditor.spans.localize import localize_error
 
     out = []

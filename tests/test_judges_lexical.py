@@ -38,6 +38,27 @@ def test_entity_consistency() -> None:
     assert vote("entity_consistency", "Marie Curie won.", ())[0] == ABSTAIN
 
 
+def test_a_missing_name_is_not_a_contradiction() -> None:
+    cloud = ("Lumen Cloud, the managed service run by the foundation's commercial partner "
+             "Brightside Data, is available in eleven regions. It launched in 2022.",)
+    # the evidence never mentions HIPAA: missing support, the vote stays 1, no refutation
+    value, scores = vote("entity_consistency",
+                         "Lumen Cloud is certified for HIPAA workloads in every region.", cloud)
+    assert value == 1.0 and scores["contradiction"] == 0.0
+    # a name of the same kind in the same slot of the sentence about the same thing refutes
+    value, scores = vote("entity_consistency", "Pierre Curie won the Nobel Prize in Physics.")
+    assert scores["contradiction"] == 0.0  # Pierre Curie is in the evidence: supported
+    value, scores = vote("entity_consistency", "Irene Joliot won the Nobel Prize in Physics.")
+    assert value == 1.0 and scores["contradiction"] == 1.0
+    # a different kind (acronym vs. name) in that slot does not
+    value, scores = vote("entity_consistency", "NASA won the Nobel Prize.")
+    assert value == 1.0 and scores["contradiction"] == 0.0
+    # another name elsewhere in an unrelated sentence does not either
+    value, scores = vote("entity_consistency", "Irene Joliot moved to Lyon.",
+                         ("Marie Curie won the Nobel Prize in Physics in 1903.",))
+    assert value == 1.0 and scores["contradiction"] == 0.0
+
+
 def test_bm25_alignment_ratio_and_votes() -> None:
     same, sentence = bm25_ratio("Marie Curie won the Nobel Prize in Physics in 1903.", EVIDENCE)
     assert same > 0.9 and sentence.startswith("Marie Curie")

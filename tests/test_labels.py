@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from auditor.labels import ClaimSignals, LabelPolicy, contradiction_signal, decide_label
+from auditor.labels import (
+    ClaimSignals,
+    LabelPolicy,
+    contradiction_signal,
+    decide_label,
+    stated_period,
+    strip_period,
+)
 from auditor.types import Label, Vote
 
 SUPPORTING = (Vote("a", 0.0), Vote("b", 0.0))
@@ -72,3 +81,72 @@ def test_contradiction_signal_ignores_abstentions_and_errors() -> None:
 def test_policy_validation_names_the_parameter(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=field):
         LabelPolicy(**{field: value})
+
+
+def test_stated_period_reads_time_scopes_not_answer_years() -> None:
+    assert stated_period("From 2004 to 2005, she worked at Arizona.") == (
+        datetime(2004, 1, 1, tzinfo=UTC), datetime(2006, 1, 1, tzinfo=UTC))
+    assert stated_period("He was mayor between March 1990 and 1994.") == (
+        datetime(1990, 1, 1, tzinfo=UTC), datetime(1995, 1, 1, tzinfo=UTC))
+    assert stated_period("As of 2010, the line had 12 stations.") == (
+        datetime(2010, 1, 1, tzinfo=UTC), datetime(2011, 1, 1, tzinfo=UTC))
+    assert stated_period("In 1998, the mayor was Bob Smith.") is not None
+    # a year that is the content of the claim is not a time scope
+    assert stated_period("England last reached a World Cup semi-final in 1990.") is None
+    assert stated_period("The bridge opened in 1932 and carries 4 lanes.") is None
+
+
+def test_strip_period_removes_only_the_time_scope() -> None:
+    assert strip_period("From 1811 to 1827, the house was owned by George Peter.") == (
+        "The house was owned by George Peter.")
+    assert strip_period("She worked at Arizona from 2004 to 2005.") == "She worked at Arizona."
+    assert strip_period("The answer is 1990.") == "The answer is 1990."
+
+
+def test_a_claim_about_its_own_past_period_is_supported_by_the_version_valid_then() -> None:
+    # the current version says otherwise, the version valid in the claimed period supports
+    old_support = {"p_current": 0.9, "votes": REFUTING, "stale_relevance": 0.9,
+                   "p_superseded": 0.1}
+    assert label(**old_support, superseded_valid_at_claim_time=True) is Label.SUPPORTED
+    assert label(**old_support) is Label.STALE
+    assert label(relevance=None, p_current=None, votes=(), stale_relevance=0.9,
+                 p_superseded=0.1, superseded_valid_at_claim_time=True) is Label.SUPPORTED
+
+
+def test_stale_when_a_superseded_version_matches_clearly_better() -> None:
+    # the panel finds the current version supporting, but the claim is much closer to the
+    # superseded version of the same document, which supports it at least as well
+    closer = {"p_current": 0.4, "stale_relevance": 0.95, "p_superseded": 0.3}
+    assert label(**closer, superseded_margin=0.08) is Label.STALE
+    assert label(**closer, superseded_margin=0.01) is Label.SUPPORTED
+    assert label(**closer, superseded_margin=None) is Label.SUPPORTED
+    # the old version must support at least as well as the current one
+    assert label(p_current=0.2, stale_relevance=0.95, p_superseded=0.3,
+                 superseded_margin=0.2) is Label.SUPPORTED
+    # ... and a claim scoped to the old version's period is history, not stale
+    assert label(**closer, superseded_margin=0.08,
+                 superseded_valid_at_claim_time=True) is Label.SUPPORTED
+    # the margin is a policy setting
+    strict = decide_label(ClaimSignals(True, 0.8, 0.4, SUPPORTING, 0.95, 0.3,
+                                       superseded_margin=0.08), LabelPolicy(stale_margin=0.1))
+    assert strict[0] is Label.SUPPORTED
+
+
+def test_stale_margin_is_validated() -> None:
+    with pytest.raises(ValueError, match="stale_margin"):
+        LabelPolicy(stale_margin=0.0)
+
+
+def test_relevance_needs_cosine_anchored_in_the_claims_words() -> None:
+    # same-shaped text about something else: cosine passes, few claim words: unknown
+    assert label(current_scores=[(0.5, 0.2)], p_current=0.9,
+                 votes=LACKING) is Label.UNKNOWN
+    assert label(current_scores=[(0.5, 0.2), (0.4, 0.8)]) is Label.SUPPORTED
+    assert label(current_scores=[(0.7, 0.1)]) is Label.SUPPORTED  # strongly similar
+    assert label(current_scores=[(0.3, 1.0)]) is Label.UNKNOWN  # below min_relevance
+    # the same test for superseded evidence
+    assert label(relevance=None, p_current=None, votes=(), stale_relevance=0.5,
+                 superseded_scores=[(0.5, 0.1)], p_superseded=0.1) is Label.UNKNOWN
+    loose = LabelPolicy(min_coverage=0.1)
+    assert decide_label(ClaimSignals(True, 0.5, 0.2, SUPPORTING, current_scores=[(0.5, 0.2)]),
+                        loose)[0] is Label.SUPPORTED

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from auditor.judges._text import STOP_WORDS, sentences
+from auditor.judges._text import STOP_WORDS, content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
@@ -47,8 +49,11 @@ class EntityConsistencyJudge(LocalJudge):
 
     Abstains when the claim names nothing. Votes 0 when at least ``support_at`` of
     the names are present, 1 below ``reject_below``, abstains in between.
-    ``scores["contradiction"]`` is set when a name is missing while the evidence
-    sentence most about the claim names someone/something else.
+    ``scores["contradiction"]`` is set only when a missing name is *replaced*: an
+    evidence sentence about the same thing (sharing most of the claim's other content
+    words) names something else of the same kind (acronym vs. proper name) in the same
+    slot (next to the same content word). A name that the evidence merely never
+    mentions is missing support, not a refutation.
     """
 
     name = "entity_consistency"
@@ -75,6 +80,69 @@ class EntityConsistencyJudge(LocalJudge):
             vote = 1.0
         else:
             vote = ABSTAIN
-        contradiction = 1.0 if missing and vote == 1.0 and present else 0.0
+        conflicts = (_conflicts(pair.claim, pair.evidence, claimed, frozenset(missing))
+                     if vote == 1.0 else [])
+        contradiction = 1.0 if conflicts else 0.0
         return vote, {"support": share, "contradiction": contradiction}, json.dumps(
-            {"share": round(share, 4), "missing": missing}, sort_keys=True)
+            {"share": round(share, 4), "missing": missing, "conflicts": conflicts},
+            sort_keys=True)
+
+
+_WORD_POS = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
+_ANCHOR_COVERAGE = 0.4
+"""Share of the claim's other content words an evidence sentence needs to be about it."""
+
+
+@dataclass(frozen=True)
+class _Run:
+    tokens: frozenset[str]
+    kind: str
+    left: str | None
+    right: str | None
+
+
+def _name_runs(sentence: str) -> list[_Run]:
+    """The capitalised runs of one sentence with their kind and neighbouring content words."""
+    matches = [m for m in _CAP_RUN.finditer(sentence)]
+    spans = [(m.start(), m.end()) for m in matches]
+    words = [(w.start(), w.end(), stem(w.group(0).lower())) for w in _WORD_POS.finditer(sentence)
+             if not any(s <= w.start() < e for s, e in spans)
+             and w.group(0).lower() not in _SKIP]
+    runs = []
+    for m in matches:
+        parts = [w.strip("'-") for w in m.group(0).split()]
+        names = frozenset(w.lower() for w in parts if w and w.lower() not in _SKIP and len(w) > 1)
+        if not names:
+            continue
+        kept = [w for w in parts if w.lower() in names]
+        kind = "acronym" if all(w.isupper() for w in kept) else "name"
+        left = next((t for s, e, t in reversed(words) if e <= m.start()), None)
+        right = next((t for s, e, t in words if s >= m.end()), None)
+        runs.append(_Run(names, kind, left, right))
+    return runs
+
+
+def _conflicts(claim: str, evidence: Sequence[str], claimed: frozenset[str],
+               missing: frozenset[str]) -> list[str]:
+    """Evidence names that take the place of a missing claim name (see the judge's doc)."""
+    lost = [r for r in _name_runs(claim) if r.tokens & missing]
+    if not lost:
+        return []
+    about = content_words(claim) - {stem(m) for m in missing} - missing
+    if not about:
+        return []
+    found: list[str] = []
+    for text in evidence:
+        for sentence in sentences(text):
+            words = content_words(sentence)
+            if len(about & words) / len(about) < _ANCHOR_COVERAGE:
+                continue
+            for run in _name_runs(sentence):
+                if run.tokens & claimed:
+                    continue
+                if any(run.kind == r.kind and ((run.left is not None and run.left == r.left)
+                                               or (run.right is not None
+                                                   and run.right == r.right))
+                       for r in lost):
+                    found.append(" ".join(sorted(run.tokens)))
+    return sorted(set(found))
