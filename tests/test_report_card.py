@@ -16,6 +16,7 @@ class Row:
     n_evidence: int = 1
     n_inline_evidence: int = 0
     n_dated_evidence: int = 1
+    text: str = "A claim."
 
 
 def test_figures_follow_the_design_denominators() -> None:
@@ -61,3 +62,12 @@ def test_a_non_admissible_stacker_is_flagged_on_the_card() -> None:
     assert "## Warnings" in to_markdown(card)
     ok = build_report_card("run", rows, config={"status": "complete"}, n_boot=20)
     assert ok.warnings == [] or list(ok.warnings) == []
+
+
+def test_time_scoped_share_counts_claims_that_state_their_time() -> None:
+    rows = [Row("a1", True, "supported", text="From 2004 to 2005, Ada chaired the board."),
+            Row("a1", True, "supported", text="Ada chairs the board."),
+            Row("a2", True, "stale", text="As of 2010, the fare was 2 euros."),
+            Row("a2", False, "not_factual", text="In 2004, hello?")]
+    figure = build_report_card("run", rows, n_boot=50).figure("time_scoped_share")
+    assert (figure.numerator, figure.denominator) == (2, 3)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from auditor.labels import stated_period
 from auditor.report.resample import cluster_codes, draw_counts, ratio_interval
 from auditor.types import UNSUPPORTED_LABELS, Label
 from ledger import RunInfo
@@ -25,6 +26,8 @@ class ClaimRow(Protocol):
 
     @property
     def answer_id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
     @property
     def factual(self) -> bool: ...
     @property
@@ -93,6 +96,8 @@ _FIGURES: tuple[tuple[str, str, str, str], ...] = (
      "claims with evidence whose evidence includes a dated version"),
     ("undisclosed_update_share", "undated", "with_evidence",
      "claims with evidence whose evidence has no publication date"),
+    ("time_scoped_share", "time_scoped", "factual",
+     "factual claims that state their own time (from ... to ..., as of ..., in <year>,)"),
     ("not_factual_share", "not_factual", "all", "not_factual / all claims"),
 )
 
@@ -100,7 +105,7 @@ _FIGURES: tuple[tuple[str, str, str, str], ...] = (
 DIRECTION: Mapping[str, int] = {
     "support_precision": 1, "decidable_rate": 1, "unknown_rate": -1, "contradicted_rate": -1,
     "stale_rate": -1, "citation_coverage": 1, "dated_evidence_share": 1,
-    "undisclosed_update_share": -1, "not_factual_share": 0,
+    "undisclosed_update_share": -1, "time_scoped_share": 0, "not_factual_share": 0,
 }
 """Which direction is better for each figure: +1 higher, -1 lower, 0 neither."""
 
@@ -122,6 +127,8 @@ def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
         "with_evidence": has_ev,
         "dated": np.array([c.n_dated_evidence > 0 for c in claims], dtype=bool) & has_ev,
         "undated": np.array([c.n_dated_evidence == 0 for c in claims], dtype=bool) & has_ev,
+        "time_scoped": np.array([stated_period(c.text) is not None for c in claims],
+                                dtype=bool) & factual,
     }
     unsupported = np.isin(lab, [label.value for label in UNSUPPORTED_LABELS])
     indicators["decidable"] = indicators["supported"] | unsupported
