@@ -122,7 +122,31 @@ def part_throughput(n: int = 300, data: str | None = None) -> None:
           f"on {len(pairs)} pairs (FaithBench + Factcheck-Bench samples, encoder warm)")
 
 
-def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2000) -> None:
+def compare_without(votes: np.ndarray, labels: list[int], clusters: list[str],
+                    drop: int, n_boot: int, seed: int = 0) -> dict[str, float | list[float]]:
+    """Stacked panel with vs without member ``drop``: out-of-fold (same folds) kappa and
+    balanced accuracy of both, and the paired cluster-bootstrap interval of the difference."""
+    from auditor.stacking.metrics import interval
+
+    keep = [j for j in range(votes.shape[1]) if j != drop]
+    full = cross_fit(votes, labels, clusters, seed=seed).proba
+    reduced = cross_fit(votes[:, keep], labels, clusters, seed=seed).proba
+    pred = np.stack([(full >= 0.5), (reduced >= 0.5)], axis=1).astype(float)
+    boot = bootstrap_scores(pred, labels, clusters, n_boot=n_boot,
+                            rng=np.random.default_rng(seed))
+    dk = boot.boot_kappa[:, 0] - boot.boot_kappa[:, 1]
+    db = boot.boot_bacc[:, 0] - boot.boot_bacc[:, 1]
+    return {"kappa_with": float(boot.kappa[0]), "kappa_without": float(boot.kappa[1]),
+            "kappa_with_ci": list(interval(boot.boot_kappa[:, 0])),
+            "kappa_without_ci": list(interval(boot.boot_kappa[:, 1])),
+            "delta_kappa": float(boot.kappa[0] - boot.kappa[1]),
+            "delta_kappa_ci": list(interval(dk)),
+            "bacc_with": float(boot.bacc[0]), "bacc_without": float(boot.bacc[1]),
+            "delta_bacc": float(boot.bacc[0] - boot.bacc[1]), "delta_bacc_ci": list(interval(db))}
+
+
+def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2000,
+                without: str | None = None) -> None:
     from auditor.judges.panel import load_panel
 
     panel = load_panel(None)
@@ -166,6 +190,17 @@ def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2
         a = report["admissibility"]
         print(f"  admissible {a['admissible']}: {a['reason']} (share {a['share_competent']:.2f},"
               f" phi {a['mean_error_corr']})")
+        if without is not None:
+            c = compare_without(votes, [r["label"] for r in records],
+                                [r["cluster"] for r in records], members.index(without), n_boot)
+            report["without_" + without] = c
+            print(f"  stacked with {without}: kappa {c['kappa_with']:.3f} "
+                  f"[{c['kappa_with_ci'][0]:.3f}, {c['kappa_with_ci'][1]:.3f}]; without: "
+                  f"{c['kappa_without']:.3f} [{c['kappa_without_ci'][0]:.3f}, "
+                  f"{c['kappa_without_ci'][1]:.3f}]; dkappa {c['delta_kappa']:.3f} "
+                  f"[{c['delta_kappa_ci'][0]:.3f}, {c['delta_kappa_ci'][1]:.3f}]; dbacc "
+                  f"{c['delta_bacc']:.3f} [{c['delta_bacc_ci'][0]:.3f}, "
+                  f"{c['delta_bacc_ci'][1]:.3f}]")
     print("\nbeats chance (lower bound of the kappa interval > 0):")
     for j, member in enumerate(members):
         wins = []
@@ -187,13 +222,15 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--json", default=None)
     parser.add_argument("--bootstrap", type=int, default=2000)
+    parser.add_argument("--without", default=None,
+                        help="ladder: also compare the stacked panel with and without MEMBER")
     args = parser.parse_args()
     if args.part == "speed":
         part_speed(n_boot=args.bootstrap)
     elif args.part == "throughput":
         part_throughput(args.n, args.data)
     else:
-        part_ladder(args.data, args.json, args.bootstrap)
+        part_ladder(args.data, args.json, args.bootstrap, args.without)
 
 
 if __name__ == "__main__":

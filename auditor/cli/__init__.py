@@ -46,7 +46,7 @@ def _register_commands() -> None:
         importlib.import_module(f"auditor.cli.{module}")
 
 
-_COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "spans", "review")
+_COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -100,6 +100,7 @@ def build_judge(name: str, params: Mapping[str, Any] | None = None) -> Judge:
 
 
 def _load_builtin_judges() -> None:
+    import auditor.judges.entailment
     import auditor.judges.entity
     import auditor.judges.lexical_bm25
     import auditor.judges.llm

