@@ -191,5 +191,9 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
                              f"a superseded version (p={signals.p_superseded:.2f})")
     contradiction = contradiction_signal(signals.votes)
     if contradiction >= policy.contradiction_at:
-        return Label.CONTRADICTED, f"contradicted by current evidence (p={p:.2f})"
+        fired = sorted(v.judge for v in signals.votes
+                       if v.value != ABSTAIN and v.error is None
+                       and float(v.scores.get("contradiction", 0.0)) >= policy.contradiction_at)
+        return Label.CONTRADICTED, (f"contradicted by current evidence (p={p:.2f}; "
+                                    f"contradiction {contradiction:.2f} from {', '.join(fired)})")
     return Label.NOT_SUPPORTED, f"not supported by current evidence (p={p:.2f})"

@@ -14,6 +14,8 @@ from auditor.entailment.model import load_model
 from auditor.entailment.train import TrainConfig, train_entailment
 from auditor.errors import ConfigError
 
+pytestmark = pytest.mark.slow  # loads the MiniLM weights and trains two steps
+
 
 def test_training_writes_loadable_fp16_weights_with_digest_and_record(tmp_path: Path) -> None:
     rows = [("A man is playing a guitar", "A man is playing music", "ENTAILMENT"),

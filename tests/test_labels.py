@@ -57,6 +57,16 @@ def test_contradicted_needs_a_contradiction_signal() -> None:
     assert label(p_current=0.9, votes=LACKING) is Label.NOT_SUPPORTED
 
 
+def test_contradicted_reason_names_the_judges_that_fired() -> None:
+    votes = (Vote("entailment", 1.0, scores={"contradiction": 0.93}),
+             Vote("numeric_consistency", 1.0, scores={"contradiction": 1.0}),
+             Vote("bm25_alignment", 1.0, scores={"contradiction": 0.2}),
+             Vote("negation_polarity", 0.5, scores={"contradiction": 1.0}))
+    verdict, reason = decide_label(ClaimSignals(True, 0.8, 0.9, votes))
+    assert verdict is Label.CONTRADICTED
+    assert "contradiction 1.00 from entailment, numeric_consistency)" in reason
+
+
 def test_stale_when_only_a_superseded_version_supports() -> None:
     assert label(p_current=0.9, votes=REFUTING, stale_relevance=0.9,
                  p_superseded=0.1) is Label.STALE

@@ -93,7 +93,11 @@ class EntailmentModel:
 
 def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:
     """sha256 of the shipped weights file, as recorded in ``SHA256``."""
-    return (weights_dir / "SHA256").read_text(encoding="utf-8").split()[0]
+    try:
+        return (weights_dir / "SHA256").read_text(encoding="utf-8").split()[0]
+    except (FileNotFoundError, IndexError):
+        raise ConfigError(f"entailment weights digest not found in {weights_dir}/SHA256; "
+                          "train them with `auditor train-judge`") from None
 
 
 def load_model(weights_dir: str | Path | None = None, *, quantize: bool = False,
@@ -148,9 +152,14 @@ def _load_model(weights_dir: str, quantize: bool, threads: int | None,
 
 def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
     """Dynamic int8 quantisation of the linear layers (weights int8, activations fp32)."""
+    import warnings
+
     import torch
 
-    return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    with warnings.catch_warnings():  # torch 2.13 deprecates torch.ao in favour of torchao
+        warnings.simplefilter("ignore", (DeprecationWarning, UserWarning))
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear},
+                                                      dtype=torch.qint8)
 
 
 def read_training_record(weights_dir: Path = WEIGHTS_DIR) -> dict[str, Any]:

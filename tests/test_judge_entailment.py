@@ -1,0 +1,125 @@
+"""The shipped entailment cross-encoder and the ``entailment`` judge (real weights, CPU)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from auditor.entailment.model import (
+    WEIGHTS_DIR,
+    evidence_windows,
+    load_model,
+    read_training_record,
+    weights_digest,
+)
+from auditor.judges.base import build_judge
+from auditor.judges.panel import load_panel
+from auditor.types import ABSTAIN, JudgePair
+
+pytestmark = pytest.mark.slow  # loads the entailment cross-encoder
+
+TRIAL = ("The trial enrolled 3,200 participants across 14 hospitals and reported its "
+         "results in March 2021.")
+
+
+def test_shipped_weights_are_compact_and_match_their_digest_and_record() -> None:
+    weights = WEIGHTS_DIR / "model.safetensors"
+    assert weights.stat().st_size <= 50 * 1024 * 1024
+    record = read_training_record()
+    assert record["weights_sha256"] == weights_digest()
+    assert record["labels"] == ["entailment", "neutral", "contradiction"]
+    assert load_model().digest == weights_digest()
+    # the run it records fits the budget: at most about an hour on two cores
+    assert record["wall_seconds"] <= 75 * 60 and record["config"]["threads"] == 2
+
+
+def test_model_tells_entailment_neutral_and_contradiction_apart() -> None:
+    model = load_model()
+    premise = "A man is playing a guitar on a stage in front of a large crowd."
+    probs = model.predict([premise] * 3, ["A man is playing an instrument.",
+                                          "The man is a famous singer from Spain.",
+                                          "Nobody is playing an instrument."])
+    assert np.allclose(probs.sum(axis=1), 1.0)
+    assert list(probs.argmax(axis=1)) == [0, 1, 2]
+
+
+def test_windows_cover_long_evidence_with_overlap() -> None:
+    text = " ".join(f"w{i}" for i in range(450))
+    windows = evidence_windows(text, words=200, stride=150)
+    assert [w.split()[0] for w in windows] == ["w0", "w150", "w300"]
+    assert windows[-1].split()[-1] == "w449"
+    assert all(len(w.split()) <= 200 for w in windows)
+    assert evidence_windows("short text") == ["short text"]
+    assert evidence_windows("   ") == []
+
+
+def test_judge_votes_and_exposes_the_contradiction_signal() -> None:
+    judge = build_judge("entailment")
+    pairs = [JudgePair("The trial enrolled 3,200 participants.", (TRIAL,)),
+             JudgePair("The trial enrolled 5,000 participants.", (TRIAL,)),
+             JudgePair("The trial was funded by a pharmaceutical company.", (TRIAL,)),
+             JudgePair("The trial enrolled 3,200 participants.", ())]
+    supported, contradicted, unsupported, empty = judge.judge_sync(pairs)
+    assert supported.value == 0.0 and supported.scores["entailment"] >= 0.5
+    assert contradicted.value == 1.0 and contradicted.scores["contradiction"] >= 0.5
+    assert unsupported.value != 0.0
+    assert unsupported.scores["contradiction"] < contradicted.scores["contradiction"]
+    assert empty.value == ABSTAIN and empty.error == "no evidence"
+    for vote in (supported, contradicted, unsupported):
+        assert set(vote.scores) >= {"entailment", "neutral", "contradiction"}
+        assert sum(vote.scores[k] for k in ("entailment", "neutral", "contradiction")) == \
+            pytest.approx(1.0, abs=1e-6)
+        assert json.loads(vote.raw)["windows"] == 1
+
+
+def test_judge_finds_support_in_any_window_and_order_does_not_matter() -> None:
+    filler = " ".join(["The hospital network also runs a training programme for nurses."] * 30)
+    judge = build_judge("entailment")
+    forward = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants.",
+                                          (filler, TRIAL))])[0]
+    backward = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants.",
+                                           (TRIAL, filler))])[0]
+    assert forward.value == backward.value == 0.0
+    assert forward.scores == backward.scores
+    assert json.loads(forward.raw)["windows"] > 2
+
+
+def test_judge_digest_follows_weights_and_parameters() -> None:
+    plain, quantized = build_judge("entailment"), build_judge("entailment", {"quantize": True})
+    assert plain.params["weights_sha256"] == weights_digest()
+    assert plain.digest != quantized.digest
+    assert quantized.judge_sync([JudgePair("The trial enrolled 3,200 participants.",
+                                           (TRIAL,))])[0].value == 0.0
+
+
+def test_entailment_judge_is_on_the_default_panel() -> None:
+    assert "entailment" in load_panel(None).member_names
+
+
+def test_a_contradiction_must_hold_at_sentence_level() -> None:
+    evidence = ("Night trains run on the Red line on Friday and Saturday nights, every 30 minutes "
+                "between midnight and 5 am. Other lines do not run overnight.")
+    pair = JudgePair("Night trains run on the Red line on Friday and Saturday nights.",
+                     (evidence,))
+    # read as one window, the negated second sentence makes the small model see a contradiction
+    coarse = build_judge("entailment", {"refine_rounds": 0}).judge_sync([pair])[0]
+    assert coarse.scores["contradiction"] >= 0.5 and coarse.value == 1.0
+    refined = build_judge("entailment").judge_sync([pair])[0]
+    assert refined.value == 0.0 and refined.scores["contradiction"] < 0.5
+    assert json.loads(refined.raw)["refined_to_sentences"] == 1
+    # a real contradiction survives the refinement
+    wrong = build_judge("entailment").judge_sync(
+        [JudgePair("Night trains run on the Blue line.", (evidence,))])[0]
+    assert wrong.value == 1.0 and wrong.scores["contradiction"] >= 0.5
+
+
+def test_a_summary_is_supported_only_when_every_sentence_is() -> None:
+    judge = build_judge("entailment")
+    one = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants.", (TRIAL,))])[0]
+    two = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants. It was stopped "
+                                      "early because of side effects.", (TRIAL,))])[0]
+    assert one.value == 0.0 and two.value != 0.0
+    assert json.loads(two.raw)["claim_sentences"] == 2
+    assert two.scores["max_entailment"] < one.scores["max_entailment"]
