@@ -35,6 +35,7 @@ from auditor.entailment.model import (
     load_model,
     weights_digest,
 )
+from auditor.errors import ConfigError
 from auditor.judges._text import sentences
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
@@ -57,8 +58,6 @@ class EntailmentJudge(LocalJudge):
                          window_words=window_words, window_stride=window_stride,
                          refine_rounds=refine_rounds, weights_sha256=weights_digest())
         if not 0.0 <= reject_below <= support_at <= 1.0:
-            from auditor.errors import ConfigError
-
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
         self.support_at, self.reject_below = support_at, reject_below
         self.quantize, self.batch_size = quantize, batch_size
