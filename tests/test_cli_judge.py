@@ -61,3 +61,6 @@ def test_unknown_judge_and_bad_params_are_clean_errors(tmp_path: Path, run_cli: 
     assert code == 2 and "--params" in err
     code, _, err = run_cli(["judge", "entailment", str(pairs), "--format", "csv"])
     assert code == 2 and "--format" in err
+    code, _, err = run_cli(["judge", "entailment", str(pairs), "--params",
+                            '{"support_at": 0.1, "reject_below": 0.3}'])
+    assert code == 2 and "reject_below <= support_at" in err and "Traceback" not in err
