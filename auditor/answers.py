@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from auditor.errors import InputError
 from auditor.jsonl import parse_datetime, read_jsonl, require
@@ -16,10 +19,21 @@ def load_answers(path: str | Path) -> list[Answer]:
     a context without an id gets ``ctx-<n>`` (its position). Duplicate answer ids
     are an error. Nothing is partially returned: the first bad line raises.
     """
+    return answers_from_records(read_jsonl(path), source=str(path))
+
+
+def answers_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, source: str
+                         ) -> list[Answer]:
+    """Validate ``(line, record)`` pairs as :func:`load_answers` does (errors name
+    ``source``, the line and the field)."""
     answers: list[Answer] = []
     seen: dict[str, int] = {}
-    file = str(path)
-    for line, record in read_jsonl(path):
+    file = source
+    for line, record in records:
+        if not isinstance(record, Mapping):
+            raise InputError(f"expected an object, got {type(record).__name__}", file=file,
+                             line=line)
+        record = dict(record)
         answer_id = require(record, "id", (str, int), file=file, line=line)
         answer_id = str(answer_id)
         if not answer_id.strip():
@@ -35,6 +49,34 @@ def load_answers(path: str | Path) -> list[Answer]:
         answers.append(Answer(id=answer_id, question=question, answer=text,
                               contexts=contexts, as_of=as_of))
     return answers
+
+
+AnswersInput = str | Path | Sequence[Answer | Mapping[str, Any]]
+"""Answers as a JSONL path, or a sequence of :class:`Answer` or dicts of its fields."""
+
+
+def coerce_answers(answers: AnswersInput) -> list[Answer]:
+    """Answers from a JSONL path, :class:`Answer` objects or dicts (validated alike; a dict
+    is named ``answers[i]`` in errors, so the line number is its position + 1)."""
+    if isinstance(answers, str | Path):
+        return load_answers(answers)
+    if not isinstance(answers, Sequence):
+        raise InputError(f"expected a JSONL path or a sequence of answers, got "
+                         f"{type(answers).__name__}", field="answers")
+    if all(isinstance(a, Answer) for a in answers):
+        out = [a for a in answers if isinstance(a, Answer)]
+        ids = [a.id for a in out]
+        if len(set(ids)) != len(ids):
+            raise InputError("duplicate answer ids", field="answers")
+        return out
+    records: list[tuple[int, Any]] = []
+    for i, item in enumerate(answers):
+        if isinstance(item, Answer):
+            records.append((i + 1, {**asdict(item), "contexts": [asdict(c) for c in
+                                                                 item.contexts]}))
+        else:
+            records.append((i + 1, item))
+    return answers_from_records(records, source="answers")
 
 
 def _contexts(value: object, *, file: str, line: int) -> tuple[Context, ...]:

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from auditor.errors import ConfigError
+from auditor.config import AuditConfig
 from auditor.evidence import Evidence
+from auditor.extract.base import Extraction, Extractor
+from auditor.graph.flow import AuditComponents, build_audit_graph
+from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.labels import LabelPolicy
 from auditor.report.agreement import Agreement, label_agreement
+from auditor.runner import check_members, verdict_record, vote_records
 from auditor.stacking.model import Stacker
-from auditor.steps import judge_claims, label_claims, localize_claims, stack_votes
+from auditor.steps import ClaimAudit
 from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit
-from ledger import Ledger, VerdictRecord, VoteRecord
+from ledger import Ledger
 
 
 @dataclass(frozen=True)
@@ -52,36 +56,47 @@ class BridgeResult:
 
 @dataclass(frozen=True)
 class StoredRun:
-    """A run's claims, answers and evidence as stored in the ledger."""
+    """A run's claims with their evidence, and its answers, as stored in the ledger."""
 
-    claims: list[Claim]
+    audits: list[ClaimAudit]
     answers: dict[str, Answer]
-    evidence: list[Evidence]
+    config: AuditConfig
 
 
-def stored_evidence(ledger: Ledger, run_id: str) -> StoredRun:
-    """Rebuild claims, answers and :class:`Evidence` (current and superseded hits with their
-    stored relevance) of a run from the ledger."""
+def stored_run(ledger: Ledger, run_id: str) -> StoredRun:
+    """Rebuild a run's claims and :class:`Evidence` (current and superseded hits with every
+    stored signal: relevance, coverage, sentence relevance, version dates, as-of) and its
+    configuration from the ledger: what the original run's labelling read."""
+    info = ledger.get_run(run_id)
+    config = AuditConfig.from_dict(info.config, source=f"run {run_id[:12]}")
     answers = {a["answer_id"]: Answer(id=a["answer_id"], question=a["question"] or "",
                                       answer=a["answer"], as_of=a["as_of"])
                for a in ledger.run_answers(run_id)}
     rows = ledger.claim_evidence(run_id, with_document_text=True)
-    claims, evidence = [], []
+    audits = []
     for c in ledger.claim_results(run_id):
-        claims.append(Claim(id=c.claim_id, answer_id=c.answer_id, text=c.text,
-                            spans=tuple(c.spans), factual=c.factual, kind=c.kind))
-        hits = [_hit(e) for e in rows.get(c.claim_id, [])]
-        evidence.append(Evidence(
+        claim = Claim(id=c.claim_id, answer_id=c.answer_id, text=c.text,
+                      spans=tuple(c.spans), factual=c.factual, kind=c.kind)
+        stored = rows.get(c.claim_id, [])
+        hits = [_hit(e) for e in stored]
+        evidence = Evidence(
             current=tuple(h for h in hits if not h.superseded),
             superseded=tuple(h for h in hits if h.superseded),
-            relevance={e["chunk_id"]: float(e["score"]) for e in rows.get(c.claim_id, [])}))
-    return StoredRun(claims, answers, evidence)
+            relevance={e["chunk_id"]: float(e["score"]) for e in stored},
+            coverage={e["chunk_id"]: float(e["coverage"]) for e in stored
+                      if e["coverage"] is not None},
+            sentence_relevance={e["chunk_id"]: float(e["sentence_relevance"]) for e in stored
+                                if e["sentence_relevance"] is not None},
+            as_of=answers[c.answer_id].as_of or config.as_of)
+        audits.append(ClaimAudit(claim, evidence))
+    return StoredRun(audits, answers, config)
 
 
 def _hit(e: Mapping[str, Any]) -> Hit:
     document = DocumentVersion(doc_id=e["doc_id"], version=e["version"], text=e["doc_text"],
                                digest=e["version_digest"], source=e["source"],
-                               published_at=e["published_at"], superseded=e["superseded"])
+                               published_at=e["published_at"], valid_from=e["valid_from"],
+                               valid_to=e["valid_to"], superseded=e["superseded"])
     chunk = Chunk(chunk_id=e["chunk_id"], doc_id=e["doc_id"], version=e["version"],
                   digest=e["version_digest"], start=int(e["start"]), end=int(e["end"]),
                   text=e["text"])
@@ -89,25 +104,16 @@ def _hit(e: Mapping[str, Any]) -> Hit:
                superseded=bool(e["superseded"]), inline=bool(e["inline"]))
 
 
-def _policy(config: Mapping[str, Any]) -> LabelPolicy:
-    policy = config.get("policy")
-    if not isinstance(policy, Mapping):
-        return LabelPolicy()
-    try:
-        return LabelPolicy(**dict(policy))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"the run's recorded label policy is not usable: {exc}") from None
-
-
 def rejudge(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
-            n_boot: int = 2000, seed: int = 0) -> BridgeResult:
+            second_opinion: Judge | None = None, n_boot: int = 2000, seed: int = 0
+            ) -> BridgeResult:
     """Re-judge every claim of ``run_id`` (a full id) with ``panel`` + ``stacker`` on the
-    stored evidence; store votes and verdicts beside the old ones (idempotent); return the
-    agreement of the new labels with the run's own labels."""
-    if stacker.members != panel.member_names:
-        raise ConfigError(
-            f"the stacker was fitted on members {list(stacker.members)} but the panel has "
-            f"{list(panel.member_names)}; fit a stacker for this panel (auditor calibrate)")
+    stored evidence, through the same graph nodes as an audit (entering at ``judge``,
+    with the run's recorded configuration); store votes and verdicts beside the old ones
+    (idempotent); return the agreement of the new labels with the run's own labels.
+
+    Use :meth:`auditor.Auditor.rejudge`, which resolves the run and loads the panel."""
+    check_members(panel, stacker)
     info = ledger.get_run(run_id)
     old_panel = str(info.components.get("panel", {}).get("digest", ""))
     old_stacker = str(info.components.get("stacker", {}).get("digest", ""))
@@ -118,23 +124,14 @@ def rejudge(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
     n_votes = n_verdicts = 0
     reused = existing >= {c.claim_id for c in old}
     if not reused:
-        run = stored_evidence(ledger, run_id)
-        votes, stale_votes = judge_claims(run.claims, run.answers, run.evidence, panel)
-        members = panel.member_names
-        p_current = stack_votes(votes, stacker, members)
-        p_superseded = stack_votes(stale_votes, stacker, members)
-        verdicts = label_claims(run.claims, run.evidence, votes, p_current, p_superseded,
-                                _policy(info.config))
-        verdicts = localize_claims(run.claims, run.answers, run.evidence, verdicts)
-        digests = {m.name: m.digest for m in panel.members}
+        audits = replay(ledger, run_id, panel, stacker, second_opinion=second_opinion)
+        judges = [*panel.members, *([second_opinion] if second_opinion else [])]
+        digests = {j.name: j.digest for j in judges}
         n_votes, n_verdicts = ledger.record_bridge(
             run_id, panel=panel.component(), stacker=stacker.component(),
-            judges=[m.component() for m in panel.members],
-            votes=[VoteRecord(claim.id, digests[v.judge], v.judge, v.value, v.raw,
-                              dict(v.scores), v.latency_s, v.error)
-                   for claim, row in zip(run.claims, votes, strict=True) for v in row],
-            verdicts=[VerdictRecord(v.claim_id, v.label.value, v.p_hallucinated, v.reason,
-                                    v.error_spans) for v in verdicts])
+            judges=[j.component() for j in judges],
+            votes=[v for a in audits for v in vote_records(a, digests)],
+            verdicts=[verdict_record(a) for a in audits])
     new = {c.claim_id: c.label for c in ledger.claim_results(
         run_id, panel_digest=new_panel, stacker_digest=new_stacker)}
     agreement = label_agreement([c.label for c in old], [new.get(c.claim_id) for c in old],
@@ -143,6 +140,34 @@ def rejudge(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
                         new_panel=new_panel, new_stacker=new_stacker, n_claims=len(old),
                         votes_written=n_votes, verdicts_written=n_verdicts, reused=reused,
                         agreement=agreement)
+
+
+def replay(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
+           second_opinion: Judge | None = None) -> list[ClaimAudit]:
+    """Judge, stack, label and localise a run's stored claims again (writing nothing):
+    the audit graph entered at ``judge`` with the run's stored evidence and configuration.
+    With the run's own panel and stacker it reproduces the run's verdicts."""
+    check_members(panel, stacker)
+    run = stored_run(ledger, run_id)
+    components = AuditComponents(extractor=_NoExtractor(), search=_no_search, panel=panel,
+                                 stacker=stacker, config=run.config,
+                                 second_opinion=second_opinion)
+    state = build_audit_graph(components, entry="judge").invoke(
+        {"answers": list(run.answers.values()), "audits": run.audits})
+    return state["audits"]
+
+
+def _no_search(queries: Sequence[str], k: int, as_of: datetime | None) -> list[list[Hit]]:
+    raise RuntimeError("a re-judge uses the stored evidence; it never searches")
+
+
+class _NoExtractor(Extractor):
+    """Stands in for the extractor of a re-judge, which starts from stored claims."""
+
+    name = "stored-claims"
+
+    def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:
+        raise RuntimeError("a re-judge uses the stored claims; it never extracts")
 
 
 def bridged_labels(ledger: Ledger, run_id: str, panel_digest: str, stacker_digest: str

@@ -138,6 +138,14 @@ def _relevant(best: float | None, scores: Sequence[tuple[float, float]],
                for cos, cov in scores)
 
 
+def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = None) -> bool:
+    """True when any current or superseded evidence is relevant to the claim (rule 2): a
+    claim without it is ``unknown`` whatever the panel says, so it is not judged."""
+    policy = policy or LabelPolicy()
+    return (_relevant(signals.relevance, signals.current_scores, policy)
+            or _relevant(signals.stale_relevance, signals.superseded_scores, policy))
+
+
 def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tuple[Label, str]:
     """The label of one claim and a one-line reason."""
     policy = policy or LabelPolicy()

@@ -1,8 +1,9 @@
 """Running an audit: versions, run id, resumable batches through the graph, ledger writes.
 
-The run id is a digest of the input answers, every component's digest, the
-as-of date and the label policy: the same input with the same versions finds
-the existing run and writes nothing; a run that was killed resumes where its
+The run id is a digest of the input answers, every component's digest and the
+whole :class:`~auditor.config.AuditConfig` (retrieval mode, k, passage counts,
+as-of date, label policy, extractor, second-opinion band): the same input with
+the same versions finds the existing run and writes nothing; a run that was killed resumes where its
 last committed answer left off.
 """
 
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from auditor.digest import content_digest, sha256_text
@@ -19,12 +18,11 @@ from auditor.errors import ConfigError
 from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
-from auditor.judges.panel import Panel, load_panel
-from auditor.labels import LabelPolicy
-from auditor.retrieval import EvidenceIndex
+from auditor.judges.panel import Panel
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
-from auditor.stacking.model import load_stacker
-from auditor.types import Answer, Chunk, Component, Context, DocumentVersion, Hit
+from auditor.stacking.model import Stacker
+from auditor.steps import ClaimAudit
+from auditor.types import Answer, Chunk, Component, Context, DocumentVersion
 from ledger import (
     AnswerResult,
     ClaimRecord,
@@ -39,7 +37,7 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What :func:`run_audit` did."""
+    """What an audit run did."""
 
     run_id: str
     reused: bool
@@ -64,10 +62,21 @@ def run_components(components: AuditComponents, index_component: Component
     }
     for judge in components.panel.members:
         roles[f"judge:{judge.name}"] = judge.component()
+    if components.second_opinion is not None:
+        roles["second_opinion"] = components.second_opinion.component()
     return roles
 
 
-def run_audit(
+def run_id_of(answers: Sequence[Answer], components: AuditComponents,
+              index_component: Component) -> str:
+    """The content address of an audit: input answers, configuration and every component."""
+    roles = run_components(components, index_component)
+    return content_digest({"input": input_digest(answers),
+                           "config": components.config.to_dict(),
+                           "components": {r: c.digest for r, c in sorted(roles.items())}})
+
+
+def execute_audit(
     answers: Sequence[Answer],
     components: AuditComponents,
     ledger: Ledger,
@@ -75,23 +84,28 @@ def run_audit(
     index_component: Component,
     batch_size: int = 16,
     progress: Progress | None = None,
+    on_answer: Callable[[str, str], None] | None = None,
 ) -> RunSummary:
-    """Audit ``answers`` into ``ledger``; idempotent and resumable (see module doc)."""
+    """Audit ``answers`` into ``ledger``; idempotent and resumable (see module doc).
+
+    ``on_answer(run_id, answer_id)`` is called after each answer's transaction commits.
+    Use :class:`auditor.Auditor`, which builds the components; this is its engine.
+    """
     roles = run_components(components, index_component)
     digest = input_digest(answers)
-    config = {"as_of": components.default_as_of, "k": components.k,
-              "policy": asdict(components.policy)}
-    run_id = content_digest({"input": digest, "config": config,
-                             "components": {r: c.digest for r, c in sorted(roles.items())}})
+    run_id = run_id_of(answers, components, index_component)
     info = ledger.begin_run(run_id, kind="audit", input_digest=digest,
-                            as_of=components.default_as_of, config=config, components=roles,
-                            n_answers=len(answers))
+                            as_of=components.config.as_of, config=components.config.to_dict(),
+                            components=roles, n_answers=len(answers))
     if info.status == "complete":
         return RunSummary(run_id, True, 0, len(answers))
     done = ledger.done_answer_ids(run_id)
     todo = [(seq, a) for seq, a in enumerate(answers) if a.id not in done]
     seq_of = {a.id: seq for seq, a in todo}
-    judge_digests = {m.name: m.digest for m in components.panel.members}
+    digests = {role.removeprefix("judge:"): c.digest for role, c in roles.items()
+               if role.startswith("judge:")}
+    if components.second_opinion is not None:
+        digests[components.second_opinion.name] = components.second_opinion.digest
     written = 0
     if progress:
         progress(len(done), len(answers))
@@ -99,10 +113,12 @@ def run_audit(
     def write(state: AuditState) -> list[str]:
         nonlocal written
         ids = []
-        for result in answer_results(state, seq_of, judge_digests):
+        for result in answer_results(state, seq_of, digests):
             ledger.record_answer(run_id, result)
             ids.append(result.answer_id)
             written += 1
+            if on_answer:
+                on_answer(run_id, result.answer_id)
             if progress:
                 progress(len(done) + written, len(answers))
         return ids
@@ -114,43 +130,54 @@ def run_audit(
     return RunSummary(run_id, False, written, len(answers))
 
 
-def answer_results(state: AuditState, seq_of: dict[str, int], judge_digests: dict[str, str]
-                   ) -> list[AnswerResult]:
+def vote_records(audit: ClaimAudit, judge_digests: Mapping[str, str]) -> list[VoteRecord]:
+    """The ledger rows of a claim's votes: the panel's, then any second opinion."""
+    votes = [*audit.votes, *([audit.second_opinion] if audit.second_opinion else [])]
+    return [VoteRecord(claim_id=audit.claim.id, judge_digest=judge_digests[v.judge],
+                       judge_name=v.judge, value=v.value, raw=v.raw, scores=dict(v.scores),
+                       latency_s=v.latency_s, error=v.error) for v in votes]
+
+
+def verdict_record(audit: ClaimAudit) -> VerdictRecord:
+    """The ledger row of a claim's verdict."""
+    verdict = audit.verdict
+    assert verdict is not None, "the graph labels every claim"
+    return VerdictRecord(audit.claim.id, verdict.label.value, verdict.p_hallucinated,
+                         verdict.reason, verdict.error_spans)
+
+
+def answer_results(state: AuditState, seq_of: Mapping[str, int],
+                   judge_digests: Mapping[str, str]) -> list[AnswerResult]:
     """Group a finished batch state into one ledger record per answer."""
-    claims_of: dict[str, list[int]] = {a.id: [] for a in state["answers"]}
-    for i, claim in enumerate(state["claims"]):
-        claims_of[claim.answer_id].append(i)
+    audits_of: dict[str, list[ClaimAudit]] = {a.id: [] for a in state["answers"]}
+    for audit in state["audits"]:
+        audits_of[audit.claim.answer_id].append(audit)
     extractions = {e.answer_id: e for e in state["extractions"]}
     results = []
     for answer in state["answers"]:
-        idx = claims_of[answer.id]
         claims, retrievals, votes, verdicts = [], [], [], []
         versions: dict[tuple[str, str], DocumentVersion] = {}
         chunks: dict[str, Chunk] = {}
         inline_ids: set[str] = set()
-        for i in idx:
-            claim, ev = state["claims"][i], state["evidence"][i]
-            verdict = state["verdicts"][i]
+        for audit in audits_of[answer.id]:
+            claim, ev = audit.claim, audit.evidence
             claims.append(ClaimRecord(claim.id, claim.text, claim.spans, claim.factual,
                                       claim.kind))
             for rank, hit in enumerate((*ev.current, *ev.superseded)):
+                cid = hit.chunk.chunk_id
                 retrievals.append(RetrievalRecord(
-                    claim_id=claim.id, rank=rank, chunk_id=hit.chunk.chunk_id,
+                    claim_id=claim.id, rank=rank, chunk_id=cid,
                     doc_id=hit.document.doc_id, version_digest=hit.document.digest,
-                    score=ev.relevance.get(hit.chunk.chunk_id, hit.score),
-                    superseded=hit.superseded, inline=hit.inline, query=claim.text))
+                    score=ev.relevance.get(cid, hit.score),
+                    superseded=hit.superseded, inline=hit.inline, query=claim.text,
+                    coverage=ev.coverage.get(cid),
+                    sentence_relevance=ev.sentence_relevance.get(cid)))
                 versions[(hit.document.doc_id, hit.document.digest)] = hit.document
-                chunks[hit.chunk.chunk_id] = hit.chunk
+                chunks[cid] = hit.chunk
                 if hit.inline:
                     inline_ids.add(hit.document.doc_id)
-            for vote in state["votes"][i]:
-                votes.append(VoteRecord(
-                    claim_id=claim.id, judge_digest=judge_digests[vote.judge],
-                    judge_name=vote.judge,
-                    value=vote.value, raw=vote.raw, scores=dict(vote.scores),
-                    latency_s=vote.latency_s, error=vote.error))
-            verdicts.append(VerdictRecord(claim.id, verdict.label.value, verdict.p_hallucinated,
-                                          verdict.reason, verdict.error_spans))
+            votes.extend(vote_records(audit, judge_digests))
+            verdicts.append(verdict_record(audit))
         results.append(AnswerResult(
             answer_id=answer.id, question=answer.question, answer=answer.answer,
             answer_digest=sha256_text(answer.answer), as_of=answer.as_of,
@@ -182,33 +209,12 @@ _VOLATILE_MANIFEST_KEYS = frozenset({"created_at", "generation"})
 """Manifest fields that change when the same corpus is rebuilt (not content)."""
 
 
-def make_components(
-    index: EvidenceIndex,
-    *,
-    as_of: datetime | None,
-    extractor: str = "rules",
-    panel_path: str | Path | None = None,
-    stacker_path: str | Path | None = None,
-    policy: LabelPolicy | None = None,
-    mode: str = "hybrid",
-    k: int = 8,
-) -> AuditComponents:
-    """Build the graph's components: defaults are the offline panel and its shipped stacker."""
-    from auditor.extract import build_extractor
-
-    panel = load_panel(panel_path)
-    stacker = load_stacker(stacker_path)
+def check_members(panel: Panel, stacker: Stacker) -> None:
+    """A stacker must have been fitted on exactly the panel's members, in order."""
     if stacker.members != panel.member_names:
         raise ConfigError(
             f"the stacker was fitted on members {list(stacker.members)} but the panel has "
             f"{list(panel.member_names)}; fit a stacker for this panel (auditor calibrate)")
-
-    def search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Hit]]:
-        return index.search(queries, n, mode=mode, as_of=when)
-
-    return AuditComponents(extractor=build_extractor(extractor), search=search, panel=panel,
-                           stacker=stacker, policy=policy or LabelPolicy(),
-                           default_as_of=as_of, k=k)
 
 
 GIVEN_CLAIMS = Component(kind="extractor", name="given-claims", version="1",

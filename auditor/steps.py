@@ -1,95 +1,177 @@
-"""The plain functions behind each node of the audit graph (no LangGraph, no SQL)."""
+"""The per-claim record of an audit and the plain functions behind each graph node.
+
+A :class:`ClaimAudit` carries one claim through the flow: its evidence, the
+panel's votes against current and superseded evidence, the stacked
+probabilities, an optional second opinion, and the verdict. The functions here
+take and return lists of them (no LangGraph, no SQL); the graph only routes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import numpy as np
 
 from auditor.evidence import Evidence
+from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
 from auditor.labels import (
     ClaimSignals,
     LabelPolicy,
     decide_label,
+    has_relevant_evidence,
     stated_period,
     strip_period,
 )
 from auditor.stacking.model import Stacker
-from auditor.types import UNSUPPORTED_LABELS, Answer, Claim, Hit, JudgePair, Verdict, Vote
+from auditor.types import (
+    ABSTAIN,
+    UNSUPPORTED_LABELS,
+    Answer,
+    Claim,
+    Hit,
+    JudgePair,
+    Verdict,
+    Vote,
+)
 
 
-def _pairs(claims: Sequence[Claim], answers: dict[str, Answer],
+@dataclass(frozen=True)
+class ClaimAudit:
+    """Everything the audit knows about one claim, filled in stage by stage."""
+
+    claim: Claim
+    evidence: Evidence = field(default_factory=Evidence)
+    votes: tuple[Vote, ...] = ()
+    """Panel votes against current evidence (member order); empty when not judged."""
+    stale_votes: tuple[Vote, ...] = ()
+    """Panel votes against superseded evidence; empty when there is none."""
+    p_current: float | None = None
+    """Stacked P(hallucinated) against current evidence (after any second opinion)."""
+    p_superseded: float | None = None
+    p_stacked: float | None = None
+    """The stacker's own P(hallucinated) against current evidence, before a second opinion."""
+    second_opinion: Vote | None = None
+    verdict: Verdict | None = None
+
+    def signals(self) -> ClaimSignals:
+        """What the labelling rules read (:func:`auditor.labels.decide_label`)."""
+        ev = self.evidence
+        return ClaimSignals(
+            factual=self.claim.factual, relevance=ev.best_current, p_current=self.p_current,
+            votes=self.votes, stale_relevance=ev.best_superseded,
+            p_superseded=self.p_superseded,
+            superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text,
+                                                               ev.superseded),
+            superseded_margin=ev.superseded_margin,
+            current_scores=ev.scores(ev.current), superseded_scores=ev.scores(ev.superseded))
+
+
+def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
+    """True when the panel has something to decide: a factual claim with relevant current
+    or superseded evidence (anything else is labelled without judging)."""
+    return audit.claim.factual and has_relevant_evidence(audit.signals(), policy)
+
+
+def _pairs(claims: Sequence[Claim], answers: Mapping[str, Answer],
            evidence: Sequence[Sequence[Hit]]) -> list[JudgePair]:
     return [JudgePair(claim=c.text, evidence=tuple(h.chunk.text for h in hits),
                       question=answers[c.answer_id].question or None)
             for c, hits in zip(claims, evidence, strict=True)]
 
 
-def judge_claims(
-    claims: Sequence[Claim], answers: dict[str, Answer], evidence: Sequence[Evidence],
-    panel: Panel,
-) -> tuple[list[list[Vote]], list[list[Vote]]]:
-    """Panel votes per claim against current evidence, and against superseded evidence.
-
-    Claims with no evidence of a kind get an empty vote list for it (not judged).
-    """
-    todo = [i for i, (c, e) in enumerate(zip(claims, evidence, strict=True))
-            if c.factual and e.current]
-    stale = [i for i, (c, e) in enumerate(zip(claims, evidence, strict=True))
-             if c.factual and e.superseded]
-    # a claim about its own past period is judged against old versions without the
-    # period (the version's validity is checked against it when labelling)
-    unscoped = [replace(claims[i], text=strip_period(claims[i].text)) for i in stale]
-    pairs = (_pairs([claims[i] for i in todo], answers, [evidence[i].current for i in todo])
-             + _pairs(unscoped, answers, [evidence[i].superseded for i in stale]))
-    votes = panel.judge_sync(pairs) if pairs else []
-    current: list[list[Vote]] = [[] for _ in claims]
-    superseded: list[list[Vote]] = [[] for _ in claims]
-    for i, row in zip(todo, votes[: len(todo)], strict=True):
-        current[i] = row
-    for i, row in zip(stale, votes[len(todo):], strict=True):
-        superseded[i] = row
-    return current, superseded
+def judge_audits(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer], panel: Panel
+                 ) -> list[ClaimAudit]:
+    """Panel votes for each audit against its current and its superseded evidence, in one
+    batch. A claim about its own past period is judged against old versions without the
+    period (the version's validity is checked against it when labelling)."""
+    todo = [a for a in audits if a.evidence.current]
+    stale = [a for a in audits if a.evidence.superseded]
+    unscoped = [replace(a.claim, text=strip_period(a.claim.text)) for a in stale]
+    pairs = (_pairs([a.claim for a in todo], answers, [a.evidence.current for a in todo])
+             + _pairs(unscoped, answers, [a.evidence.superseded for a in stale]))
+    rows = panel.judge_sync(pairs) if pairs else []
+    current = {a.claim.id: tuple(r) for a, r in zip(todo, rows[: len(todo)], strict=True)}
+    old = {a.claim.id: tuple(r) for a, r in zip(stale, rows[len(todo):], strict=True)}
+    return [replace(a, votes=current.get(a.claim.id, ()), stale_votes=old.get(a.claim.id, ()))
+            for a in audits]
 
 
-def stack_votes(votes: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[str]
-                ) -> list[float | None]:
-    """Stacked P(hallucinated) per claim; None where the claim was not judged."""
-    judged = [i for i, row in enumerate(votes) if row]
-    out: list[float | None] = [None] * len(votes)
-    if not judged:
-        return out
-    matrix = np.array([[v.value for v in votes[i]] for i in judged], dtype=np.float64)
-    probs = stacker.predict_proba(matrix, members=members)
-    for i, p in zip(judged, probs, strict=True):
-        out[i] = float(p)
+def _stack(rows: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[str]
+           ) -> list[float | None]:
+    judged = [i for i, row in enumerate(rows) if row]
+    out: list[float | None] = [None] * len(rows)
+    if judged:
+        matrix = np.array([[v.value for v in rows[i]] for i in judged], dtype=np.float64)
+        for i, p in zip(judged, stacker.predict_proba(matrix, members=members), strict=True):
+            out[i] = float(p)
     return out
 
 
-def label_claims(
-    claims: Sequence[Claim], evidence: Sequence[Evidence], votes: Sequence[Sequence[Vote]],
-    p_current: Sequence[float | None], p_superseded: Sequence[float | None],
-    policy: LabelPolicy,
-) -> list[Verdict]:
+def stack_audits(audits: Sequence[ClaimAudit], stacker: Stacker, members: Sequence[str]
+                 ) -> list[ClaimAudit]:
+    """Stacked P(hallucinated) against current and superseded evidence (None: not judged)."""
+    p_cur = _stack([a.votes for a in audits], stacker, members)
+    p_old = _stack([a.stale_votes for a in audits], stacker, members)
+    return [replace(a, p_current=c, p_stacked=c, p_superseded=o)
+            for a, c, o in zip(audits, p_cur, p_old, strict=True)]
+
+
+def is_uncertain(audit: ClaimAudit, policy: LabelPolicy, band: float) -> bool:
+    """True when the stacked probability lies within ``band`` of the threshold."""
+    return (band > 0 and audit.p_current is not None
+            and abs(audit.p_current - policy.threshold) <= band)
+
+
+def second_opinions(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer],
+                    judge: Judge) -> list[ClaimAudit]:
+    """Ask ``judge`` about each audit (against current evidence). The rule: a vote that is
+    not an abstention moves the probability halfway towards it, ``p = (p + vote) / 2``, so
+    it decides the side of a claim left within the band; an abstention changes nothing."""
+    if not audits:
+        return []
+    votes = judge.judge_sync(_pairs([a.claim for a in audits], answers,
+                                    [a.evidence.current for a in audits]))
+    out = []
+    for audit, vote in zip(audits, votes, strict=True):
+        p = audit.p_current
+        if p is not None and vote.value != ABSTAIN and vote.error is None:
+            p = (p + vote.value) / 2
+        out.append(replace(audit, second_opinion=vote, p_current=p))
+    return out
+
+
+def label_audits(audits: Sequence[ClaimAudit], policy: LabelPolicy) -> list[ClaimAudit]:
     """One verdict per claim from its signals (see :mod:`auditor.labels`)."""
-    verdicts = []
-    for claim, ev, row, p_cur, p_old in zip(claims, evidence, votes, p_current, p_superseded,
-                                            strict=True):
-        signals = ClaimSignals(factual=claim.factual, relevance=ev.best_current,
-                               p_current=p_cur, votes=tuple(row),
-                               stale_relevance=ev.best_superseded, p_superseded=p_old,
-                               superseded_valid_at_claim_time=valid_at_claim_time(
-                                   claim.text, ev.superseded),
-                               superseded_margin=ev.superseded_margin,
-                               current_scores=ev.scores(ev.current),
-                               superseded_scores=ev.scores(ev.superseded))
-        label, reason = decide_label(signals, policy)
-        verdicts.append(Verdict(claim_id=claim.id, label=label, p_hallucinated=p_cur,
-                                reason=reason))
-    return verdicts
+    out = []
+    for audit in audits:
+        label, reason = decide_label(audit.signals(), policy)
+        if audit.second_opinion is not None and audit.p_stacked is not None:
+            reason += (f"; second opinion {audit.second_opinion.judge} voted "
+                       f"{audit.second_opinion.value:g} (stacked p={audit.p_stacked:.2f})")
+        out.append(replace(audit, verdict=Verdict(claim_id=audit.claim.id, label=label,
+                                                  p_hallucinated=audit.p_current,
+                                                  reason=reason)))
+    return out
+
+
+def localize_audits(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer]
+                    ) -> list[ClaimAudit]:
+    """Add the error spans (answer offsets) to every unsupported verdict."""
+    from auditor.spans.localize import localize_error
+
+    out = []
+    for audit in audits:
+        verdict = audit.verdict
+        if verdict is not None and verdict.label in UNSUPPORTED_LABELS:
+            texts = [h.chunk.text for h in audit.evidence.current]  # errors vs current evidence
+            spans = localize_error(answers[audit.claim.answer_id].answer, audit.claim.spans,
+                                   texts)
+            audit = replace(audit, verdict=replace(verdict, error_spans=tuple(spans)))
+        out.append(audit)
+    return out
 
 
 def valid_at_claim_time(claim_text: str, hits: Sequence[Hit]) -> bool:
@@ -111,20 +193,3 @@ def valid_at_claim_time(claim_text: str, hits: Sequence[Hit]) -> bool:
 
 def _utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def localize_claims(
-    claims: Sequence[Claim], answers: dict[str, Answer], evidence: Sequence[Evidence],
-    verdicts: Sequence[Verdict],
-) -> list[Verdict]:
-    """Add the error spans (answer offsets) to every unsupported verdict."""
-    from auditor.spans.localize import localize_error
-
-    out = []
-    for claim, ev, verdict in zip(claims, evidence, verdicts, strict=True):
-        if verdict.label in UNSUPPORTED_LABELS:
-            texts = [h.chunk.text for h in ev.current]  # errors are relative to current evidence
-            spans = localize_error(answers[claim.answer_id].answer, claim.spans, texts)
-            verdict = replace(verdict, error_spans=tuple(spans))
-        out.append(verdict)
-    return out

@@ -152,6 +152,8 @@ class RetrievalRow(SQLModel, table=True):
     superseded: bool = False
     inline: bool = False
     query: str | None = _text()
+    coverage: float | None = None
+    sentence_relevance: float | None = None
 
 
 class JudgeVoteRow(SQLModel, table=True):

@@ -85,6 +85,10 @@ class RetrievalRecord:
     superseded: bool
     inline: bool
     query: str
+    coverage: float | None = None
+    """Share of the claim's content words in the chunk (None: not computed)."""
+    sentence_relevance: float | None = None
+    """Best cosine of the claim to one sentence of the chunk (None: not computed)."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, case, create_engine, event, func, select, update
+from sqlalchemy import Table, case, create_engine, event, func, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
@@ -208,7 +208,8 @@ class Ledger:
             self._insert_ignore(conn, m.RetrievalRow, [{
                 "run_id": run_id, "claim_id": r.claim_id, "rank": r.rank, "chunk_id": r.chunk_id,
                 "doc_id": r.doc_id, "version_digest": r.version_digest, "score": r.score,
-                "superseded": r.superseded, "inline": r.inline, "query": r.query}
+                "superseded": r.superseded, "inline": r.inline, "query": r.query,
+                "coverage": r.coverage, "sentence_relevance": r.sentence_relevance}
                 for r in result.retrievals])
             self._insert_ignore(conn, m.JudgeVoteRow, [{
                 "run_id": run_id, "claim_id": v.claim_id, "judge_digest": v.judge_digest,
@@ -291,8 +292,10 @@ class Ledger:
         return [self.get_run(run_id) for run_id in ids]
 
     def claim_results(self, run_id: str, *, panel_digest: str | None = None,
-                      stacker_digest: str | None = None) -> list[ClaimResult]:
-        """Every claim of a run with its verdict and evidence counts, in answer order.
+                      stacker_digest: str | None = None,
+                      answer_ids: Sequence[str] | None = None) -> list[ClaimResult]:
+        """Every claim of a run (or of ``answer_ids`` only) with its verdict and evidence
+        counts, in answer order.
 
         The verdict is the one of the run's own panel and stacker unless
         ``panel_digest``/``stacker_digest`` pick a bridged version (see
@@ -319,7 +322,10 @@ class Ledger:
                       & (answers.c.answer_id == claims.c.answer_id))
                 .outerjoin(verdicts, verdict_on)
                 .where(claims.c.run_id == run_id)
+                .where(claims.c.answer_id.in_(answer_ids) if answer_ids is not None
+                       else true())
                 .order_by(answers.c.seq, claims.c.seq)).mappings().all()
+            chosen = ([r["claim_id"] for r in rows] if answer_ids is not None else None)
             evidence = conn.execute(
                 select(retr.c.claim_id, func.count().label("n"),
                        func.sum(case((retr.c.inline, 1), else_=0)).label("n_inline"),
@@ -327,7 +333,9 @@ class Ledger:
                        func.count(versions.c.published_at).label("n_dated"))
                 .join(versions, (versions.c.digest == retr.c.version_digest)
                       & (versions.c.doc_id == retr.c.doc_id))
-                .where(retr.c.run_id == run_id).group_by(retr.c.claim_id)).mappings().all()
+                .where(retr.c.run_id == run_id)
+                .where(retr.c.claim_id.in_(chosen) if chosen is not None else true())
+                .group_by(retr.c.claim_id)).mappings().all()
         ev = {r["claim_id"]: r for r in evidence}
         out = []
         for r in rows:
@@ -343,7 +351,8 @@ class Ledger:
                 n_dated_evidence=int(e.get("n_dated") or 0)))
         return out
 
-    def claim_evidence(self, run_id: str, *, with_document_text: bool = False
+    def claim_evidence(self, run_id: str, *, with_document_text: bool = False,
+                       claim_ids: Sequence[str] | None = None
                        ) -> dict[str, list[dict[str, Any]]]:
         """Evidence per claim of a run, in rank order: chunk (id, offsets, text), document
         version (id, label, digest, source, publication date), stored relevance score and
@@ -354,8 +363,9 @@ class Ledger:
         columns: list[Any] = [
             retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
             retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
+            retr.c.coverage, retr.c.sentence_relevance,
             chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version, versions.c.source,
-            versions.c.published_at]
+            versions.c.published_at, versions.c.valid_from, versions.c.valid_to]
         if with_document_text:
             columns.append(versions.c.text.label("doc_text"))
         with self.engine.connect() as conn:
@@ -365,19 +375,24 @@ class Ledger:
                 .join(versions, (versions.c.digest == retr.c.version_digest)
                       & (versions.c.doc_id == retr.c.doc_id))
                 .where(retr.c.run_id == run_id)
+                .where(retr.c.claim_id.in_(claim_ids) if claim_ids is not None else true())
                 .order_by(retr.c.claim_id, retr.c.rank)).mappings().all()
         out: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
             item = dict(r)
-            item["published_at"] = _utc(item["published_at"])
+            for key in ("published_at", "valid_from", "valid_to"):
+                item[key] = _utc(item[key])
             out.setdefault(r["claim_id"], []).append(item)
         return out
 
-    def claim_votes(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+    def claim_votes(self, run_id: str, *, claim_ids: Sequence[str] | None = None
+                    ) -> dict[str, list[dict[str, Any]]]:
         """Judge votes per claim of a run (name, digest, value, raw output, error)."""
         votes = _table(m.JudgeVoteRow)
         with self.engine.connect() as conn:
             rows = conn.execute(select(votes).where(votes.c.run_id == run_id)
+                                .where(votes.c.claim_id.in_(claim_ids) if claim_ids is not None
+                                       else true())
                                 .order_by(votes.c.claim_id, votes.c.judge_name)
                                 ).mappings().all()
         out: dict[str, list[dict[str, Any]]] = {}

@@ -1,6 +1,6 @@
 """Audits in time, end to end: a tiny dated corpus, the real flow, a temporary ledger.
 
-Every audit goes through :func:`auditor.runner.run_audit` (rules extractor, evidence
+Every audit goes through :class:`auditor.Auditor` (rules extractor, evidence
 index with its as-of cutoff, the default offline panel and shipped stacker, labels)
 into a SQLite ledger; labels and evidence are read back from the ledger.
 """
@@ -16,7 +16,7 @@ import pytest
 from auditor.answers import load_answers
 from auditor.retrieval import EvidenceIndex, ingest
 from auditor.retrieval.documents import make_document
-from auditor.runner import index_component, make_components, run_audit
+from auditor import AuditConfig, Auditor
 from auditor.types import Answer, Context
 from ledger import open_ledger
 
@@ -50,10 +50,9 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> EvidenceIndex:
 def audit(index: EvidenceIndex, db: Path, answers: list[Answer], as_of: datetime | None
           ) -> tuple[dict[str, str], dict[str, list[dict]]]:
     """Labels per answer id (its one factual claim) and the evidence the ledger kept."""
-    components = make_components(index, as_of=as_of)
-    with open_ledger(db) as ledger:
-        summary = run_audit(answers, components, ledger,
-                            index_component=index_component(index.manifest))
+    with open_ledger(db) as ledger, \
+            Auditor(index, ledger, config=AuditConfig(as_of=as_of)) as auditor:
+        summary = auditor.audit(answers)
         rows = [r for r in ledger.claim_results(summary.run_id) if r.factual]
         labels = {r.answer_id: r.label or "" for r in rows}
         evidence = {r.answer_id: [e for entry in ledger.claim_trail(r.claim_id)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from auditor.bridging import rejudge, stored_evidence
+from auditor.bridging import rejudge, stored_run
 from auditor.cli import _register_commands, app
 from auditor.errors import ConfigError
 from auditor.judges.panel import load_panel
@@ -43,9 +43,9 @@ def _panel(tmp_path: Path) -> tuple[Path, Path]:
 def test_stored_evidence_is_rebuilt_from_the_ledger(sqlite_url: str) -> None:
     with open_ledger(sqlite_url) as ledger:
         run = add_run(ledger, "old", _items())
-        stored = stored_evidence(ledger, run)
-    assert len(stored.claims) == 12 and set(stored.answers) == {f"a{i}" for i in range(6)}
-    ev = stored.evidence[0]
+        stored = stored_run(ledger, run)
+    assert len(stored.audits) == 12 and set(stored.answers) == {f"a{i}" for i in range(6)}
+    ev = stored.audits[0].evidence
     assert [h.chunk.text for h in ev.current] == [EVIDENCE] and ev.superseded == ()
     assert ev.best_current == pytest.approx(0.9)
     assert ev.current[0].document.text == EVIDENCE

@@ -22,7 +22,7 @@ CHILD = textwrap.dedent('''
     from auditor.answers import load_answers
     from auditor.demo import sample_path
     from auditor.retrieval import EvidenceIndex, ingest, load_documents
-    from auditor.runner import index_component, make_components, run_audit
+    from auditor import AuditConfig, Auditor
     from ledger import open_ledger
 
     db, work, kill_after = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
@@ -32,15 +32,14 @@ CHILD = textwrap.dedent('''
             ingest(load_documents([sample_path("corpus.jsonl")]), index_dir,
                    on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
         index = EvidenceIndex.open(index_dir)
-        components = make_components(index, as_of=datetime(2026, 6, 30, tzinfo=UTC))
+        auditor = Auditor(index, ledger, config=AuditConfig(as_of=datetime(2026, 6, 30, tzinfo=UTC)))
 
         def progress(done, total):
             if kill_after and done >= kill_after:
                 os.kill(os.getpid(), signal.SIGKILL)
 
-        summary = run_audit(load_answers(sample_path("answers.jsonl")), components, ledger,
-                            index_component=index_component(index.manifest),
-                            batch_size=2, progress=progress)
+        summary = auditor.audit(load_answers(sample_path("answers.jsonl")), batch_size=2,
+                                progress=progress)
         print(summary.run_id, summary.answers_written)
 ''')
 

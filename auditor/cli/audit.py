@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -14,7 +16,10 @@ from rich.table import Table
 
 from auditor.cli import app
 from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, IndexOption
+from auditor.config import AuditConfig
 from auditor.errors import InputError
+
+_DEFAULTS = AuditConfig()
 
 
 def _today() -> datetime:
@@ -35,35 +40,81 @@ def audit(
     as_of: Annotated[str | None, typer.Option(
         "--as-of", help="Audit date, ISO-8601 (default: today, 00:00 UTC).")] = None,
     mode: Annotated[str, typer.Option(help="Retrieval: dense, lexical or hybrid.")
-                    ] = "hybrid",
+                    ] = _DEFAULTS.mode,
+    k: Annotated[int, typer.Option("--k", help="Passages retrieved per claim.")
+                 ] = _DEFAULTS.k,
+    n_current: Annotated[int, typer.Option(
+        help="Current passages the panel judges each claim against.")] = _DEFAULTS.n_current,
+    n_superseded: Annotated[int, typer.Option(
+        help="Superseded passages judged for stale.")] = _DEFAULTS.n_superseded,
+    policy: Annotated[Path | None, typer.Option(
+        help="Label policy TOML (threshold = 0.5, min_relevance = 0.35, ...).")] = None,
+    extractor: Annotated[str, typer.Option(help="Claim extractor: rules or llm.")
+                         ] = _DEFAULTS.extractor,
+    second_opinion: Annotated[str | None, typer.Option(
+        help="A registered judge asked about claims the stack leaves uncertain.")] = None,
+    second_opinion_band: Annotated[float, typer.Option(
+        help="Distance of the stacked probability from the threshold that asks the second "
+             "opinion.")] = 0.1,
     fmt: Annotated[str, typer.Option("--format", help="Output format: jsonl.")] = "jsonl",
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
 ) -> None:
-    """Audit answers claim by claim; write the run to the ledger and print JSONL."""
+    """Audit answers claim by claim; write the run to the ledger and print JSONL.
+
+    Each answer's line is printed as soon as its transaction commits, so the output of
+    a killed run matches its ledger; re-running resumes (or finds the finished run).
+    """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from auditor import Auditor
     from auditor.answers import load_answers
+    from auditor.config import load_policy
     from auditor.jsonl import parse_datetime, write_jsonl
+    from auditor.labels import LabelPolicy
     from auditor.report.claims import claim_records
-    from auditor.retrieval import EvidenceIndex
-    from auditor.runner import attach_cache, index_component, make_components, run_audit
-    from ledger import open_ledger
 
     if fmt != "jsonl":
         raise InputError(f"unsupported format {fmt!r} (jsonl)", field="--format")
-    when = parse_datetime(as_of, field="--as-of") if as_of else _today()
+    config = AuditConfig(
+        mode=mode, k=k, n_current=n_current, n_superseded=n_superseded,
+        as_of=parse_datetime(as_of, field="--as-of") if as_of else _today(),
+        policy=load_policy(policy) if policy else LabelPolicy(), extractor=extractor,
+        second_opinion_band=second_opinion_band if second_opinion else 0.0)
     items = load_answers(answers)
-    idx = EvidenceIndex.open(index)
-    components = make_components(idx, as_of=when, panel_path=panel, stacker_path=stacker,
-                                 mode=mode)
-    console = Console(stderr=True)
-    with open_ledger(db) as ledger:
-        attach_cache(components.panel, ledger)
-        summary = run_audit(items, components, ledger,
-                            index_component=index_component(idx.manifest),
-                            progress=lambda d, t: console.print(f"\r{d}/{t} answers", end=""))
-        console.print()
-        write_jsonl(claim_records(ledger, summary.run_id), sys.stdout)
-    state = "reused (nothing new written)" if summary.reused else "complete"
-    console.print(f"run {summary.run_id} {state}; ledger {db}")
+    progress = None if quiet else _progress_printer()
+    with Auditor(index, db, panel=panel, stacker=stacker, config=config,
+                 second_opinion=second_opinion) as auditor:
+        printed: set[str] = set()
+
+        def emit(run_id: str, answer_id: str) -> None:
+            write_jsonl(claim_records(auditor.ledger, run_id, answer_ids=[answer_id]),
+                        sys.stdout)
+            sys.stdout.flush()
+            printed.add(answer_id)
+
+        run = auditor.audit(items, progress=progress, on_answer=emit)
+        write_jsonl([r for r in run.answers if r["id"] not in printed], sys.stdout)
+    state = "reused (nothing new written)" if run.reused else "complete"
+    if not quiet:
+        typer.echo(f"run {run.run_id} {state}; ledger {db}", err=True)
+
+
+def _progress_printer() -> Callable[[int, int], None]:
+    """``done/total answers`` on stderr: rewritten in place on a terminal, one line per
+    update otherwise (so redirected progress never runs together with other output)."""
+    tty = sys.stderr.isatty()
+    started = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        elapsed = time.perf_counter() - started
+        eta = f", ETA {elapsed / done * (total - done):.0f} s" if 0 < done < total else ""
+        line = f"{done}/{total} answers{eta}"
+        if tty:
+            sys.stderr.write(f"\r{line}\x1b[K" + ("\n" if done == total else ""))
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    return show
 
 
 @app.command()

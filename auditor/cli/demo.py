@@ -42,7 +42,7 @@ def demo(
         result = run_demo(ledger, workdir, status=lambda m: console.log(m), progress=progress,
                           n_boot=bootstrap)
     print_card(result.card, Console())
-    summary = result.summary
+    summary = result.run
     state = "already in the ledger (nothing new written)" if summary.reused else (
         f"{summary.answers_written} answers written")
     console.print(f"run {summary.run_id[:12]}: {state}; ledger {db}")

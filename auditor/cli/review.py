@@ -37,9 +37,8 @@ def rejudge(
     New votes and verdicts are stored beside the old ones (never overwritten); prints the
     agreement between old and new labels. Running the same bridge again adds nothing.
     """
-    from auditor.bridging import rejudge as run_rejudge
+    from auditor import Auditor
     from auditor.judges.panel import load_panel
-    from auditor.runner import attach_cache
     from auditor.stacking.model import load_stacker
     from ledger import open_ledger
 
@@ -47,11 +46,10 @@ def rejudge(
         raise InputError(f"unsupported format {fmt!r} (table, json)", field="--format")
     new_panel = load_panel(panel)
     new_stacker = load_stacker(stacker)
-    with open_ledger(db, create=False) as ledger:
-        run_id = ledger.find_run(run)
-        attach_cache(new_panel, ledger)
-        result = run_rejudge(ledger, run_id, new_panel, new_stacker, n_boot=bootstrap,
-                             seed=seed)
+    with open_ledger(db, create=False) as ledger, \
+            Auditor(db=ledger, panel=new_panel, stacker=new_stacker) as auditor:
+        run_id = auditor.run_id(run)
+        result = auditor.rejudge(run_id, n_boot=bootstrap, seed=seed)
     if fmt == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
         return

@@ -1,102 +1,167 @@
-"""The audit graph (DESIGN.md §2):
+"""The audit graph: thin LangGraph nodes over :mod:`auditor.steps`, with real routing.
 
-extract claims -> retrieve evidence -> judge panel -> stack (RAIM) -> label -> localize -> write
+::
 
-Each node reads the state, calls one plain function and returns a partial update.
+    extract -> retrieve -> judge -> stack -> [second_opinion] -> label -> localize -> write
+       |          |                                  ^            ^
+       +----------+------ nothing to judge ----------+------------+
+
+- non-factual claims skip retrieval and judging (``label`` makes them ``not_factual``);
+- claims with no relevant evidence skip judging (``label`` makes them ``unknown``);
+- claims the stack leaves uncertain (probability within ``second_opinion_band`` of the
+  threshold) go to the second-opinion judge when one is configured.
+
+Each node works on the claims its route selects and returns the updated records.
+A re-judge enters at ``judge`` with stored claims and evidence (``entry="judge"``),
+so it labels through exactly the same nodes as the original run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, TypedDict, cast
+from typing import Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
-from auditor.evidence import Evidence, SearchFn, gather_evidence
+from auditor.config import AuditConfig
+from auditor.evidence import SearchFn, gather_evidence
 from auditor.extract.base import Extraction, Extractor
+from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.labels import LabelPolicy
 from auditor.stacking.model import Stacker
-from auditor.steps import judge_claims, label_claims, localize_claims, stack_votes
-from auditor.types import Answer, Claim, Verdict, Vote
+from auditor.steps import (
+    ClaimAudit,
+    is_uncertain,
+    judge_audits,
+    label_audits,
+    localize_audits,
+    needs_judging,
+    second_opinions,
+    stack_audits,
+)
+from auditor.types import Answer
 
 
 @dataclass(frozen=True)
 class AuditComponents:
-    """Everything the graph needs; built once per run by the runner."""
+    """Everything the graph needs; built once per run."""
 
     extractor: Extractor
     search: SearchFn
     panel: Panel
     stacker: Stacker
-    policy: LabelPolicy
-    default_as_of: datetime | None
-    k: int = 8
+    config: AuditConfig
+    second_opinion: Judge | None = None
 
 
 class AuditState(TypedDict, total=False):
+    """The graph's state for one batch of answers."""
+
     answers: list[Answer]
     extractions: list[Extraction]
-    claims: list[Claim]
-    evidence: list[Evidence]
-    votes: list[list[Vote]]
-    stale_votes: list[list[Vote]]
-    p_current: list[float | None]
-    p_superseded: list[float | None]
-    verdicts: list[Verdict]
+    audits: list[ClaimAudit]
     written: list[str]
 
 
 Writer = Callable[[AuditState], list[str]]
+Node = Literal["extract", "retrieve", "judge", "stack", "second_opinion", "label", "localize",
+               "write"]
 
 
-def build_audit_graph(components: AuditComponents, writer: Writer | None = None) -> Any:
-    """Compile the audit graph; ``writer`` persists a finished batch (the ledger node)."""
+def _answers(state: AuditState) -> dict[str, Answer]:
+    return {a.id: a for a in state["answers"]}
+
+
+def _apply(audits: Sequence[ClaimAudit], chosen: Sequence[int],
+           step: Callable[[list[ClaimAudit]], list[ClaimAudit]]) -> list[ClaimAudit]:
+    """``audits`` with ``step`` applied to the chosen positions only."""
+    out = list(audits)
+    for i, updated in zip(chosen, step([audits[i] for i in chosen]), strict=True):
+        out[i] = updated
+    return out
+
+
+def build_audit_graph(components: AuditComponents, writer: Writer | None = None, *,
+                      entry: Literal["extract", "judge"] = "extract"
+                      ) -> CompiledStateGraph[AuditState, None, AuditState, AuditState]:
+    """Compile the audit graph; ``writer`` persists a finished batch (the ledger node).
+
+    ``entry="judge"`` starts from ``audits`` that already carry claims and evidence.
+    """
     c = components
+    policy = c.config.policy
 
-    def by_id(state: AuditState) -> dict[str, Answer]:
-        return {a.id: a for a in state["answers"]}
+    def to_judge(state: AuditState) -> list[int]:
+        return [i for i, a in enumerate(state["audits"]) if needs_judging(a, policy)]
+
+    def uncertain(state: AuditState) -> list[int]:
+        return [i for i, a in enumerate(state["audits"])
+                if is_uncertain(a, policy, c.config.second_opinion_band)]
 
     def extract(state: AuditState) -> AuditState:
         extractions = c.extractor.extract_detailed(state["answers"])
         return {"extractions": extractions,
-                "claims": [claim for e in extractions for claim in e.claims]}
+                "audits": [ClaimAudit(claim) for e in extractions for claim in e.claims]}
+
+    def after_extract(state: AuditState) -> Node:
+        return "retrieve" if any(a.claim.factual for a in state["audits"]) else "label"
 
     def retrieve(state: AuditState) -> AuditState:
-        return {"evidence": gather_evidence(state["claims"], by_id(state), c.search,
-                                            default_as_of=c.default_as_of, k=c.k)}
+        audits = state["audits"]
+        evidence = gather_evidence([a.claim for a in audits], _answers(state), c.search,
+                                   default_as_of=c.config.as_of, k=c.config.k,
+                                   n_current=c.config.n_current,
+                                   n_superseded=c.config.n_superseded)
+        return {"audits": [ClaimAudit(a.claim, e) for a, e in zip(audits, evidence,
+                                                                 strict=True)]}
+
+    def after_retrieve(state: AuditState) -> Node:
+        return "judge" if to_judge(state) else "label"
 
     def judge(state: AuditState) -> AuditState:
-        votes, stale_votes = judge_claims(state["claims"], by_id(state), state["evidence"],
-                                          c.panel)
-        return {"votes": votes, "stale_votes": stale_votes}
+        answers = _answers(state)
+        return {"audits": _apply(state["audits"], to_judge(state),
+                                 lambda chosen: judge_audits(chosen, answers, c.panel))}
 
     def stack(state: AuditState) -> AuditState:
-        members = c.panel.member_names
-        return {"p_current": stack_votes(state["votes"], c.stacker, members),
-                "p_superseded": stack_votes(state["stale_votes"], c.stacker, members)}
+        return {"audits": stack_audits(state["audits"], c.stacker, c.panel.member_names)}
+
+    def after_stack(state: AuditState) -> Node:
+        return "second_opinion" if c.second_opinion and uncertain(state) else "label"
+
+    def second_opinion(state: AuditState) -> AuditState:
+        assert c.second_opinion is not None
+        judge_ = c.second_opinion
+        answers = _answers(state)
+        return {"audits": _apply(state["audits"], uncertain(state),
+                                 lambda chosen: second_opinions(chosen, answers, judge_))}
 
     def label(state: AuditState) -> AuditState:
-        return {"verdicts": label_claims(state["claims"], state["evidence"], state["votes"],
-                                         state["p_current"], state["p_superseded"], c.policy)}
+        return {"audits": label_audits(state["audits"], policy)}
 
     def localize(state: AuditState) -> AuditState:
-        return {"verdicts": localize_claims(state["claims"], by_id(state), state["evidence"],
-                                            state["verdicts"])}
+        return {"audits": localize_audits(state["audits"], _answers(state))}
 
     def write(state: AuditState) -> AuditState:
         return {"written": writer(state) if writer is not None else []}
 
     builder = StateGraph(AuditState)
-    steps: list[tuple[str, Callable[[AuditState], AuditState]]] = [
-        ("extract", extract), ("retrieve", retrieve), ("judge", judge), ("stack", stack),
-        ("label", label), ("localize", localize), ("write", write)]
-    previous = START
-    for name, fn in steps:
-        builder.add_node(name, cast(Any, fn))
-        builder.add_edge(previous, name)
-        previous = name
-    builder.add_edge(previous, END)
+    for name, fn in (("extract", extract), ("retrieve", retrieve), ("judge", judge),
+                     ("stack", stack), ("second_opinion", second_opinion), ("label", label),
+                     ("localize", localize), ("write", write)):
+        builder.add_node(name, fn)
+    if entry == "extract":
+        builder.add_edge(START, "extract")
+        builder.add_conditional_edges("extract", after_extract, ["retrieve", "label"])
+        builder.add_conditional_edges("retrieve", after_retrieve, ["judge", "label"])
+    else:
+        builder.add_conditional_edges(START, after_retrieve, ["judge", "label"])
+    builder.add_edge("judge", "stack")
+    builder.add_conditional_edges("stack", after_stack, ["second_opinion", "label"])
+    builder.add_edge("second_opinion", "label")
+    builder.add_edge("label", "localize")
+    builder.add_edge("localize", "write")
+    builder.add_edge("write", END)
     return builder.compile()

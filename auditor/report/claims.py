@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ledger import Ledger
 
 
-def claim_records(ledger: Ledger, run_id: str) -> list[dict[str, Any]]:
-    """One record per answer of a run: ``{"id", "run_id", "claims": [...]}``, in input order.
+def claim_records(ledger: Ledger, run_id: str, *, answer_ids: Sequence[str] | None = None
+                  ) -> list[dict[str, Any]]:
+    """One record per answer of a run (or of ``answer_ids`` only):
+    ``{"id", "run_id", "claims": [...]}``, in input order.
 
     Each claim carries its spans, label, stacked probability, reason, error spans,
     evidence (document, version, chunk, digest, offsets) and votes by judge.
     """
-    evidence = ledger.claim_evidence(run_id)
-    votes = ledger.claim_votes(run_id)
+    results = ledger.claim_results(run_id, answer_ids=answer_ids)
+    chosen = [c.claim_id for c in results] if answer_ids is not None else None
+    evidence = ledger.claim_evidence(run_id, claim_ids=chosen)
+    votes = ledger.claim_votes(run_id, claim_ids=chosen)
     answers: dict[str, list[dict[str, Any]]] = {}
-    for c in ledger.claim_results(run_id):
+    for c in results:
         answers.setdefault(c.answer_id, []).append({
             "id": c.claim_id, "text": c.text, "spans": [list(s) for s in c.spans],
             "factual": c.factual, "kind": c.kind, "label": c.label,

@@ -1,0 +1,287 @@
+"""The one audit path: :class:`Auditor` (with a ledger) and :func:`audit_answers` (one-off).
+
+The command line, the demo, ``rejudge`` and the tests all audit through this
+module, so the same answers with the same configuration give the same run id
+and the same ledger rows whichever door they came in by.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from auditor.answers import AnswersInput, coerce_answers
+from auditor.config import AuditConfig
+from auditor.errors import ConfigError
+from auditor.graph.flow import AuditComponents
+from auditor.judges.base import Judge, build_judge
+from auditor.judges.panel import Panel, load_panel
+from auditor.stacking.model import Stacker, load_stacker
+from auditor.types import Hit
+from ledger import Ledger, open_ledger
+
+if TYPE_CHECKING:
+    from auditor.bridging import BridgeResult
+    from auditor.report.card import ReportCard
+    from auditor.report.full import FullReport
+    from auditor.retrieval import EvidenceIndex
+
+DEFAULT_LEDGER = ".auditor/ledger.db"
+"""Where the ledger lives when neither ``db`` nor ``$AUDITOR_DB`` says otherwise."""
+DEFAULT_INDEX = ".auditor/index"
+"""Where the evidence index lives when neither ``index`` nor ``$AUDITOR_INDEX`` says."""
+
+ProgressFn = Callable[[int, int], None]
+"""``progress(done, total)`` answers, called as each answer commits."""
+AnswerFn = Callable[[str, str], None]
+"""``on_answer(run_id, answer_id)``, called after each answer's transaction commits."""
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    """The outcome of one audit: its id, what was written, and every claim's record."""
+
+    run_id: str
+    reused: bool
+    """True when the run was already complete in the ledger: nothing was written."""
+    answers_written: int
+    answers_total: int
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    """One record per answer ``{"id", "run_id", "claims": [...]}``, in input order (the
+    JSONL lines of ``auditor audit``)."""
+
+    @property
+    def claims(self) -> list[dict[str, Any]]:
+        """Every claim record (label, spans, evidence, votes), in answer order."""
+        return [c for a in self.answers for c in a["claims"]]
+
+    @property
+    def labels(self) -> Counter[str]:
+        """How many claims got each label."""
+        return Counter(str(c["label"]) for c in self.claims)
+
+
+class Auditor:
+    """Audits answers into a ledger with one index, panel, stacker and configuration.
+
+    ``index``: an evidence index directory (or an open :class:`EvidenceIndex`; only
+    :meth:`audit` needs one). ``db``: a SQLite path, a SQLAlchemy URL or an open
+    :class:`~ledger.Ledger` (default ``$AUDITOR_DB``, else ``.auditor/ledger.db``).
+    ``panel``/``stacker``: a TOML/JSON path or an object (default: the offline panel and
+    its shipped stacker). ``second_opinion``: a registered judge name or a
+    :class:`~auditor.judges.base.Judge`, asked about claims the stack leaves within
+    ``config.second_opinion_band`` of the threshold.
+
+    >>> import tempfile
+    >>> from auditor import AuditConfig, Auditor
+    >>> from auditor.demo import prepare_sample_index, sample_path
+    >>> work = tempfile.mkdtemp()
+    >>> index = prepare_sample_index(f"{work}/index", f"{work}/ledger.db")
+    >>> with Auditor(index, f"{work}/ledger.db",
+    ...              config=AuditConfig(as_of="2026-06-30")) as auditor:
+    ...     run = auditor.audit(sample_path("answers.jsonl"))
+    ...     again = auditor.audit(sample_path("answers.jsonl"))
+    >>> run.answers_total, again.reused, again.run_id == run.run_id
+    (10, True, True)
+    >>> sorted(run.labels) == sorted(["contradicted", "not_factual", "not_supported",
+    ...                              "stale", "supported", "unknown"])
+    True
+    """
+
+    def __init__(
+        self,
+        index: str | Path | EvidenceIndex | None = None,
+        db: str | Path | Ledger | None = None,
+        *,
+        panel: str | Path | Panel | None = None,
+        stacker: str | Path | Stacker | None = None,
+        config: AuditConfig | None = None,
+        second_opinion: str | Judge | None = None,
+    ) -> None:
+        self.config = config if config is not None else AuditConfig()
+        if not isinstance(self.config, AuditConfig):
+            raise ConfigError(f"config: expected AuditConfig, got {type(config).__name__}")
+        self.panel = panel if isinstance(panel, Panel) else load_panel(panel)
+        self.stacker = stacker if isinstance(stacker, Stacker) else load_stacker(stacker)
+        from auditor.runner import attach_cache, check_members
+
+        check_members(self.panel, self.stacker)
+        self.second_opinion = _second_opinion(second_opinion, self.panel)
+        if isinstance(db, Ledger):
+            self.ledger, self._owns_ledger = db, False
+        else:
+            location = db if db is not None else os.environ.get("AUDITOR_DB", DEFAULT_LEDGER)
+            self.ledger, self._owns_ledger = open_ledger(location), True
+        attach_cache(self.panel, self.ledger)
+        if self.second_opinion is not None:
+            attach_cache(Panel("second-opinion", (self.second_opinion,), ""), self.ledger)
+        self._index_arg = index
+        self._index: EvidenceIndex | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the ledger if this auditor opened it."""
+        if self._owns_ledger:
+            self.ledger.close()
+
+    def __enter__(self) -> Auditor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- auditing ----------------------------------------------------------------------
+    @property
+    def index(self) -> EvidenceIndex:
+        """The evidence index, opened on first use."""
+        if self._index is None:
+            from auditor.retrieval import EvidenceIndex
+
+            if isinstance(self._index_arg, EvidenceIndex):
+                self._index = self._index_arg
+            else:
+                location = (self._index_arg if self._index_arg is not None
+                            else os.environ.get("AUDITOR_INDEX", DEFAULT_INDEX))
+                self._index = EvidenceIndex.open(location)
+        return self._index
+
+    def components(self) -> AuditComponents:
+        """What the audit graph runs with (built from this auditor's settings)."""
+        from auditor.extract import build_extractor
+
+        index, mode = self.index, self.config.mode
+
+        def search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Hit]]:
+            return index.search(queries, n, mode=mode, as_of=when)
+
+        return AuditComponents(extractor=build_extractor(self.config.extractor), search=search,
+                               panel=self.panel, stacker=self.stacker, config=self.config,
+                               second_opinion=self.second_opinion)
+
+    def audit(self, answers: AnswersInput, *, progress: ProgressFn | None = None,
+              on_answer: AnswerFn | None = None, batch_size: int = 16) -> AuditRun:
+        """Audit ``answers`` (a JSONL path, :class:`~auditor.types.Answer` objects or dicts)
+        into the ledger: content-addressed (the same input and configuration find the
+        existing run and write nothing) and resumable (a killed run continues at the
+        first answer it had not committed)."""
+        from auditor.report.claims import claim_records
+        from auditor.runner import execute_audit, index_component
+
+        if batch_size < 1:
+            raise ConfigError(f"batch_size: must be >= 1, got {batch_size}")
+        items = coerce_answers(answers)
+        summary = execute_audit(items, self.components(), self.ledger,
+                                index_component=index_component(self.index.manifest),
+                                batch_size=batch_size, progress=progress, on_answer=on_answer)
+        return AuditRun(summary.run_id, summary.reused, summary.answers_written,
+                        summary.answers_total, claim_records(self.ledger, summary.run_id))
+
+    def rejudge(self, run: str, *, panel: str | Path | Panel | None = None,
+                stacker: str | Path | Stacker | None = None,
+                second_opinion: str | Judge | None = None,
+                n_boot: int = 2000, seed: int = 0) -> BridgeResult:
+        """Re-judge a run's claims (id or unique prefix) on its stored evidence with another
+        panel and stacker (default: this auditor's), through the same graph nodes and the
+        run's own configuration; the new verdicts sit beside the old ones."""
+        from auditor.bridging import rejudge
+        from auditor.runner import attach_cache
+
+        new_panel = panel if isinstance(panel, Panel) else (
+            load_panel(panel) if panel is not None else self.panel)
+        new_stacker = stacker if isinstance(stacker, Stacker) else (
+            load_stacker(stacker) if stacker is not None else self.stacker)
+        judge = _second_opinion(second_opinion, new_panel)
+        attach_cache(new_panel, self.ledger)
+        return rejudge(self.ledger, self.ledger.find_run(run), new_panel, new_stacker,
+                       second_opinion=judge, n_boot=n_boot, seed=seed)
+
+    # -- reading back ------------------------------------------------------------------
+    def run_id(self, run: str) -> str:
+        """The full id of a run given by id or unique prefix."""
+        return self.ledger.find_run(run)
+
+    def card(self, run: str, *, n_boot: int = 2000, seed: int = 0) -> ReportCard:
+        """A run's report card (figures with 95% cluster-bootstrap intervals)."""
+        from auditor.report.card import build_report_card, report_config
+
+        info = self.ledger.get_run(self.ledger.find_run(run))
+        return build_report_card(info.run_id, self.ledger.claim_results(info.run_id),
+                                 config=report_config(info), n_boot=n_boot, seed=seed)
+
+    def full_report(self, run: str, *, compare: str | None = None, n_boot: int = 2000,
+                    seed: int = 0, history: bool = True) -> FullReport:
+        """The whole report of a run (card, judges, human audits, history, comparison)."""
+        from auditor.report.full import build_full_report
+
+        other = self.ledger.find_run(compare) if compare is not None else None
+        return build_full_report(self.ledger, self.ledger.find_run(run), compare_to=other,
+                                 n_boot=n_boot, seed=seed, history=history)
+
+    def report(self, run: str, *, format: Literal["md", "json", "html"] = "md",
+               compare: str | None = None, n_boot: int = 2000, seed: int = 0) -> str:
+        """A run's report as Markdown, JSON or one self-contained HTML file."""
+        from auditor.report.full import full_to_json, full_to_markdown
+
+        if format not in ("md", "json", "html"):
+            raise ConfigError(f"format: must be md, json or html, got {format!r}")
+        full = self.full_report(run, compare=compare, n_boot=n_boot, seed=seed,
+                                history=format == "html")
+        if format == "html":
+            from auditor.report.html import to_html
+
+            return to_html(full)
+        return full_to_json(full) if format == "json" else full_to_markdown(full)
+
+
+def _second_opinion(judge: str | Judge | None, panel: Panel) -> Judge | None:
+    """The second-opinion judge, which must not be a member of the panel (its votes are
+    stored beside the members' votes, by name)."""
+    built = build_judge(judge) if isinstance(judge, str) else judge
+    if built is not None and built.name in panel.member_names:
+        raise ConfigError(f"second_opinion: {built.name!r} is already a member of the panel "
+                          f"{panel.name!r}; choose another judge (an LLM judge, a plugin)")
+    return built
+
+
+def audit_answers(
+    answers: AnswersInput,
+    *,
+    documents: str | Path | Iterable[str | Path] | None = None,
+    index: str | Path | EvidenceIndex | None = None,
+    config: AuditConfig | None = None,
+    panel: str | Path | Panel | None = None,
+    stacker: str | Path | Stacker | None = None,
+) -> AuditRun:
+    """Audit answers once, without a ledger file (an in-memory SQLite ledger).
+
+    Evidence comes from ``index`` (an index directory) or ``documents`` (JSONL files or
+    ``.txt``/``.md`` files and folders, ingested into a temporary index).
+
+    >>> from auditor import AuditConfig, audit_answers
+    >>> from auditor.demo import sample_path
+    >>> run = audit_answers([{"id": "a1", "question": "How many stations?",
+    ...                       "answer": "The network has 47 stations."}],
+    ...                     documents=sample_path("corpus.jsonl"),
+    ...                     config=AuditConfig(as_of="2026-06-30"))
+    >>> [(c["text"], c["label"]) for c in run.claims]
+    [('The network has 47 stations.', 'supported')]
+    """
+    if (documents is None) == (index is None):
+        raise ConfigError("give exactly one of documents= (files to ingest) or index=")
+    with tempfile.TemporaryDirectory(prefix="auditor-") as tmp, \
+            open_ledger(":memory:") as ledger:
+        if documents is not None:
+            from auditor.retrieval import ingest, load_documents
+
+            paths = ([documents] if isinstance(documents, str | Path) else list(documents))
+            ingest(load_documents([Path(p) for p in paths]), Path(tmp) / "index",
+                   on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
+            index = Path(tmp) / "index"
+        with Auditor(index, ledger, panel=panel, stacker=stacker, config=config) as auditor:
+            return auditor.audit(answers)
