@@ -28,6 +28,7 @@ from ledger import Ledger, open_ledger
 
 if TYPE_CHECKING:
     from auditor.bridging import BridgeResult
+    from auditor.gate import GateResult, GateRule
     from auditor.report.card import ReportCard
     from auditor.report.full import FullReport
     from auditor.retrieval import EvidenceIndex
@@ -200,6 +201,15 @@ class Auditor:
         attach_cache(new_panel, self.ledger)
         return rejudge(self.ledger, self.ledger.find_run(run), new_panel, new_stacker,
                        second_opinion=judge, n_boot=n_boot, seed=seed)
+
+    def gate(self, run: str, *, rules: Iterable[GateRule] = (), baseline: str | None = None,
+             n_boot: int = 2000, seed: int = 0) -> GateResult:
+        """Pass or fail a run on its figures' intervals and against a baseline run
+        (:mod:`auditor.gate`)."""
+        from auditor.gate import gate_run
+
+        return gate_run(self.ledger, run, rules=rules, baseline=baseline, n_boot=n_boot,
+                        seed=seed)
 
     # -- reading back ------------------------------------------------------------------
     def run_id(self, run: str) -> str:

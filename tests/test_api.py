@@ -49,7 +49,7 @@ def _counts(db: Path) -> dict[str, int]:
 
 def test_api_cli_and_demo_give_the_same_run_and_rows(demo: tuple[Path, Path, str],
                                                      tmp_path: Path, run_cli: RunCli) -> None:
-    db, index, demo_run = demo
+    db, _, demo_run = demo
     api_db, cli_db = tmp_path / "api.db", tmp_path / "cli.db"
     with Auditor(prepare_sample_index(tmp_path / "api-index", api_db), api_db,
                  config=DEMO_CONFIG) as a:
@@ -71,7 +71,7 @@ def test_api_cli_and_demo_give_the_same_run_and_rows(demo: tuple[Path, Path, str
 
 def test_every_config_field_is_part_of_the_run_id(demo: tuple[Path, Path, str],
                                                   tmp_path: Path) -> None:
-    db, index, demo_run = demo
+    _, index, _ = demo
     answers = load_answers(sample_path("answers.jsonl"))[:2]
     ids = set()
     with Auditor(index, tmp_path / "l.db", config=DEMO_CONFIG) as a:
@@ -154,15 +154,18 @@ def test_second_opinion_decides_uncertain_claims(demo: tuple[Path, Path, str],
                                                  tmp_path: Path) -> None:
     _, index, _ = demo
     config = dataclasses.replace(DEMO_CONFIG, second_opinion_band=0.45)
+    with pytest.raises(ConfigError, match="already a member of the panel"):
+        Auditor(index, tmp_path / "s.db", config=config, second_opinion="numeric_consistency")
     with Auditor(index, tmp_path / "s.db", config=config,
-                 second_opinion="numeric_consistency") as a:
+                 second_opinion="tests.plugins.judges:KeywordJudge") as a:
         run = a.audit(load_answers(sample_path("answers.jsonl"))[:4])
         info = a.ledger.get_run(run.run_id)
     asked = [c for c in run.claims if "second opinion" in (c["reason"] or "")]
     assert asked, "a band of 0.45 sends some claims to the second opinion"
     for c in asked:
-        assert "numeric_consistency" in c["reason"]
-    assert "second_opinion" in info.components
+        assert "keyword_plugin" in c["reason"]
+        assert "keyword_plugin" in c["votes"]  # stored beside the panel's votes
+    assert info.components["second_opinion"]["name"] == "keyword_plugin"
     assert info.config["second_opinion_band"] == 0.45
 
 
@@ -191,7 +194,7 @@ def test_config_validation_names_the_field(tmp_path: Path) -> None:
         AuditConfig(as_of="yesterday")
     policy = tmp_path / "policy.toml"
     policy.write_text("threshold = 0.6\nmin_relevence = 0.3\n")
-    with pytest.raises(ConfigError, match="'min_relevence'.*did you mean 'min_relevance'"):
+    with pytest.raises(ConfigError, match=r"'min_relevence'.*did you mean 'min_relevance'"):
         load_policy(policy)
     policy.write_text("threshold = 1.5\n")
     with pytest.raises(ConfigError, match="threshold: must be in"):
@@ -206,9 +209,9 @@ def test_public_api_names_and_doctests() -> None:
         assert getattr(auditor, name) is not None
     with pytest.raises(AttributeError):
         _ = auditor.no_such_thing  # type: ignore[attr-defined]
-    import auditor._auditor
-    import auditor.config
+    import importlib
 
-    for module in (auditor.config, auditor._auditor):
+    for module in map(importlib.import_module, ("auditor.config", "auditor._auditor",
+                                                "auditor.gate")):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, module.__name__

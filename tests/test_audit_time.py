@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from auditor import AuditConfig, Auditor
 from auditor.answers import load_answers
 from auditor.retrieval import EvidenceIndex, ingest
 from auditor.retrieval.documents import make_document
-from auditor import AuditConfig, Auditor
 from auditor.types import Answer, Context
 from ledger import open_ledger
 

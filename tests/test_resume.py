@@ -32,7 +32,8 @@ CHILD = textwrap.dedent('''
             ingest(load_documents([sample_path("corpus.jsonl")]), index_dir,
                    on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
         index = EvidenceIndex.open(index_dir)
-        auditor = Auditor(index, ledger, config=AuditConfig(as_of=datetime(2026, 6, 30, tzinfo=UTC)))
+        config = AuditConfig(as_of=datetime(2026, 6, 30, tzinfo=UTC))
+        auditor = Auditor(index, ledger, config=config)
 
         def progress(done, total):
             if kill_after and done >= kill_after:

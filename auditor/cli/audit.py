@@ -198,6 +198,49 @@ def report(
 
 
 @app.command()
+def gate(
+    run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
+    baseline: Annotated[str | None, typer.Option(
+        help="A baseline run: fail when a checked figure is worse on the shared claims "
+             "(paired interval excluding zero).")] = None,
+    minimum: Annotated[list[str] | None, typer.Option(
+        "--min", help="FIGURE=VALUE: the figure's lower 95% bound must reach VALUE "
+                      "(repeatable).")] = None,
+    maximum: Annotated[list[str] | None, typer.Option(
+        "--max", help="FIGURE=VALUE: the figure's upper 95% bound must stay at or below "
+                      "VALUE (repeatable).")] = None,
+    db: DbOption = DEFAULT_DB,
+    fmt: Annotated[str, typer.Option("--format", help="text, json or junit.")] = "text",
+    out: Annotated[Path | None, typer.Option(help="Also write the result to this file.")
+                   ] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+) -> None:
+    """Pass or fail a run for a release: exit 0 pass, 1 fail, 2 usage error.
+
+    Example: auditor gate RUN --min support_precision=0.8 --max contradicted_rate=0.05
+    --baseline LAST_RELEASE --format junit --out gate.xml
+    """
+    from auditor.gate import GateRule, gate_run
+    from ledger import open_ledger
+
+    if fmt not in ("text", "json", "junit"):
+        raise InputError(f"unsupported format {fmt!r} (text, json, junit)", field="--format")
+    if bootstrap < 1:
+        raise InputError(f"must be >= 1, got {bootstrap}", field="--bootstrap")
+    rules = ([GateRule.parse(r, "min") for r in minimum or []]
+             + [GateRule.parse(r, "max") for r in maximum or []])
+    with open_ledger(db, create=False) as ledger:
+        result = gate_run(ledger, run, rules=rules, baseline=baseline, n_boot=bootstrap,
+                          seed=seed)
+    text = result.render(fmt)
+    sys.stdout.write(text)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+    raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command()
 def show(
     claim: Annotated[str, typer.Argument(help="Claim id (or a unique prefix).")],
     db: DbOption = DEFAULT_DB,

@@ -8,6 +8,7 @@ abstentions with the reason in ``Vote.error``; a judge never drops a pair.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -19,21 +20,61 @@ from auditor.types import ABSTAIN, Component, JudgePair, Vote
 
 
 class Judge(ABC):
-    """Base class of every judge: a name, a version and a content digest."""
+    """Base class of every judge: a name, a version and a content digest.
+
+    The contract (checked for every registered judge by ``tests/test_judge_contract.py``):
+    a judge's parameters are its constructor's arguments, kept as attributes of the same
+    names (as scikit-learn estimators do); :meth:`get_params` reads them back and the
+    digest covers them, so two judges with equal parameters have equal digests. Keyword
+    arguments given to ``Judge.__init__`` that are not constructor arguments are the
+    judge's *identity* (a weights or prompt digest): they change votes, so they enter the
+    digest too. ``volatile_params`` names constructor arguments that cannot change a vote
+    (timeouts, caches, concurrency) and stay out of the digest.
+    """
 
     name: str = "judge"
     version: str = "1"
+    volatile_params: frozenset[str] = frozenset()
 
-    def __init__(self, **params: Any) -> None:
-        self.params: dict[str, Any] = dict(params)
+    def __init__(self, **identity: Any) -> None:
+        self._identity: dict[str, Any] = dict(identity)
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor's arguments with their current values (volatile ones excluded),
+        read from the attributes of the same names (or, for a judge that keeps one only
+        in :meth:`identity`, from there)."""
+        out: dict[str, Any] = {}
+        for p in inspect.signature(type(self).__init__).parameters.values():
+            if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            if p.name in self.volatile_params:
+                continue
+            if hasattr(self, p.name):
+                out[p.name] = getattr(self, p.name)
+            elif p.name in getattr(self, "_identity", {}):
+                out[p.name] = self._identity[p.name]
+            else:
+                raise TypeError(f"judge {type(self).__name__}: parameter {p.name!r} is "
+                                f"neither an attribute nor part of its identity")
+        return out
+
+    def identity(self) -> dict[str, Any]:
+        """What else decides the votes besides the parameters (e.g. a weights digest)."""
+        params = self.get_params()
+        return {k: v for k, v in getattr(self, "_identity", {}).items() if k not in params}
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Parameters and identity: everything the digest covers."""
+        return {**self.get_params(), **self.identity()}
 
     @property
     def digest(self) -> str:
-        """Content digest over the judge's class, name, version and parameters."""
+        """Content digest over the judge's class, name, version, parameters and identity."""
+        cls = type(self)
         return content_digest(
-            {"class": type(self).__qualname__, "name": self.name, "version": self.version,
-             "params": self.params}
-        )
+            {"class": f"{cls.__module__}.{cls.__qualname__}", "name": self.name,
+             "version": self.version, "params": self.params})
 
     def component(self) -> Component:
         """This judge as a versioned component for the ledger."""
@@ -95,8 +136,13 @@ def registered_judges() -> list[str]:
 
 
 def build_judge(name: str, params: Mapping[str, Any] | None = None) -> Judge:
-    """Create a judge by registered name with keyword parameters."""
+    """Create a judge by registered name (or ``"package.module:Class"``, a judge defined
+    in another package) with keyword parameters."""
     return _JUDGES.build(name, params)
+
+
+JUDGE_ENTRY_POINTS = "rag_auditor.judges"
+"""The entry-point group where other packages register judges (``name = "module:Class"``)."""
 
 
 def _load_builtin_judges() -> None:
@@ -107,4 +153,5 @@ def _load_builtin_judges() -> None:
     import auditor.judges.local  # noqa: F401  (registers the built-in judges)
 
 
-_JUDGES: Registry[Judge] = Registry("judge", _load_builtin_judges)
+_JUDGES: Registry[Judge] = Registry("judge", _load_builtin_judges,
+                                    entry_points=JUDGE_ENTRY_POINTS, base=Judge)

@@ -133,6 +133,10 @@ class LLMJudge(Judge):
     """A judge behind an OpenAI-compatible endpoint (see the module docstring)."""
 
     version = "1"
+    volatile_params = frozenset({
+        "api_key_env", "max_concurrency", "max_retries", "timeout_s", "backoff_base_s",
+        "backoff_max_s", "cache", "transport",
+        "prompt", "prompt_dir"})  # the prompt enters the digest as its name and digest
 
     def __init__(self, name: str = "llm", *, base_url: str, model: str,
                  api_key_env: str | None = None, frame: str = "claim_verification",
@@ -158,6 +162,8 @@ class LLMJudge(Judge):
         self.name = name
         self.frame = frame
         self.max_evidence_chars = max_evidence_chars
+        self.base_url, self.model, self.constraint = base_url, model, constraint
+        self.temperature, self.max_tokens, self.seed = temperature, max_tokens, seed
         self.client = LLMClient(self.config, cache=cache, transport=transport)
 
     def set_cache(self, cache: ResponseCache | None) -> None:
