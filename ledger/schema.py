@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 from alembic.config import Config
@@ -17,8 +18,9 @@ _LOCK_KEY = 0x6C6564676572  # "ledger": the advisory lock of schema creation/upg
 
 
 def migrations_dir() -> Path:
-    """The Alembic scripts directory (``migrations/`` at the project root)."""
-    return Path(__file__).resolve().parent.parent / "migrations"
+    """The Alembic scripts directory: ``migrations/`` at the project root, shipped inside
+    the package as ``ledger/migrations`` (found through :mod:`importlib.resources`)."""
+    return Path(str(resources.files("ledger").joinpath("migrations")))
 
 
 @cache

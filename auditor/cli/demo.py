@@ -28,7 +28,7 @@ def demo(
     from auditor.report.render import print_card
     from ledger import open_ledger
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, log_path=False)
     started = time.perf_counter()
     with open_ledger(db) as ledger, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

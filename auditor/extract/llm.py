@@ -40,10 +40,11 @@ from auditor.extract.base import (
     make_claim,
 )
 from auditor.extract.rules import RuleExtractor, sentence_spans_many
+from auditor.judges.llm import prompts_dir
 from auditor.types import Answer, Claim, Span
 
 PROMPT_NAME = "extract_claims"
-DEFAULT_PROMPT = Path(__file__).resolve().parents[2] / "prompts" / f"{PROMPT_NAME}.md"
+DEFAULT_PROMPT = prompts_dir() / f"{PROMPT_NAME}.md"
 USER_MARK = "<<<USER>>>"
 
 GRAMMAR = r"""

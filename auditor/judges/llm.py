@@ -34,6 +34,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +72,18 @@ def fence_safe(text: str) -> str:
     return text.replace(FENCE_OPEN, "<<< DATA").replace(FENCE_CLOSE, "DATA >>>")
 
 
+def prompts_dir() -> Path:
+    """The bundled prompts (``prompts/`` of the repository), through importlib.resources."""
+    return Path(str(resources.files("auditor").joinpath("prompts")))
+
+
 def default_prompt_dir() -> Path:
-    """``$AUDITOR_PROMPTS`` or the repository's ``prompts/`` folder."""
+    """``$AUDITOR_PROMPTS`` or the repository's ``prompts/`` folder (shipped inside the
+    package as ``auditor/prompts``)."""
     env = os.environ.get("AUDITOR_PROMPTS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "prompts"
+    return prompts_dir()
 
 
 @dataclass(frozen=True)
