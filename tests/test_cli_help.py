@@ -60,3 +60,35 @@ def test_user_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFi
         err = capsys.readouterr().err
         assert err.startswith("error: ") and "Traceback" not in err
     assert "line 2" in err and "answer" in err
+
+
+def test_every_option_and_argument_has_help_and_a_readable_placeholder() -> None:
+    """As sqlite-utils checks: no option without help text, and the help never shows a
+    Python type placeholder (<bool>, <str>, <int>, <path>)."""
+    import re
+
+    from click.testing import CliRunner as ClickRunner
+
+    from auditor.cli import command
+
+    root = command()
+    found: list[tuple[str, Any]] = []
+
+    def walk(prefix: list[str], cmd: Any) -> None:
+        found.append((" ".join(prefix), cmd))
+        for name, sub in getattr(cmd, "commands", {}).items():
+            walk([*prefix, name], sub)
+
+    walk([], root)
+    assert len(found) > 15
+    for name, cmd in found:
+        for param in cmd.params:
+            if param.name == "help":
+                continue
+            assert (getattr(param, "help", None) or "").strip(), \
+                f"auditor {name}: {param.name} has no help text"
+        result = ClickRunner().invoke(root, [*name.split(), "--help"], terminal_width=80)
+        assert result.exit_code == 0, result.output
+        assert not re.search(r"<(bool|str|int|float|path|list\[\w+\])>", result.output), \
+            f"auditor {name} --help shows a type placeholder:\n{result.output}"
+        assert all(len(line) <= 80 for line in result.output.splitlines()), name

@@ -8,6 +8,7 @@ stderr and exit status 2; no traceback for user mistakes.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 
@@ -20,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -49,11 +51,34 @@ def _register_commands() -> None:
 _COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review")
 
 
+def command() -> Any:
+    """The click command tree of :data:`app`, with placeholders that name what a value is
+    (``--db DB``, ``--k K``) instead of its Python type (``<str>``, ``<int>``)."""
+    _register_commands()
+    root = typer.main.get_command(app)
+
+    def tidy(cmd: Any) -> None:
+        for param in cmd.params:
+            if getattr(param, "is_flag", False):
+                continue
+            if param.metavar is None and param.name:
+                param.metavar = param.name.upper()
+            if param.param_type_name == "argument":  # "ANSWERS", not "{ANSWERS} <path>"
+                shown = param.metavar
+                vars(param)["display_type_rich"] = lambda ctx: None
+                vars(param)["_usage_display_name"] = (
+                    lambda shown=shown, p=param: shown if p.required else f"[{shown}]")
+        for sub in getattr(cmd, "commands", {}).values():
+            tidy(sub)
+
+    tidy(root)
+    return root
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``auditor`` console script."""
-    _register_commands()
     try:
-        app(args=argv, standalone_mode=True)
+        command()(args=argv, standalone_mode=True)
     except (AuditorError, LedgerError) as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -1,8 +1,9 @@
 """The one OpenAI-compatible chat client serving every LLM endpoint.
 
 vLLM, Ollama, a llama.cpp server or a cloud API: anything that speaks
-``POST {base_url}/chat/completions``. Created from configuration, never at import
-time (DESIGN.md §8). It gives every caller the same guarantees:
+``POST {base_url}/chat/completions``, spoken through the official ``openai`` SDK (its
+own retries off: the policy below is ours). Created from configuration, never at
+import time. It gives every caller the same guarantees:
 
 - bounded concurrency (an ``asyncio.Semaphore`` of ``max_concurrency`` per event loop);
 - retry with exponential backoff (and ``Retry-After``) on HTTP 429, 5xx, timeouts,
@@ -54,6 +55,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import httpx
+import openai
 
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
@@ -267,7 +269,7 @@ class LLMClient:
         self.usage = Usage()
         self._transport = transport
         self._rng = rng or random.Random(0)
-        self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, httpx.AsyncClient,
+        self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI,
                                         asyncio.Semaphore]] = {}
 
     # ----------------------------------------------------------------- plumbing
@@ -279,14 +281,19 @@ class LLMClient:
                 headers["Authorization"] = f"Bearer {key}"
         return headers
 
-    def _session(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+    def _session(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         state = self._per_loop.get(id(loop))
         if state is None or state[0] is not loop:
-            client = httpx.AsyncClient(
-                base_url=self.config.base_url.rstrip("/") + "/",
-                timeout=httpx.Timeout(self.config.timeout_s), transport=self._transport,
-                headers=self._headers())
+            # the official SDK speaks the protocol; retries, backoff and caching are ours
+            # (max_retries=0), so every attempt is counted and recorded
+            headers = self._headers()
+            key = headers.pop("Authorization", "").removeprefix("Bearer ")
+            client = openai.AsyncOpenAI(
+                base_url=self.config.base_url.rstrip("/") + "/", api_key=key or "none",
+                max_retries=0, timeout=self.config.timeout_s, default_headers=headers,
+                http_client=httpx.AsyncClient(transport=self._transport)
+                if self._transport is not None else None)
             state = (loop, client, asyncio.Semaphore(self.config.max_concurrency))
             self._per_loop[id(loop)] = state
         return state[1], state[2]
@@ -296,7 +303,7 @@ class LLMClient:
         loop = asyncio.get_running_loop()
         state = self._per_loop.pop(id(loop), None)
         if state is not None:
-            await state[1].aclose()
+            await state[1].close()
 
     def cache_key(self, messages: Sequence[Message], *, grammar: str | None = None,
                   json_schema: Mapping[str, Any] | None = None,
@@ -339,17 +346,22 @@ class LLMClient:
     async def _post_once(self, body: dict[str, Any]) -> tuple[str, int, int]:
         client, _ = self._session()
         self.usage.calls += 1
+        standard = {"model", "messages"}
         try:
-            response = await client.post("chat/completions", json=body)
-        except httpx.TimeoutException:
+            raw = await client.chat.completions.with_raw_response.create(
+                model=body["model"], messages=body["messages"],
+                extra_body={k: v for k, v in body.items() if k not in standard})
+        except openai.APITimeoutError:
             raise _Retryable("timeout") from None
-        except httpx.TransportError as exc:
+        except openai.APIConnectionError as exc:
             raise _Retryable(f"connection error: {type(exc).__name__}") from None
-        if response.status_code in RETRY_STATUS:
-            retry_after = _parse_retry_after(response.headers.get("retry-after"))
-            raise _Retryable(f"HTTP {response.status_code}", retry_after)
-        if response.status_code >= 400:
-            raise _Fatal(f"HTTP {response.status_code}: {response.text[:200]}")
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            if status in RETRY_STATUS:
+                retry_after = _parse_retry_after(exc.response.headers.get("retry-after"))
+                raise _Retryable(f"HTTP {status}", retry_after) from None
+            raise _Fatal(f"HTTP {status}: {exc.response.text[:200]}") from None
+        response = raw.http_response
         try:
             payload = response.json()
             text = payload["choices"][0]["message"]["content"]

@@ -31,8 +31,8 @@ def rich_tables(card: ReportCard) -> list[Table]:
         labels.add_row(label, str(count), f"{share:.1%}")
     figures = Table(title=f"Figures (95% cluster-bootstrap CI, B={card.n_boot}, "
                           f"clusters = answers)")
-    figures.add_column("figure")
-    figures.add_column("value [95% CI]", justify="right")
+    figures.add_column("figure", no_wrap=True)
+    figures.add_column("value [95% CI]", justify="right", no_wrap=True)
     figures.add_column("num / den", justify="right")
     figures.add_column("definition")
     for f in card.figures:
