@@ -280,7 +280,7 @@ def audit_answers(
     ...                     documents=sample_path("corpus.jsonl"),
     ...                     config=AuditConfig(as_of="2026-06-30"))
     >>> [(c["text"], c["label"]) for c in run.claims]
-    [('The network has 47 stations.', 'supported')]
+    [('The network has 47 stations', 'supported')]
     """
     if (documents is None) == (index is None):
         raise ConfigError("give exactly one of documents= (files to ingest) or index=")
