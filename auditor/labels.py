@@ -1,6 +1,6 @@
 """The labelling step: stacked probability + retrieval outcome + contradiction + time -> label.
 
-Rules, in order (DESIGN.md §2.5; README "How labels are decided"):
+Rules, in order (docs/labels.md; README "How labels are decided"):
 
 1. a non-factual claim is ``not_factual``;
 2. no evidence at all, or none that is relevant: ``unknown``. Evidence is relevant when

@@ -12,7 +12,7 @@ Span = tuple[int, int]
 
 
 class Label(StrEnum):
-    """The six claim labels of DESIGN.md §2.5."""
+    """The six claim labels of docs/labels.md."""
 
     SUPPORTED = "supported"
     CONTRADICTED = "contradicted"
@@ -28,7 +28,7 @@ UNSUPPORTED_LABELS: frozenset[Label] = frozenset(
 FACTUAL_LABELS: frozenset[Label] = frozenset(Label) - {Label.NOT_FACTUAL}
 
 ABSTAIN = 0.5
-"""The vote value of an abstention (DESIGN.md §4)."""
+"""The vote value of an abstention (docs/stacking.md)."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Writes a synthetic run (``--claims`` claims in answers of ``--per-answer`` claim
 7 judge votes each, a few human audits) and a second run sharing its claims to a
 temporary SQLite ledger, then times with B = ``--boot`` (default 2000):
 
-- the report card (DESIGN.md §3 figures with cluster-bootstrap intervals),
+- the report card (docs/report-card.md figures with cluster-bootstrap intervals),
 - the whole report (card, label shares, judge statistics, human agreement,
   history) with ``--compare`` to the second run, and its HTML rendering;
 

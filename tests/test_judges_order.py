@@ -1,4 +1,4 @@
-"""DESIGN §7: swapping the order of supporting and contradicting evidence must not change
+"""docs/labels.md: swapping the order of supporting and contradicting evidence must not change
 verdicts. Every local judge of the default panel is order-invariant by construction;
 this checks it on passages that support, contradict and ignore the claim."""
 

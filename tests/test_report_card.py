@@ -1,4 +1,4 @@
-"""Report-card figures from claim rows (DESIGN.md §3 denominators)."""
+"""Report-card figures from claim rows (docs/report-card.md denominators)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Commands: ``calibrate`` (judge panel calibration and RAIM stacking, DESIGN.md §4)."""
+"""Commands: ``calibrate`` (judge panel calibration and RAIM stacking, docs/stacking.md)."""
 
 from __future__ import annotations
 

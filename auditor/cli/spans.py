@@ -1,4 +1,4 @@
-"""Commands: ``auditor spans score`` and ``auditor spans loo`` (span metrics, DESIGN.md §5).
+"""Commands: ``auditor spans score`` and ``auditor spans loo`` (span metrics, docs/spans.md).
 
 ``score`` compares predicted with gold character spans (JSONL lines ``{"id", "text"?,
 "spans": [[start, end], ...]}``, half-open offsets, matched by id). ``loo`` runs the

@@ -1,6 +1,6 @@
 """Agreement of the auditor's labels with human audits, and between two label versions.
 
-Binary mapping (DESIGN.md §4: 1 = hallucinated, 0 = supported): ``supported`` -> 0;
+Binary mapping (docs/stacking.md: 1 = hallucinated, 0 = supported): ``supported`` -> 0;
 ``contradicted``, ``not_supported``, ``stale`` (and a reviewer's ``hallucinated``)
 -> 1. ``unknown`` and ``not_factual`` (on either side) are excluded, and counted.
 Cohen's κ and balanced accuracy come from :mod:`auditor.stacking.metrics`, with

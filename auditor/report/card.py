@@ -1,4 +1,4 @@
-"""Report cards built from ledger rows (DESIGN.md §3), never from memory.
+"""Report cards built from ledger rows (docs/report-card.md), never from memory.
 
 With S supported, U unsupported (contradicted + not_supported + stale) and K
 unknown among the A factual claims: support precision = S / (S + U) (None when
@@ -191,7 +191,7 @@ def config_warnings(config: Mapping[str, Any]) -> list[str]:
     info = stacker.get("info", {}) if isinstance(stacker, Mapping) else {}
     if info.get("admissible") is False:
         notes.append("the stacker's calibration data did not pass the admissibility test "
-                     "(DESIGN.md §4): the stacked verdicts are not shown to beat the best "
+                     "(docs/stacking.md): the stacked verdicts are not shown to beat the best "
                      "single judge on kappa; treat the labels as screening, not as evidence")
     if config.get("status") not in (None, "complete"):
         notes.append(f"the run is {config.get('status')}: figures cover the answers "

@@ -2,7 +2,7 @@
 
 Claims are matched by claim id; only claims present in both runs whose answer is
 in both runs count (the shared items). Clusters are the shared answers. Each
-figure (DESIGN.md §3) is computed for both runs on the **same** cluster-bootstrap
+figure (docs/report-card.md) is computed for both runs on the **same** cluster-bootstrap
 resample and the per-resample difference (run B - run A) gives a 95% percentile
 interval. Verdict per figure, using the direction that is better for it:
 ``improved`` (the interval lies on the better side of 0), ``worse`` (on the worse

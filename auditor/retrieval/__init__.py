@@ -1,5 +1,5 @@
 """Evidence index: versioned, timestamped, digested documents with dense, lexical and
-hybrid retrieval and an as-of cutoff (DESIGN.md §2.2).
+hybrid retrieval and an as-of cutoff (docs/labels.md).
 
 Typical use::
 

@@ -1,4 +1,4 @@
-"""Span localisation and span metrics (DESIGN.md §5).
+"""Span localisation and span metrics (docs/spans.md).
 
 Six metrics over half-open character spans (exact span F1, character F1, character
 IoU, DetEval-1D, CLEval-1D, Span Coverage F1), vectorised with numpy; the

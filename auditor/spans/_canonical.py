@@ -1,7 +1,7 @@
 """Canonical span sets, stored flat for vectorised interval arithmetic.
 
 Input spans are half-open character intervals ``[start, end)``. A canonical span
-set (DESIGN.md §5) has empty spans dropped and overlapping *and* adjacent spans
+set (docs/spans.md) has empty spans dropped and overlapping *and* adjacent spans
 merged, so its spans are sorted, disjoint and separated by at least one character.
 
 A :class:`SpanBatch` holds many canonical span sets (one per item) as three flat

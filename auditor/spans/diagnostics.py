@@ -1,6 +1,6 @@
 """Diagnostic subsets that show why Span Coverage F1 and character IoU disagree.
 
-Following the Mycelium study (DESIGN.md §5):
+Following the Mycelium study (docs/spans.md):
 
 ``nested_boundary``
     the prediction lies strictly inside the gold characters with the same number

@@ -1,6 +1,6 @@
 """Localise the error of an unsupported claim to the minimal answer characters.
 
-DESIGN.md §2.6: for a claim labelled ``contradicted``, ``not_supported`` or ``stale``,
+docs/spans.md: for a claim labelled ``contradicted``, ``not_supported`` or ``stale``,
 mark the characters of the answer that carry the error, not the whole sentence,
 when they can be found. The heuristic is lexical and model-free (regex tokens,
 light normalisation), so it is fast and deterministic:

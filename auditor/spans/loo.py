@@ -1,4 +1,4 @@
-"""Leave-one-annotator-out (LOO) protocol for multi-annotator span data (DESIGN.md §5).
+"""Leave-one-annotator-out (LOO) protocol for multi-annotator span data (docs/spans.md).
 
 For every item with at least two annotators, each annotator's span set in turn is
 the prediction; the reference is built from the *other* annotators' character

@@ -1,4 +1,4 @@
-"""The six span metrics of DESIGN.md §5, vectorised over many items with numpy.
+"""The six span metrics of docs/spans.md, vectorised over many items with numpy.
 
 Every metric compares a *gold* (reference) span set with a *predicted* span set per
 item, after canonicalisation (half-open, empty spans dropped, overlapping and

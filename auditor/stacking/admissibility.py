@@ -1,4 +1,4 @@
-"""The admissibility test of DESIGN.md §4, read off the calibration set itself.
+"""The admissibility test of docs/stacking.md, read off the calibration set itself.
 
 A task is admissible for stacking when at least a share ``c`` of the members reach
 κ >= κ0 and the mean pairwise error correlation φ̄ <= φ0; defaults

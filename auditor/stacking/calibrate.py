@@ -15,7 +15,7 @@ Documented degenerate cases:
 - a member that abstains on every item (or every member doing so): its κ and
   balanced accuracy are NaN (κ) / its errors (balanced accuracy), with a
   RuntimeWarning; the stacker is still fitted (a constant column gets ~0 weight);
-- the verdicts read Δκ (DESIGN.md §4); ``delta_bacc``/``bacc_ci`` are given beside them
+- the verdicts read Δκ (docs/stacking.md); ``delta_bacc``/``bacc_ci`` are given beside them
   because κ leaves abstentions out while the stacker never abstains;
 - a figure undefined on some resamples: those resamples are ignored; undefined on
   all: the interval is ``[NaN, NaN]`` (JSON ``null``) with a warning.

@@ -1,4 +1,4 @@
-"""Cross-fitted RAIM stacking (DESIGN.md §4).
+"""Cross-fitted RAIM stacking (docs/stacking.md).
 
 P(y=1 | v) = sigmoid(b0 + sum_i b_i v_i), L2-penalised logistic regression with
 C = 1, votes in {0, 0.5, 1} (abstain = 0.5). Evaluation predictions are

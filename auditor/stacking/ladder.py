@@ -1,4 +1,4 @@
-"""The comparison ladder of DESIGN.md §4, all on the same items.
+"""The comparison ladder of docs/stacking.md, all on the same items.
 
 Rungs, each a prediction column with values 0, 1 or 0.5 (abstain):
 

@@ -1,4 +1,4 @@
-"""Scores of the ladder and their paired cluster-bootstrap intervals (DESIGN.md §4).
+"""Scores of the ladder and their paired cluster-bootstrap intervals (docs/stacking.md).
 
 - Cohen's κ with abstentions excluded (only items where the system voted 0 or 1).
 - Balanced accuracy with abstentions as errors for their class.
