@@ -5,8 +5,9 @@ at least V; ``max FIGURE=V`` when the *upper* bound is at most V: a run passes o
 when the data show it is good enough, not when its point estimate happens to be. A
 figure that is undefined (no decidable claim) fails its rule. Against a baseline
 run, each checked figure fails only when the paired difference on the shared claims
-is worse with its interval excluding zero (an unresolved change passes). An
-incomplete run fails.
+is worse with its interval excluding zero (an unresolved change passes); a baseline
+that shares no claim with the run fails (nothing could be compared). An incomplete
+run fails.
 """
 
 from __future__ import annotations
@@ -177,12 +178,22 @@ def evaluate_gate(card: ReportCard, rules: Iterable[GateRule],
                    + f" must be {sign} {rule.value:g}")
         checks.append(GateCheck(f"{rule.bound} {rule.figure}", ok, message, rule.figure,
                                 fig.value, ci, rule.value))
+    notes = list(card.warnings)
     if comparison is not None:
-        named = list(dict.fromkeys(r.figure for r in rules)) or list(BASELINE_FIGURES)
+        named = [f for f in dict.fromkeys(r.figure for r in rules) if DIRECTION.get(f, 0)]
+        skipped = [r.figure for r in rules if not DIRECTION.get(r.figure, 0)]
+        if skipped:
+            notes.append(f"not compared with the baseline (neither direction is better): "
+                         f"{', '.join(dict.fromkeys(skipped))}")
+        if not named:
+            named = list(BASELINE_FIGURES)
+        if comparison.n_shared_claims == 0:
+            checks.append(GateCheck(
+                "baseline shared claims", False,
+                "the run and the baseline share no claim (claims are matched by answer id, "
+                "span and text): nothing can be compared"))
         for name in named:
             delta = comparison.figure(name)
-            if DIRECTION.get(name, 0) == 0:
-                continue
             worse = delta.verdict == "worse"
             ci_text = (f" [{delta.ci[0]:+.3f}, {delta.ci[1]:+.3f}]" if delta.ci else "")
             change = "undefined" if delta.delta is None else f"{delta.delta:+.3f}{ci_text}"
@@ -194,7 +205,7 @@ def evaluate_gate(card: ReportCard, rules: Iterable[GateRule],
     if not checks:
         raise InputError("nothing to check: give --min/--max rules or a --baseline")
     return GateResult(card.run_id, checks, comparison.run_a if comparison else None,
-                      tuple(card.warnings))
+                      tuple(notes))
 
 
 def gate_run(ledger: Ledger, run: str, *, rules: Iterable[GateRule] = (),

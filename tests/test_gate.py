@@ -63,6 +63,15 @@ def test_baseline_fails_only_when_worse_with_the_interval_excluding_zero(
     assert {c.name for c in worse.failures} >= {"baseline support_precision",
                                                  "baseline contradicted_rate"}
     assert better.passed and same.passed
+    with open_ledger(db) as ledger:
+        other = add_run(ledger, "other", [Item("z", "Unrelated claim.", "supported")])
+        disjoint = gate_run(ledger, good, baseline=other, n_boot=200)
+        no_direction = gate_run(ledger, good, baseline=bad, n_boot=200,
+                                rules=[GateRule("time_scoped_share", "max", 1.0)])
+    assert not disjoint.passed
+    assert disjoint.failures[0].name == "baseline shared claims"
+    assert any("neither direction" in w for w in no_direction.warnings)
+    assert any(c.name == "baseline support_precision" for c in no_direction.checks)
 
 
 def test_cli_exit_codes_and_junit(ledger_path: tuple[Path, str, str], run_cli: RunCli,
