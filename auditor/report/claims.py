@@ -14,8 +14,11 @@ def claim_records(ledger: Ledger, run_id: str, *, answer_ids: Sequence[str] | No
     ``{"id", "run_id", "claims": [...]}``, in input order.
 
     Each claim carries its spans, label, stacked probability, reason, error spans,
-    evidence (document, version, chunk, digest, offsets) and votes by judge.
+    evidence (document, version, chunk, digest, offsets) and the votes of the run's own
+    judges by name (votes of judges bridged in later by ``rejudge`` are not mixed in).
     """
+    own = {c["digest"] for role, c in ledger.get_run(run_id).components.items()
+           if role.startswith("judge:") or role == "second_opinion"}
     results = ledger.claim_results(run_id, answer_ids=answer_ids)
     chosen = [c.claim_id for c in results] if answer_ids is not None else None
     evidence = ledger.claim_evidence(run_id, claim_ids=chosen)
@@ -32,7 +35,8 @@ def claim_records(ledger: Ledger, run_id: str, *, answer_ids: Sequence[str] | No
                           "start": e["start"], "end": e["end"], "superseded": e["superseded"],
                           "inline": e["inline"], "relevance": round(e["score"], 4)}
                          for e in evidence.get(c.claim_id, [])],
-            "votes": {v["judge_name"]: v["value"] for v in votes.get(c.claim_id, [])},
+            "votes": {v["judge_name"]: v["value"] for v in votes.get(c.claim_id, [])
+                      if v["judge_digest"] in own},
         })
     return [{"id": answer_id, "run_id": run_id, "claims": claims}
             for answer_id, claims in answers.items()]
