@@ -60,7 +60,11 @@ def test_ledger_holds_claims_evidence_votes_and_labels(demo_run: tuple[Path, Pat
         factual = [r for r in rows if r.factual]
         assert all(r.n_evidence > 0 for r in factual if r.label != "unknown")
         n_members = len([role for role in run.components if role.startswith("judge:")])
-        judged = [r for r in factual if r.n_evidence > 0]
+        # claims with no relevant evidence are routed past the panel (labelled unknown)
+        judged = [r for r in factual if r.n_evidence > 0
+                  and not (r.reason or "").startswith("no relevant evidence")]
+        skipped = [r for r in factual if (r.reason or "").startswith("no relevant evidence")]
+        assert all(r.label == "unknown" for r in skipped)
         assert ledger.count("judge_vote") == n_members * len(judged)
         with ledger.engine.connect() as conn:
             from sqlalchemy import text
