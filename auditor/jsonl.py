@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -18,7 +19,8 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line (1-based numbers).
 
     Raises :class:`InputError` naming the file and line for a file that is not
-    UTF-8, a line that is not JSON, or a line that is not a JSON object.
+    UTF-8, a line that is not JSON, or a line that is not a JSON object. A UTF-8
+    byte-order mark at the start of the file is accepted (and skipped).
     """
     path = Path(path)
     try:
@@ -27,6 +29,10 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError("no such file", file=str(path)) from None
     except IsADirectoryError:
         raise InputError("is a directory, expected a JSONL file", file=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
@@ -44,6 +50,22 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(f"expected a JSON object, got {type(obj).__name__}",
                              file=str(path), line=number)
         yield number, obj
+
+
+def check_fields(record: Mapping[str, Any], known: Collection[str], *,
+                 file: str | Path | None, line: int | None, where: str = "") -> None:
+    """Refuse a record with a field not in ``known``, naming it and the closest known one.
+
+    A misspelt optional field (``"publised_at"``) would otherwise be silently
+    ignored. ``where`` prefixes the field name in the message (``contexts[0].``).
+    """
+    for name in record:
+        if name in known:
+            continue
+        close = difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InputError(f"unknown field{hint} (known: {', '.join(sorted(known))})",
+                         file=_s(file), line=line, field=f"{where}{name}")
 
 
 def require(

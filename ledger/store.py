@@ -32,7 +32,7 @@ from ledger.records import (
     VoteRecord,
 )
 from ledger.schema import ensure_schema
-from ledger.url import normalise_url
+from ledger.url import mask_url, normalise_url, redact
 
 
 def _now() -> datetime:
@@ -54,9 +54,10 @@ def _table(model: type[Any]) -> Table:
     return model.__table__  # type: ignore[no-any-return,unused-ignore]
 
 
-def _describe(exc: SQLAlchemyError) -> str:
+def _describe(exc: BaseException, *locations: str | Path) -> str:
+    """The first line of a database error, with any secret of ``locations`` masked."""
     text = str(getattr(exc, "orig", exc)) or type(exc).__name__
-    return text.splitlines()[0]
+    return redact(text.splitlines()[0], *locations)
 
 
 class Ledger:
@@ -64,7 +65,9 @@ class Ledger:
 
     def __init__(self, engine: Engine, location: str) -> None:
         self.engine = engine
-        self.location = location
+        self.location = mask_url(location)
+        """Where the ledger is, safe to print (a URL's password is masked)."""
+        self._secret_location = location
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
@@ -84,11 +87,13 @@ class Ledger:
         except OperationalError as exc:
             if "locked" in str(exc).lower():
                 raise LedgerError(f"{self.location}: the ledger is locked by another process "
-                                  f"(nothing was written): {_describe(exc)}") from None
-            raise LedgerError(f"{self.location}: {_describe(exc)}") from None
-        except DatabaseError as exc:
-            raise LedgerError(f"{self.location}: {_describe(exc)} (nothing was written)"
+                                  f"(nothing was written): "
+                                  f"{_describe(exc, self._secret_location)}") from None
+            raise LedgerError(f"{self.location}: {_describe(exc, self._secret_location)}"
                               ) from None
+        except DatabaseError as exc:
+            raise LedgerError(f"{self.location}: {_describe(exc, self._secret_location)} "
+                              "(nothing was written)") from None
 
     def _insert_ignore(self, conn: Connection, model: type[Any], rows: Sequence[dict[str, Any]]
                        ) -> None:
@@ -120,8 +125,9 @@ class Ledger:
                       *, inline: bool = False) -> None:
         """Store documents, versions and chunks in one transaction (idempotent).
 
-        A known version whose ``valid_to`` was open gets the new ``valid_to`` (it was
-        superseded); nothing else of an existing row changes.
+        A known version whose ``valid_to`` was open, or later than the one given, gets
+        the new ``valid_to`` (it was superseded, or an older version was inserted
+        after it in date order); nothing else of an existing row changes.
         """
         with self._tx() as conn:
             self._record_corpus(conn, versions, chunks, inline_ids=(
@@ -146,7 +152,8 @@ class Ledger:
                 conn.execute(update(table)
                              .where(table.c.digest == row["digest"],
                                     table.c.doc_id == row["doc_id"],
-                                    table.c.valid_to.is_(None))
+                                    table.c.valid_to.is_(None)
+                                    | (table.c.valid_to > row["valid_to"]))
                              .values(valid_to=row["valid_to"]))
         chunk_rows = {c.chunk_id: {"chunk_id": c.chunk_id, "doc_id": c.doc_id,
                                    "version": c.version, "digest": c.digest, "start": c.start,
@@ -674,7 +681,7 @@ def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: fl
     ``busy_timeout_s``: how long SQLite waits for another writer's lock.
     """
     url = normalise_url(location)
-    shown = str(location)
+    shown = mask_url(location)
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         path = Path(url.removeprefix("sqlite:///"))
         if not path.exists():
@@ -684,13 +691,14 @@ def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: fl
     try:
         engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     except (SQLAlchemyError, ImportError, ValueError) as exc:
-        raise LedgerError(f"{shown}: cannot open ledger: {exc}") from None
+        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}"
+                          ) from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas(int(busy_timeout_s * 1000)))
     elif engine.dialect.name != "postgresql":
         raise LedgerError(f"{shown}: unsupported database {engine.dialect.name!r} "
                           f"(SQLite or PostgreSQL)")
-    ledger = Ledger(engine, shown)
+    ledger = Ledger(engine, str(location))
     try:
         with ledger._tx() as conn:
             ensure_schema(conn, location=shown)
@@ -699,5 +707,6 @@ def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: fl
         raise
     except SQLAlchemyError as exc:
         engine.dispose()
-        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc)}") from None
+        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}"
+                          ) from None
     return ledger

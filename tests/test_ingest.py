@@ -70,7 +70,9 @@ def test_changed_text_adds_version_and_supersedes(tmp_path: Path) -> None:
     assert not versions[("tower", "v2")].superseded
     # an explicit valid_to is kept; an explicit label is used
     gone = make_document("berlin", "Berlin: capital.", version="2025", valid_from="2025-01-01")
-    ingest([gone], ix)
+    with pytest.raises(InputError, match="undated"):  # berlin v1 is undated: order unknown
+        ingest([gone], ix)
+    ingest([gone], ix, undated_order="oldest")
     versions = {(v.doc_id, v.version): v for v in EvidenceIndex.open(ix).versions()}
     assert versions[("berlin", "v1")].valid_to == datetime(2025, 1, 1, tzinfo=UTC)
     assert ("berlin", "2025") in versions
@@ -96,7 +98,8 @@ def test_on_commit_error_keeps_previous_index(tmp_path: Path) -> None:
         raise RuntimeError("ledger down")
 
     with pytest.raises(RuntimeError, match="ledger down"):
-        ingest([make_document("tower", "Changed text.")], ix, on_commit=fail)
+        ingest([make_document("tower", "Changed text.", published_at="2024-01-01")], ix,
+               on_commit=fail)
     assert _live(ix) == before
     assert sorted(p.name for p in ix.iterdir()) == [".lock", "CURRENT", before]
     idx = EvidenceIndex.open(ix)

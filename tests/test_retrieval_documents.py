@@ -57,7 +57,7 @@ def test_text_files_and_folders(tmp_path: Path) -> None:
     assert [d.doc_id for d in docs] == ["one.txt", "sub/two.md", "alone.txt"]
     assert docs[1].text == "# Title\n\nSecond."
     assert all(d.valid_from == datetime(2022, 2, 2, tzinfo=UTC) for d in docs)
-    assert docs[0].source == str(corpus / "one.txt")
+    assert docs[0].source == "file://" + (corpus / "one.txt").resolve().as_posix()
 
 
 def test_repeated_record_with_same_text_is_one_version(tmp_path: Path) -> None:

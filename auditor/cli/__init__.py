@@ -80,5 +80,15 @@ def main(argv: list[str] | None = None) -> None:
     try:
         command()(args=argv, standalone_mode=True)
     except (AuditorError, LedgerError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        from ledger.url import redact
+
+        typer.echo(f"error: {redact(str(exc))}", err=True)
+        sys.exit(2)
+    except OSError as exc:
+        from auditor.cli._common import os_error_message
+
+        message = os_error_message(exc)
+        if message is None:
+            raise
+        typer.echo(f"error: {message}", err=True)
         sys.exit(2)

@@ -19,8 +19,12 @@ _DATE_HELP = "ISO-8601; timezone-less means UTC. Default for records and files t
 
 _INGEST_HELP = (
     "Add documents to the evidence index and the ledger, as one unit.\n\n"
-    "Unchanged documents add nothing; changed text for a known id adds a new version and "
-    "marks the old one superseded. On any error neither the index nor the ledger changes."
+    "Unchanged documents add nothing; new text for a known id adds a version. A "
+    "document's versions are ordered by their dates (valid_from, else published_at), "
+    "never by ingest order: an older version ingested later is inserted into the "
+    "history. A .txt/.md file's id is its path relative to --root (default: the folder "
+    "given, or the file's folder), after --id-prefix; front matter (--- YAML ---) sets "
+    "its fields. On any error neither the index nor the ledger changes."
 )
 
 
@@ -44,14 +48,25 @@ def ingest(
                           ] = None,
     valid_to: Annotated[str | None, typer.Option(help=f"End of validity. {_DATE_HELP}")
                         ] = None,
+    root: Annotated[Path | None, typer.Option(
+        "--root", help="Folder that .txt/.md ids are relative to (every file must lie "
+                       "under it). Default: each folder given (a file's own folder).")
+                    ] = None,
+    id_prefix: Annotated[str | None, typer.Option(
+        "--id-prefix", help="Prefix for the ids of .txt/.md files (e.g. teamB/).")] = None,
+    undated_order: Annotated[str, typer.Option(
+        "--undated-order", help="Where an undated version of a dated document goes: error "
+                                "(refuse), newest or oldest.")] = "error",
 ) -> None:
     """Add documents to the evidence index and the ledger, as one unit (see the help)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.retrieval import IngestResult, load_documents
     from auditor.retrieval import ingest as ingest_documents
+    from ledger.url import mask_url
 
     docs = load_documents(paths, published_at=published_at, retrieved_at=retrieved_at,
-                          valid_from=valid_from, valid_to=valid_to)
+                          valid_from=valid_from, valid_to=valid_to, root=root,
+                          id_prefix=id_prefix)
     if not docs:
         raise InputError("no documents found in the given paths")
     from ledger import LedgerError, open_ledger
@@ -59,21 +74,25 @@ def ingest(
     def record(result: IngestResult) -> None:
         # the ledger is opened only once the new index generation is fully built
         versions = {(v.doc_id, v.version): v for v in (
-            *result.unchanged, *result.superseded_versions, *result.added_versions)}
+            *result.unchanged, *result.retimed_versions, *result.superseded_versions,
+            *result.added_versions)}
         with open_ledger(db) as ledger:
             ledger.record_corpus(list(versions.values()), list(result.chunks))
 
     try:
-        result = ingest_documents(docs, index, index_type=index_type, on_commit=record)
+        result = ingest_documents(docs, index, index_type=index_type, on_commit=record,
+                                  undated_order=undated_order)
     except LedgerError as exc:
         raise AuditorError(str(exc)) from None
     manifest = result.manifest
+    retimed = (f", {len(result.retimed_versions)} older versions re-dated"
+               if result.retimed_versions else "")
     typer.echo(
         f"{len(result.added_versions)} versions added, {len(result.superseded_versions)} "
-        f"superseded, {len(result.unchanged)} unchanged, {len(result.chunks)} chunks; "
+        f"superseded{retimed}, {len(result.unchanged)} unchanged, {len(result.chunks)} chunks; "
         f"index {index} now holds {manifest.get('documents', 0)} documents, "
         f"{manifest.get('versions', 0)} versions, {manifest.get('chunks', 0)} chunks "
-        f"({manifest.get('index_type', '?')}); ledger {db}")
+        f"({manifest.get('index_type', '?')}); ledger {mask_url(db)}")
 
 
 @app.command(no_args_is_help=True)

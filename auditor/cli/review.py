@@ -12,7 +12,12 @@ from rich.console import Console
 from rich.table import Table
 
 from auditor.cli import app
-from auditor.cli._common import DEFAULT_DB, DbOption
+from auditor.cli._common import (
+    DEFAULT_DB,
+    DbOption,
+    refuse_memory_ledger,
+    require_write_prefix,
+)
 from auditor.errors import InputError
 
 review_app = typer.Typer(help="Human audits: append reviewer verdicts on claims (never "
@@ -44,6 +49,8 @@ def rejudge(
 
     if fmt not in ("table", "json"):
         raise InputError(f"unsupported format {fmt!r} (table, json)", field="--format")
+    refuse_memory_ledger(db, "rejudge")
+    require_write_prefix(run, "run id prefix")
     new_panel = load_panel(panel)
     new_stacker = load_stacker(stacker)
     with open_ledger(db, create=False) as ledger, \
@@ -78,6 +85,9 @@ def review_add(
     from auditor.human_audit import HumanAudit, add_audits
     from ledger import open_ledger
 
+    refuse_memory_ledger(db, "review add")
+    require_write_prefix(run, "run id prefix")
+    require_write_prefix(claim, "claim id prefix")
     with open_ledger(db, create=False) as ledger:
         added = add_audits(ledger, [HumanAudit(run, claim, reviewer, label, note)])
     typer.echo(f"{added} audit added" if added else "already recorded: nothing added")
@@ -94,6 +104,7 @@ def review_import(
     from auditor.human_audit import import_audits
     from ledger import open_ledger
 
+    refuse_memory_ledger(db, "review import")
     with open_ledger(db, create=False) as ledger:
         added = import_audits(ledger, file, run=run)
     typer.echo(f"{added} audits added")
@@ -106,6 +117,7 @@ def review_list(
     fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
 ) -> None:
     """List a run's human audits, oldest first, next to the auditor's label."""
+    from auditor.report.render import terminal_safe
     from ledger import open_ledger
 
     with open_ledger(db, create=False) as ledger:
@@ -120,7 +132,7 @@ def review_list(
     for column in ("claim", "reviewer", "label", "auditor label", "when", "note"):
         table.add_column(column)
     for a in audits:
-        table.add_row(a["claim_id"][:12], a["reviewer"], a["label"],
-                      labels.get(a["claim_id"]) or "-", str(a["created_at"])[:19],
-                      a["note"] or "")
+        table.add_row(*(terminal_safe(cell) for cell in (
+            a["claim_id"][:12], a["reviewer"], a["label"], labels.get(a["claim_id"]) or "-",
+            str(a["created_at"])[:19], a["note"] or "")))
     Console().print(table)

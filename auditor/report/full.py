@@ -25,7 +25,7 @@ from auditor.report.agreement import (
 )
 from auditor.report.card import ReportCard, build_report_card, report_config
 from auditor.report.compare import Comparison, compare_runs
-from auditor.report.render import to_markdown
+from auditor.report.render import md_escape, to_markdown
 from auditor.report.resample import cluster_codes, ratio_interval
 from auditor.types import UNSUPPORTED_LABELS
 from ledger import ClaimResult, Ledger
@@ -193,9 +193,9 @@ def agreement_markdown(title: str, a: Agreement) -> list[str]:
              f"- balanced accuracy: {_num(a.bacc)}{_ci(a.bacc_ci)}",
              f"- same label (all labels): {_num(a.share_equal)}"]
     for reason, n in sorted(a.excluded.items()):
-        lines.append(f"- excluded, {reason}: {n}")
+        lines.append(f"- excluded, {md_escape(reason)}: {n}")
     for key, value in a.extra.items():
-        lines.append(f"- {key.replace('_', ' ')}: {value}")
+        lines.append(f"- {md_escape(key.replace('_', ' '))}: {md_escape(value)}")
     cols = _columns(a.confusion)
     lines += ["", "| reference \\ compared | " + " | ".join(cols) + " |",
               "|---|" + "---:|" * len(cols)]
@@ -210,7 +210,7 @@ def full_to_markdown(report: FullReport) -> str:
     lines += ["## Judges", "", "| judge | digest | votes | supported | hallucinated | "
               "abstain rate | errors | mean latency s |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for j in report.judges:
-        lines.append(f"| {j['judge_name']} | `{j['judge_digest'][:12]}` | {j['n']} | "
+        lines.append(f"| {md_escape(j['judge_name'])} | `{j['judge_digest'][:12]}` | {j['n']} | "
                      f"{j['n_supported']} | {j['n_hallucinated']} | {j['abstain_rate']:.1%} | "
                      f"{j['n_error']} | {j['mean_latency_s']:.4f} |")
     lines.append("")
@@ -223,7 +223,7 @@ def full_to_markdown(report: FullReport) -> str:
         lines += ["## Verdict versions (bridged panels)", "",
                   "| panel | stacker | claims | own |", "|---|---|---:|---|"]
         for v in report.verdict_versions:
-            lines.append(f"| {v['panel_name'] or ''} `{v['panel_digest'][:12]}` | "
+            lines.append(f"| {md_escape(v['panel_name'] or '')} `{v['panel_digest'][:12]}` | "
                          f"`{v['stacker_digest'][:12]}` | {v['n_claims']} | "
                          f"{'yes' if v['own'] else 'bridged'} |")
         lines.append("")
@@ -232,20 +232,16 @@ def full_to_markdown(report: FullReport) -> str:
                   "| answer | label | p | claim | error text | reason |",
                   "|---|---|---:|---|---|---|"]
         for f in report.flagged:
-            marked = " / ".join(f"**{t}**" for t in f["error_text"])
-            lines.append(f"| {f['answer_id']} | {f['label']} | {_num(f['p_hallucinated'])} | "
-                         f"{_md_cell(f['claim'])} | {_md_cell(marked)} | "
-                         f"{_md_cell(f['reason'] or '')} |")
+            marked = " / ".join(f"**{md_escape(t)}**" for t in f["error_text"])
+            lines.append(f"| {md_escape(f['answer_id'])} | {md_escape(f['label'])} | "
+                         f"{_num(f['p_hallucinated'])} | {md_escape(f['claim'])} | {marked} | "
+                         f"{md_escape(f['reason'] or '')} |")
         lines.append("")
     if report.comparison is not None:
         lines += [*comparison_markdown(report.comparison), ""]
     if report.notes:
-        lines += ["## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
+        lines += ["## Notes", ""] + [f"- {md_escape(n)}" for n in report.notes] + [""]
     return "\n".join(lines)
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def full_to_json(report: FullReport) -> str:

@@ -3,12 +3,54 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape as _rich_escape
 from rich.table import Table
 
 from auditor.report.card import Figure, ReportCard
+
+# C0 and C1 control characters (ESC starts terminal sequences; CR/BS overwrite text),
+# DEL, and bidirectional overrides/isolates that reorder what the terminal shows.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
+
+
+def strip_controls(text: object) -> str:
+    """``text`` with terminal escape sequences and control characters removed (newlines
+    and tabs become spaces), so untrusted text cannot move the cursor, recolour,
+    retitle or hide output. Bidi overrides are removed too."""
+    value = str(text)
+    value = _ANSI.sub("", value)
+    value = value.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
+    return _CONTROL.sub("", value)
+
+
+def terminal_safe(text: object) -> str:
+    """Untrusted text for a rich table cell or ``console.print``: controls removed and
+    rich markup (``[red]``...) escaped, so it is shown literally."""
+    return _rich_escape(strip_controls(text))
+
+
+def md_escape(text: object) -> str:
+    """Untrusted text for one Markdown table cell or line: HTML made inert (``<`` ``>``
+    ``&`` as entities), Markdown punctuation backslash-escaped, controls removed and
+    line breaks flattened, so answer text can neither inject HTML nor break the table."""
+    value = unicodedata.normalize("NFC", strip_controls(text))
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", value)
+
+
+def md_fence(text: str, info: str = "") -> list[str]:
+    """``text`` in a backtick fence longer than any backtick run inside it (so the
+    content cannot close the fence)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, text, fence]
 
 
 def _value(figure: Figure) -> str:
@@ -28,7 +70,7 @@ def rich_tables(card: ReportCard) -> list[Table]:
     labels.add_column("share", justify="right")
     for label, count in card.labels.items():
         share = count / card.n_claims if card.n_claims else 0.0
-        labels.add_row(label, str(count), f"{share:.1%}")
+        labels.add_row(terminal_safe(label), str(count), f"{share:.1%}")
     figures = Table(title=f"Figures (95% cluster-bootstrap CI, B={card.n_boot}, "
                           f"clusters = answers)")
     figures.add_column("figure", no_wrap=True)
@@ -36,8 +78,8 @@ def rich_tables(card: ReportCard) -> list[Table]:
     figures.add_column("num / den", justify="right")
     figures.add_column("definition")
     for f in card.figures:
-        figures.add_row(f.name, _value(f), f"{f.numerator:g} / {f.denominator:g}",
-                        f.description)
+        figures.add_row(terminal_safe(f.name), _value(f),
+                        f"{f.numerator:g} / {f.denominator:g}", terminal_safe(f.description))
     return [labels, figures]
 
 
@@ -47,7 +89,7 @@ def print_card(card: ReportCard, console: Console | None = None) -> None:
     for table in rich_tables(card):
         console.print(table)
     for note in card.warnings:
-        console.print(f"[yellow]warning:[/yellow] {note}")
+        console.print(f"[yellow]warning:[/yellow] {terminal_safe(note)}")
 
 
 def to_json(card: ReportCard) -> str:
@@ -64,17 +106,16 @@ def to_markdown(card: ReportCard) -> str:
              "| label | claims | share |", "|---|---:|---:|"]
     for label, count in card.labels.items():
         share = count / card.n_claims if card.n_claims else 0.0
-        lines.append(f"| {label} | {count} | {share:.1%} |")
+        lines.append(f"| {md_escape(label)} | {count} | {share:.1%} |")
     if card.warnings:
-        lines += ["", "## Warnings", ""] + [f"- {note}" for note in card.warnings]
+        lines += ["", "## Warnings", ""] + [f"- {md_escape(note)}" for note in card.warnings]
     lines += ["", "## Figures", "", "| figure | value [95% CI] | num / den | definition |",
               "|---|---:|---:|---|"]
     for f in card.figures:
-        lines.append(f"| {f.name} | {_value(f)} | {f.numerator:g} / {f.denominator:g} | "
-                     f"{f.description} |")
-    lines += ["", "## Configuration", "", "```json",
-              json.dumps(_jsonable(card.config), indent=2, sort_keys=True, default=str), "```",
-              ""]
+        lines.append(f"| {md_escape(f.name)} | {_value(f)} | "
+                     f"{f.numerator:g} / {f.denominator:g} | {md_escape(f.description)} |")
+    config = json.dumps(_jsonable(card.config), indent=2, sort_keys=True, default=str)
+    lines += ["", "## Configuration", "", *md_fence(config, "json"), ""]
     return "\n".join(lines)
 
 
@@ -97,12 +138,13 @@ def comparison_tables(comparison: Any) -> list[Table]:
 
     for f in c.figures:
         delta = num(f.delta) + (f" [{f.ci[0]:.3f}, {f.ci[1]:.3f}]" if f.ci else "")
-        figures.add_row(f.name, num(f.value_a), num(f.value_b), delta, f.better, f.verdict)
+        figures.add_row(terminal_safe(f.name), num(f.value_a), num(f.value_b), delta,
+                        terminal_safe(f.better), terminal_safe(f.verdict))
     columns = sorted({b for row in c.transitions.values() for b in row})
     transitions = Table(title="Label in A (rows) -> label in B (columns)")
     transitions.add_column("A \\ B")
     for col in columns:
-        transitions.add_column(col, justify="right")
+        transitions.add_column(terminal_safe(col), justify="right")
     for a, row in c.transitions.items():
-        transitions.add_row(a, *[str(row.get(b, 0)) for b in columns])
+        transitions.add_row(terminal_safe(a), *[str(row.get(b, 0)) for b in columns])
     return [figures, transitions]

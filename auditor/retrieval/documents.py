@@ -9,14 +9,15 @@ assigns ``v1``, ``v2``, ... against what the index already holds.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
 
 from auditor.digest import sha256_text
 from auditor.errors import InputError
-from auditor.jsonl import parse_datetime, read_jsonl, require
+from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require
 from auditor.types import DocumentVersion
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
@@ -27,6 +28,14 @@ DATE_FIELDS = ("published_at", "retrieved_at", "valid_from", "valid_to")
 """The optional ISO-8601 timestamp fields of a document record."""
 UNASSIGNED_VERSION = ""
 """Version label of a loaded document whose input gave none (assigned at ingest)."""
+RECORD_FIELDS = ("id", "text", "source", "title", "version", *DATE_FIELDS)
+"""The fields of a JSONL document record (any other field is an error)."""
+FRONT_MATTER_FIELDS = ("id", "source", "title", "version", *DATE_FIELDS)
+"""The keys of a text file's front matter (any other key is an error)."""
+FILE_SOURCE_PREFIX = "file://"
+"""A text file's source is its absolute path as a ``file://`` URI: its identity."""
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
+                           re.DOTALL | re.MULTILINE)
 
 
 def load_documents(
@@ -37,15 +46,27 @@ def load_documents(
     valid_from: datetime | str | None = None,
     valid_to: datetime | str | None = None,
     source: str | None = None,
+    root: Path | str | None = None,
+    id_prefix: str | None = None,
 ) -> list[DocumentVersion]:
     """Read documents from JSONL files, ``.txt``/``.md`` files and folders of them.
 
     JSONL lines are ``{"id", "text", "source", "title", "version", "published_at",
     "retrieved_at", "valid_from", "valid_to"}`` (``id`` and ``text`` required, dates
-    ISO-8601, timezone-less means UTC). A plain-text file's id is its path relative
-    to the folder given (its file name when the file itself is given) and its
-    source is its path. The date flags (and ``source``) are defaults: they fill
-    fields a record leaves out, for JSONL records and text files alike.
+    ISO-8601, timezone-less means UTC); any other field is an error naming it and
+    the closest known one.
+
+    A text file's id is ``id_prefix`` + its path relative to ``root`` when given
+    (every file must lie under it), else relative to the folder given (its file name
+    when the file itself is given); its source is its absolute path as a ``file://``
+    URI, which is how a later ingest recognises the same file (see
+    :func:`auditor.retrieval.ingest`). Front matter at the start of a text file
+    (``---`` YAML lines ``---``) sets ``id``, ``title``, ``source``, ``version`` and
+    the dates, and is removed from the text; an unknown key is an error. Two files
+    given the same id, or one file reached under two ids, are an error.
+
+    The date flags (and ``source``) are defaults: they fill fields a record leaves
+    out, for JSONL records and text files alike.
 
     Returns the versions in input order; a record repeating the text of the
     previous record with the same id is dropped (it is the same version).
@@ -59,19 +80,39 @@ def load_documents(
         paths = [paths]
     if source is not None and not isinstance(source, str):
         raise InputError(f"expected a string, got {type(source).__name__}", field="source")
+    if id_prefix is not None and (not isinstance(id_prefix, str) or not id_prefix.strip()):
+        raise InputError("expected a non-empty string", field="id_prefix")
+    root_dir = _check_root(root)
     out: list[DocumentVersion] = []
+    file_ids: dict[str, tuple[str, str]] = {}  # id -> (source, path as given)
+    file_of: dict[str, tuple[str, str]] = {}  # source -> (id, path as given)
+
+    def add_file(file: Path, base: Path) -> None:
+        doc = _load_text_file(file, _file_id(file, root_dir or base, id_prefix), defaults,
+                              source)
+        key = doc.source or ""
+        if doc.doc_id in file_ids and file_ids[doc.doc_id][0] != key:
+            raise InputError(f"document id {doc.doc_id!r} is also the id of "
+                             f"{file_ids[doc.doc_id][1]}; give --root (ids relative to a "
+                             "common folder) or --id-prefix", file=str(file), field="id")
+        if source is None and key in file_of and file_of[key][0] != doc.doc_id:
+            raise InputError(f"the same file is given twice, as {file_of[key][0]!r} and "
+                             f"{doc.doc_id!r}", file=str(file), field="id")
+        file_ids.setdefault(doc.doc_id, (key, str(file)))
+        file_of.setdefault(key, (doc.doc_id, str(file)))
+        out.append(doc)
+
     for raw_path in paths:
         path = Path(raw_path)
         if path.is_dir():
             for file in _walk_text_files(path):
-                out.append(_load_text_file(file, file.relative_to(path).as_posix(),
-                                           defaults, source))
+                add_file(file, path)
         elif not path.exists():
             raise InputError("no such file or directory", file=str(path))
         elif path.suffix.lower() in JSONL_SUFFIXES:
             out.extend(_load_jsonl(path, defaults, source))
         elif path.suffix.lower() in TEXT_SUFFIXES:
-            out.append(_load_text_file(path, path.name, defaults, source))
+            add_file(path, path.parent)
         else:
             raise InputError(
                 f"unsupported file type {path.suffix or '(none)'!r}; expected "
@@ -135,9 +176,31 @@ def _walk_text_files(root: Path) -> list[Path]:
     return found
 
 
+def _check_root(root: Path | str | None) -> Path | None:
+    if root is None:
+        return None
+    path = Path(root)
+    if not path.is_dir():
+        raise InputError("not a folder", file=str(path), field="root")
+    return path.resolve()
+
+
+def _file_id(file: Path, base: Path, id_prefix: str | None) -> str:
+    """``id_prefix`` + the path of ``file`` relative to ``base`` (POSIX separators)."""
+    try:
+        rel = file.resolve().relative_to(base.resolve())
+    except ValueError:
+        raise InputError(f"not under the root folder {base}", file=str(file),
+                         field="root") from None
+    return (id_prefix or "") + rel.as_posix()
+
+
 def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None],
                     source: str | None) -> DocumentVersion:
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -146,12 +209,66 @@ def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None
                          field="text") from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    meta, text = _front_matter(text, file=str(path))
     if not text.strip():
         raise InputError("empty document", file=str(path), field="text")
+    dates: dict[str, datetime | None] = {}
+    for name in DATE_FIELDS:
+        value = meta.get(name)
+        dates[name] = (parse_datetime(value, file=str(path), field=name)
+                       if value not in (None, "") else defaults[name])
+    _check_interval(dates, file=str(path), line=None)
+    file_source = FILE_SOURCE_PREFIX + path.resolve().as_posix()
     return DocumentVersion(
-        doc_id=doc_id, version=UNASSIGNED_VERSION, text=text, digest=sha256_text(text),
-        source=source if source is not None else str(path), title=None, **_dates(defaults),
+        doc_id=meta.get("id") or doc_id, version=meta.get("version") or UNASSIGNED_VERSION,
+        text=text, digest=sha256_text(text),
+        source=meta.get("source") or (source if source is not None else file_source),
+        title=meta.get("title"), **_dates(dates),
     )
+
+
+def _front_matter(text: str, *, file: str) -> tuple[dict[str, Any], str]:
+    """Split YAML front matter (``---`` ... ``---`` at the very start) from ``text``.
+
+    Returns the checked fields (strings; dates as datetimes) and the text after it.
+    Text that does not start with a ``---`` line has no front matter.
+    """
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return {}, text
+    import yaml
+
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = None if mark is None else mark.line + 2
+        raise InputError(f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}",
+                         file=file, line=line) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(f"front matter must be a mapping of fields, got "
+                         f"{type(data).__name__}", file=file, line=2)
+    check_fields(data, FRONT_MATTER_FIELDS, file=file, line=None)
+    meta: dict[str, Any] = {}
+    for name, value in data.items():
+        if value is None:
+            continue
+        if name in DATE_FIELDS:
+            if isinstance(value, datetime):
+                meta[name] = value
+            elif isinstance(value, date):
+                meta[name] = datetime.combine(value, time(), tzinfo=UTC)
+            else:
+                meta[name] = value  # checked by parse_datetime
+        elif isinstance(value, (str, int)) and not isinstance(value, bool) \
+                and str(value).strip():
+            meta[name] = str(value)
+        else:
+            raise InputError(f"expected a non-empty string, got {value!r}", file=file,
+                             field=name)
+    return meta, text[match.end():]
 
 
 def _load_jsonl(path: Path, defaults: dict[str, datetime | None],
@@ -165,6 +282,7 @@ def _load_jsonl(path: Path, defaults: dict[str, datetime | None],
 
 def _record_to_version(record: dict[str, Any], defaults: dict[str, datetime | None],
                        source: str | None, *, file: str, line: int) -> DocumentVersion:
+    check_fields(record, RECORD_FIELDS, file=file, line=line)
     doc_id = require(record, "id", (str, int), file=file, line=line)
     if isinstance(doc_id, bool):
         raise InputError("expected a string id", file=file, line=line, field="id")
