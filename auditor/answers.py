@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 from auditor.errors import InputError
-from auditor.jsonl import parse_datetime, read_jsonl, require
+from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require
 from auditor.types import Answer, Context
+
+ANSWER_FIELDS = tuple(f.name for f in fields(Answer))
+"""The fields of an answer record (any other field is an error naming the closest one)."""
+CONTEXT_FIELDS = tuple(f.name for f in fields(Context))
+"""The fields of one of an answer's ``contexts``."""
 
 
 def load_answers(path: str | Path) -> list[Answer]:
     """Read answer lines ``{"id", "question", "answer", "contexts"?, "as_of"?}``.
 
     ``contexts`` is an optional list of ``{"id", "text", "source"?, "published_at"?}``;
-    a context without an id gets ``ctx-<n>`` (its position). Duplicate answer ids
-    are an error. Nothing is partially returned: the first bad line raises.
+    a context without an id gets ``ctx-<n>`` (its position). Duplicate answer ids,
+    unknown fields (``"questoin"``: the error names ``question``) and a file with no
+    answer are errors. Nothing is partially returned: the first bad line raises.
     """
-    return answers_from_records(read_jsonl(path), source=str(path))
+    answers = answers_from_records(read_jsonl(path), source=str(path))
+    if not answers:
+        raise InputError("no answers (the file is empty)", file=str(path))
+    return answers
 
 
 def answers_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, source: str
@@ -34,6 +43,7 @@ def answers_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, so
             raise InputError(f"expected an object, got {type(record).__name__}", file=file,
                              line=line)
         record = dict(record)
+        check_fields(record, ANSWER_FIELDS, file=file, line=line)
         answer_id = require(record, "id", (str, int), file=file, line=line)
         answer_id = str(answer_id)
         if not answer_id.strip():
@@ -89,6 +99,7 @@ def _contexts(value: object, *, file: str, line: int) -> tuple[Context, ...]:
         where = f"contexts[{i}]"
         if not isinstance(item, dict):
             raise InputError("expected an object", file=file, line=line, field=where)
+        check_fields(item, CONTEXT_FIELDS, file=file, line=line, where=f"{where}.")
         text = item.get("text")
         if not isinstance(text, str):
             raise InputError("missing or non-string 'text'", file=file, line=line,

@@ -56,9 +56,16 @@ def test_cli_add_is_append_only_and_validated(ledger_url: str) -> None:
         assert label == "contradicted"
     bad = runner.invoke(app, [*args[:5], "great", *args[6:]])
     assert bad.exit_code != 0 and "label" in str(bad.exception)
-    missing = runner.invoke(app, ["review", "add", run[:10], "ffff", "--label", "supported",
+    missing = runner.invoke(app, ["review", "add", run[:10], "ffffff", "--label", "supported",
                                   "--reviewer", "ann", "--db", ledger_url])
     assert missing.exit_code != 0 and "no claim" in str(missing.exception)
+    # a short prefix could name the wrong claim on an append-only ledger: refused
+    for short_run, short_claim in ((run[:10], cid[:5]), (run[:5], cid[:14])):
+        short = runner.invoke(app, ["review", "add", short_run, short_claim, "--label",
+                                    "supported", "--reviewer", "ann", "--db", ledger_url])
+        assert short.exit_code != 0 and "at least 6 characters" in str(short.exception)
+    memory = runner.invoke(app, [*args[:-1], ":memory:"])
+    assert memory.exit_code != 0 and "in-memory ledger" in str(memory.exception)
     listed = runner.invoke(app, ["review", "list", run[:10], "--db", ledger_url, "--format",
                                  "json"])
     assert listed.exit_code == 0

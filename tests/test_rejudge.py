@@ -130,8 +130,12 @@ def test_user_errors_are_one_clean_line(sqlite_url: str, tmp_path: Path,
     toml, stacker = _panel(tmp_path)
     with open_ledger(sqlite_url) as ledger:
         add_run(ledger, "old", _items())
-    for argv, expected in ((["rejudge", "nope", "--panel", str(toml), "--stacker", str(stacker),
-                             "--db", sqlite_url], "no run with id 'nope'"),
+    for argv, expected in ((["rejudge", "nopenope", "--panel", str(toml), "--stacker",
+                             str(stacker), "--db", sqlite_url], "no run with id 'nopenope'"),
+                           (["rejudge", "nope", "--panel", str(toml), "--stacker", str(stacker),
+                             "--db", sqlite_url], "at least 6 characters"),
+                           (["rejudge", "nopenope", "--panel", str(toml), "--stacker",
+                             str(stacker), "--db", ":memory:"], "in-memory ledger"),
                            (["rejudge", "", "--panel", str(tmp_path / "absent.toml"), "--db",
                              sqlite_url], "absent.toml")):
         with pytest.raises(SystemExit) as info:

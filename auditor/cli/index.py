@@ -111,7 +111,7 @@ def search(
 ) -> None:
     """Retrieve evidence for each query; one JSON line per query on stdout, best hits first."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from auditor.jsonl import parse_datetime, read_jsonl, require, write_jsonl
+    from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require, write_jsonl
     from auditor.retrieval import MODES, EvidenceIndex
 
     if fmt.lower() != "jsonl":
@@ -122,12 +122,15 @@ def search(
     ids: list[Any] = []
     texts: list[str] = []
     for line, record in read_jsonl(queries):
+        check_fields(record, ("id", "text"), file=queries, line=line)
         qid = require(record, "id", (str, int), file=queries, line=line)
         text = require(record, "text", str, file=queries, line=line)
         if not text.strip():
             raise InputError("empty query text", file=str(queries), line=line, field="text")
         ids.append(qid)
         texts.append(text)
+    if not texts:
+        raise InputError("no queries (the file is empty)", file=str(queries))
     idx = EvidenceIndex.open(index)
     results = idx.search(texts, k, mode=mode, as_of=cutoff)
     write_jsonl(({"id": qid, "hits": [hit_record(h) for h in hits]}

@@ -50,9 +50,9 @@ def rejudge(
     if fmt not in ("table", "json"):
         raise InputError(f"unsupported format {fmt!r} (table, json)", field="--format")
     refuse_memory_ledger(db, "rejudge")
-    require_write_prefix(run, "run id prefix")
     new_panel = load_panel(panel)
     new_stacker = load_stacker(stacker)
+    require_write_prefix(run, "run id prefix")
     with open_ledger(db, create=False) as ledger, \
             Auditor(db=ledger, panel=new_panel, stacker=new_stacker) as auditor:
         run_id = auditor.run_id(run)
