@@ -98,7 +98,7 @@ def test_explicit_valid_to_is_kept_when_a_version_is_inserted(tmp_path: Path) ->
 def test_undated_version_of_a_dated_document_needs_an_order(tmp_path: Path) -> None:
     ix = tmp_path / "ix"
     undated = make_document("fares", "Ticket prices are on the website.")
-    with pytest.raises(InputError, match="undated.*--undated-order"):
+    with pytest.raises(InputError, match=r"undated.*--undated-order"):
         _ingest([OLD, undated], ix)
     assert not (ix / "CURRENT").exists()  # nothing written
     _ingest([OLD], ix)
@@ -139,7 +139,8 @@ def test_cli_summary_counts_superseded_in_one_file(tmp_path: Path, run_cli) -> N
 # ---------------------------------------------------------------- file ids
 def _tree(tmp_path: Path) -> Path:
     coll = tmp_path / "coll"
-    for team, text in (("teamA", "Team A meets on Mondays."), ("teamB", "Team B meets on Fridays.")):
+    for team, text in (("teamA", "Team A meets on Mondays."),
+                       ("teamB", "Team B meets on Fridays.")):
         (coll / team).mkdir(parents=True)
         (coll / team / "notes.md").write_text(text, encoding="utf-8")
     return coll
@@ -164,7 +165,7 @@ def test_same_name_in_two_folders_is_an_error_not_a_new_version(tmp_path: Path) 
 def test_same_file_through_two_roots_is_not_stored_twice(tmp_path: Path) -> None:
     coll, ix = _tree(tmp_path), tmp_path / "ix"
     _ingest(load_documents([coll]), ix)  # ids teamA/notes.md, teamB/notes.md
-    with pytest.raises(InputError, match="already stored as document 'teamA/notes.md'"):
+    with pytest.raises(InputError, match=r"already stored as document 'teamA/notes\.md'"):
         _ingest(load_documents([coll / "teamA"]), ix)
     with pytest.raises(InputError, match="same file is given twice"):
         load_documents([coll, coll / "teamA"])

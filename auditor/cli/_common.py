@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -87,3 +88,28 @@ def require_write_prefix(prefix: str, what: str) -> None:
     if len(prefix.strip()) < MIN_WRITE_PREFIX:
         raise AuditorError(f"{what} {prefix!r}: give at least {MIN_WRITE_PREFIX} characters "
                            "of the id for a command that writes (the ledger is append-only)")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a failure (disk full) leaves the old file, or
+    none, never a partial one: a temporary file beside it, fsynced, renamed over it.
+    ``auditor report --out`` should write through this."""
+    import tempfile
+
+    path = Path(path)
+    data = text.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
