@@ -54,7 +54,7 @@ def tiny_fs(tmp_path: Path) -> Iterator[Path]:
         for p in sorted(root.rglob("*"), reverse=True):
             p.rmdir() if p.is_dir() else p.unlink()
         if mounted is not None:
-            subprocess.run(["umount", str(mounted)], check=False)
+            subprocess.run(["umount", "-l", str(mounted)], check=False)
 
 
 def _fill(root: Path, leave_bytes: int) -> None:
