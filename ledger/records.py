@@ -169,3 +169,7 @@ class ClaimResult:
     n_inline_evidence: int
     n_superseded_evidence: int
     n_dated_evidence: int
+    n_relevant_evidence: int = -1
+    """Evidence relevant to the claim (label policy rule 2); -1: not computed."""
+    n_dated_relevant_evidence: int = -1
+    """Relevant evidence with a publication date; -1: not computed."""

@@ -34,6 +34,9 @@ from ledger.records import (
 from ledger.schema import ensure_schema
 from ledger.url import mask_url, normalise_url, redact
 
+RELEVANCE_DEFAULTS = (0.35, 0.6, 0.5)
+"""``(min_relevance, strong_relevance, min_coverage)`` of the default label policy."""
+
 
 def _now() -> datetime:
     return datetime.now(UTC)
@@ -300,9 +303,16 @@ class Ledger:
 
     def claim_results(self, run_id: str, *, panel_digest: str | None = None,
                       stacker_digest: str | None = None,
-                      answer_ids: Sequence[str] | None = None) -> list[ClaimResult]:
+                      answer_ids: Sequence[str] | None = None,
+                      relevance: tuple[float, float, float] = RELEVANCE_DEFAULTS
+                      ) -> list[ClaimResult]:
         """Every claim of a run (or of ``answer_ids`` only) with its verdict and evidence
         counts, in answer order.
+
+        ``relevance`` = ``(min_relevance, strong_relevance, min_coverage)``: evidence
+        counts as relevant (``n_relevant_evidence``, ``n_dated_relevant_evidence``) when
+        its stored cosine reaches the first and it reaches the second or covers the
+        third share of the claim's content words (the label policy's rule 2).
 
         The verdict is the one of the run's own panel and stacker unless
         ``panel_digest``/``stacker_digest`` pick a bridged version (see
@@ -333,11 +343,17 @@ class Ledger:
                        else true())
                 .order_by(answers.c.seq, claims.c.seq)).mappings().all()
             chosen = ([r["claim_id"] for r in rows] if answer_ids is not None else None)
+            min_rel, strong_rel, min_cov = relevance
+            relevant = (retr.c.score >= min_rel) & (
+                (retr.c.score >= strong_rel) | (func.coalesce(retr.c.coverage, 1.0) >= min_cov))
             evidence = conn.execute(
                 select(retr.c.claim_id, func.count().label("n"),
                        func.sum(case((retr.c.inline, 1), else_=0)).label("n_inline"),
                        func.sum(case((retr.c.superseded, 1), else_=0)).label("n_sup"),
-                       func.count(versions.c.published_at).label("n_dated"))
+                       func.count(versions.c.published_at).label("n_dated"),
+                       func.sum(case((relevant, 1), else_=0)).label("n_rel"),
+                       func.sum(case((relevant & versions.c.published_at.is_not(None), 1),
+                                     else_=0)).label("n_dated_rel"))
                 .join(versions, (versions.c.digest == retr.c.version_digest)
                       & (versions.c.doc_id == retr.c.doc_id))
                 .where(retr.c.run_id == run_id)
@@ -355,7 +371,9 @@ class Ledger:
                 error_spans=[(int(a), int(b)) for a, b in r["error_spans"] or []],
                 n_evidence=int(e.get("n") or 0), n_inline_evidence=int(e.get("n_inline") or 0),
                 n_superseded_evidence=int(e.get("n_sup") or 0),
-                n_dated_evidence=int(e.get("n_dated") or 0)))
+                n_dated_evidence=int(e.get("n_dated") or 0),
+                n_relevant_evidence=int(e.get("n_rel") or 0),
+                n_dated_relevant_evidence=int(e.get("n_dated_rel") or 0)))
         return out
 
     def claim_evidence(self, run_id: str, *, with_document_text: bool = False,

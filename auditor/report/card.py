@@ -93,9 +93,10 @@ _FIGURES: tuple[tuple[str, str, str, str], ...] = (
     ("citation_coverage", "cited", "factual",
      "factual claims with evidence supplied by the answer itself / A"),
     ("dated_evidence_share", "dated", "with_evidence",
-     "claims with evidence whose evidence includes a dated version"),
+     "claims with relevant evidence whose relevant evidence includes a dated version"),
     ("undisclosed_update_share", "undated", "with_evidence",
-     "claims with evidence whose evidence has no publication date"),
+     "claims with relevant evidence that rest only on undated documents (dated but "
+     "irrelevant passages retrieved beside them do not count)"),
     ("time_scoped_share", "time_scoped", "factual",
      "factual claims that state their own time (from ... to ..., as of ..., in <year>,)"),
     ("not_factual_share", "not_factual", "all", "not_factual / all claims"),
@@ -114,7 +115,9 @@ def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
     """Boolean indicator per claim for every numerator and denominator of the figures."""
     factual = np.array([c.factual for c in claims], dtype=bool)
     lab = np.array([c.label or "unlabelled" for c in claims], dtype=object)
-    has_ev = np.array([c.n_evidence > 0 for c in claims], dtype=bool) & factual
+    # relevant evidence when the ledger counted it (label policy rule 2), else any evidence
+    rel = [_relevant_counts(c) for c in claims]
+    has_ev = np.array([n > 0 for n, _ in rel], dtype=bool) & factual
     indicators = {
         "all": np.ones(len(claims), dtype=bool),
         "factual": factual,
@@ -125,14 +128,40 @@ def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
         "not_factual": ~factual,
         "cited": np.array([c.n_inline_evidence > 0 for c in claims], dtype=bool) & factual,
         "with_evidence": has_ev,
-        "dated": np.array([c.n_dated_evidence > 0 for c in claims], dtype=bool) & has_ev,
-        "undated": np.array([c.n_dated_evidence == 0 for c in claims], dtype=bool) & has_ev,
+        "dated": np.array([d > 0 for _, d in rel], dtype=bool) & has_ev,
+        "undated": np.array([d == 0 for _, d in rel], dtype=bool) & has_ev,
         "time_scoped": np.array([stated_period(c.text) is not None for c in claims],
                                 dtype=bool) & factual,
     }
     unsupported = np.isin(lab, [label.value for label in UNSUPPORTED_LABELS])
     indicators["decidable"] = indicators["supported"] | unsupported
     return indicators
+
+
+def run_relevance(config: Mapping[str, Any] | None) -> tuple[float, float, float]:
+    """``(min_relevance, strong_relevance, min_coverage)`` of the label policy a run
+    recorded in its configuration (the defaults when it recorded none): what
+    :meth:`ledger.Ledger.claim_results` needs to count the evidence a claim rests on."""
+    from auditor.labels import LabelPolicy
+
+    default = LabelPolicy()
+    policy = (config or {}).get("policy")
+    policy = policy if isinstance(policy, Mapping) else {}
+
+    def value(name: str) -> float:
+        raw = policy.get(name, getattr(default, name))
+        return float(raw) if isinstance(raw, (int, float)) else float(getattr(default, name))
+
+    return value("min_relevance"), value("strong_relevance"), value("min_coverage")
+
+
+def _relevant_counts(claim: ClaimRow) -> tuple[int, int]:
+    """``(evidence, dated evidence)`` the claim rests on: the relevant ones when counted."""
+    n_rel = getattr(claim, "n_relevant_evidence", -1)
+    n_dated_rel = getattr(claim, "n_dated_relevant_evidence", -1)
+    if n_rel is None or n_rel < 0 or n_dated_rel is None or n_dated_rel < 0:
+        return claim.n_evidence, claim.n_dated_evidence
+    return n_rel, n_dated_rel
 
 
 def figure_specs() -> tuple[tuple[str, str, str, str], ...]:

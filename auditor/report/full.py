@@ -23,7 +23,7 @@ from auditor.report.agreement import (
     label_shares,
     reliability,
 )
-from auditor.report.card import ReportCard, build_report_card, report_config
+from auditor.report.card import ReportCard, build_report_card, report_config, run_relevance
 from auditor.report.compare import Comparison, compare_runs
 from auditor.report.render import md_escape, to_markdown
 from auditor.report.resample import cluster_codes, ratio_interval
@@ -125,7 +125,7 @@ def build_full_report(ledger: Ledger, run_id: str, *, compare_to: str | None = N
                       n_boot: int = 2000, seed: int = 0, history: bool = True) -> FullReport:
     """Assemble the whole report of ``run_id`` (a full id) from ``ledger``."""
     info = ledger.get_run(run_id)
-    claims = ledger.claim_results(run_id)
+    claims = ledger.claim_results(run_id, relevance=run_relevance(info.config))
     card = build_report_card(run_id, claims, config=report_config(info), n_boot=n_boot,
                              seed=seed)
     audits = ledger.human_audits(run_id)
@@ -138,7 +138,9 @@ def build_full_report(ledger: Ledger, run_id: str, *, compare_to: str | None = N
     if compare_to is not None:
         other = ledger.get_run(compare_to)
         comparison = compare_runs(run_id, claims, other.run_id,
-                                  ledger.claim_results(other.run_id), n_boot=n_boot, seed=seed)
+                                  ledger.claim_results(other.run_id,
+                                                       relevance=run_relevance(other.config)),
+                                  n_boot=n_boot, seed=seed)
         if comparison.n_shared_claims == 0:
             notes.append("the two runs share no claim: nothing to compare")
     return FullReport(
