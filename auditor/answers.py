@@ -9,6 +9,7 @@ from typing import Any
 
 from auditor.errors import InputError
 from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require
+from auditor.spans.unicode import nfc
 from auditor.types import Answer, Context
 
 ANSWER_FIELDS = tuple(f.name for f in fields(Answer))
@@ -107,7 +108,7 @@ def _contexts(value: object, *, file: str, line: int) -> tuple[Context, ...]:
         ctx_id = item.get("id")
         contexts.append(Context(
             id=str(ctx_id) if ctx_id not in (None, "") else f"ctx-{i}",
-            text=text,
+            text=nfc(text),
             source=item.get("source") if isinstance(item.get("source"), str) else None,
             published_at=parse_datetime(item.get("published_at"), file=file, line=line,
                                         field=f"{where}.published_at")))

@@ -29,6 +29,7 @@ from those characters by the decontextualisation.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.extract.base import Extraction, Extractor, check_answers, clean_text, make_claim
 from auditor.extract.nonfactual import classify_sentence, classify_text
 from auditor.extract.segment import Block, segment
+from auditor.spans.unicode import NfcMap, nfc_map, snap_to_graphemes
 from auditor.types import Answer, Claim, Span
 
 if TYPE_CHECKING:
@@ -772,12 +774,30 @@ class RuleExtractor(Extractor):
 
     def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:
         check_answers(answers)
-        parsed = _parse(answers, self.batch_size)
+        # extract from the NFC text; spans are mapped back to the answer as given
+        maps = [nfc_map(a.answer) for a in answers]
+        normal = [a if m.identity else dataclasses.replace(a, answer=m.text)
+                  for a, m in zip(answers, maps, strict=True)]
+        parsed = _parse(normal, self.batch_size)
         component = self.component
-        return [Extraction(answer_id=a.id, claims=tuple(_answer_claims(
+        return [Extraction(answer_id=a.id, claims=_to_original(_answer_claims(
                     a.id, sentences, atomic=self.atomic, decontextualise=self.decontextualise,
-                    detect=self.detect_nonfactual)), extractor=component)
-                for a, sentences in zip(answers, parsed, strict=True)]
+                    detect=self.detect_nonfactual), m), extractor=component)
+                for a, sentences, m in zip(answers, parsed, maps, strict=True)]
+
+
+def _to_original(claims: Iterable[Claim], mapping: NfcMap) -> tuple[Claim, ...]:
+    """Claims extracted from the NFC text, with spans in the answer as given (whole
+    grapheme clusters) and their ids recomputed; the text stays NFC."""
+    claims = tuple(claims)
+    if mapping.identity:
+        return claims
+    out = []
+    for c in claims:
+        spans = snap_to_graphemes(mapping.original,
+                                  [mapping.to_original(s, e) for s, e in c.spans])
+        out.append(make_claim(c.answer_id, c.text, spans, factual=c.factual, kind=c.kind))
+    return tuple(out)  # the offset maps are monotone: the order holds
 
 
 class SentenceExtractor(RuleExtractor):

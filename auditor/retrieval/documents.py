@@ -1,7 +1,9 @@
 """Load evidence documents (JSONL records, ``.txt``/``.md`` files or folders) as versions.
 
 Loading is pure: it reads files and returns :class:`~auditor.types.DocumentVersion`
-records (text, sha256 digest, timestamps); it never writes anything. Version labels
+records (text, sha256 digest, timestamps); it never writes anything. Document text is
+normalised to Unicode NFC (the digest and the chunk offsets are those of the NFC
+text), so that evidence and claims match whatever composition their sources used. Version labels
 are left empty (``""``) unless the input gives one; :func:`auditor.retrieval.ingest`
 assigns ``v1``, ``v2``, ... against what the index already holds.
 """
@@ -18,6 +20,7 @@ from typing import Any
 from auditor.digest import sha256_text
 from auditor.errors import InputError
 from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require
+from auditor.spans.unicode import nfc
 from auditor.types import DocumentVersion
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
@@ -140,6 +143,7 @@ def make_document(
         raise InputError("expected a non-empty string", field="id")
     if not isinstance(text, str) or not text.strip():
         raise InputError("expected non-empty text", field="text")
+    text = nfc(text)
     dates = {
         name: parse_datetime(value, field=name)
         for name, value in (("published_at", published_at), ("retrieved_at", retrieved_at),
@@ -210,6 +214,7 @@ def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None
     if text.startswith("\ufeff"):
         text = text[1:]
     meta, text = _front_matter(text, file=str(path))
+    text = nfc(text)
     if not text.strip():
         raise InputError("empty document", file=str(path), field="text")
     dates: dict[str, datetime | None] = {}
@@ -289,7 +294,7 @@ def _record_to_version(record: dict[str, Any], defaults: dict[str, datetime | No
     doc_id = str(doc_id)
     if not doc_id.strip():
         raise InputError("empty id", file=file, line=line, field="id")
-    text = require(record, "text", str, file=file, line=line)
+    text = nfc(require(record, "text", str, file=file, line=line))
     if not text.strip():
         raise InputError("empty text", file=file, line=line, field="text")
     version = require(record, "version", (str, int), file=file, line=line, optional=True)

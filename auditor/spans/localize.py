@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from auditor.spans._canonical import SpanValidationError, canonicalize
+from auditor.spans.unicode import nfc, nfc_map, snap_to_graphemes
 from auditor.types import Span
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")
@@ -131,7 +132,12 @@ def localize_error(answer_text: str, claim_spans: Sequence[Span],
     claim = canonicalize(list(claim_spans), text_length=len(answer_text), name="claim_spans")
     if not claim or not any(t.strip() for t in evidence_texts):
         return claim
-    vocab = evidence_vocabulary(evidence_texts)
+    mapped = nfc_map(answer_text)  # match on NFC text, answer offsets as given, whole graphemes
+    if not mapped.identity:
+        inner = localize_error(mapped.text, [mapped.to_normalized(s, e) for s, e in claim],
+                               evidence_texts)
+        return snap_to_graphemes(answer_text, [mapped.to_original(s, e) for s, e in inner])
+    vocab = evidence_vocabulary(nfc(t) for t in evidence_texts)
     out: list[Span] = []
     for cs, ce in claim:
         tokens = [(m.start(), m.end(), m.group())
@@ -145,4 +151,4 @@ def localize_error(answer_text: str, claim_spans: Sequence[Span],
                 out.append((s, e))
     if not out:
         return claim
-    return canonicalize(out)
+    return snap_to_graphemes(answer_text, canonicalize(out))
