@@ -29,8 +29,12 @@ _FORMATS = ("jsonl", "text")
 
 def load_answers(path: Path) -> Iterator[tuple[int, Answer]]:
     """``(line, Answer)`` for each line of an answers file; errors name file, line, field."""
+    from auditor.answers import ANSWER_FIELDS
+    from auditor.jsonl import check_fields
+
     seen: dict[str, int] = {}
     for line, record in read_jsonl(path):
+        check_fields(record, ANSWER_FIELDS, file=path, line=line)
         raw_id = require(record, "id", (str, int), file=path, line=line)
         if isinstance(raw_id, bool):
             raise InputError("expected str, got bool", file=str(path), line=line, field="id")
@@ -46,6 +50,8 @@ def load_answers(path: Path) -> Iterator[tuple[int, Answer]]:
                              file=str(path), line=line, field="id")
         seen[answer_id] = line
         yield line, Answer(id=answer_id, question=question, answer=text)
+    if not seen:
+        raise InputError("no answers (the file is empty)", file=str(path))
 
 
 def extraction_record(extraction: Extraction) -> dict[str, Any]:

@@ -105,6 +105,10 @@ def review_import(
     from ledger import open_ledger
 
     refuse_memory_ledger(db, "review import")
+    from auditor.jsonl import read_jsonl
+
+    if next(iter(read_jsonl(file)), None) is None:
+        raise InputError("no audits (the file is empty)", file=str(file))
     with open_ledger(db, create=False) as ledger:
         added = import_audits(ledger, file, run=run)
     typer.echo(f"{added} audits added")
