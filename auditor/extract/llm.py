@@ -40,7 +40,7 @@ from auditor.extract.base import (
     make_claim,
 )
 from auditor.extract.rules import RuleExtractor, sentence_spans_many
-from auditor.judges.llm import prompts_dir
+from auditor.judges.llm import FENCE_CLOSE, FENCE_OPEN, fence_safe, fence_tag, prompts_dir
 from auditor.types import Answer, Claim, Span
 
 PROMPT_NAME = "extract_claims"
@@ -181,10 +181,15 @@ class LLMExtractor(Extractor):
         """The chat messages for one answer whose sentences have ``spans``."""
         text = clean_text(answer.answer)
         lines = [re.sub(r"\s+", " ", text[s:e]) for s, e in spans]
-        numbered = "\n".join(f"[{k}] {line}" for k, line in enumerate(lines, start=1))
-        question = re.sub(r"\s+", " ", clean_text(answer.question)).strip() or "(none)"
-        user = self.user_template.replace("{question}", question).replace(
-            "{sentences}", numbered)
+        numbered = "\n".join(f"[{k}] {fence_safe(line)}" for k, line in
+                             enumerate(lines, start=1))
+        question = fence_safe(re.sub(r"\s+", " ", clean_text(answer.question)).strip()
+                              or "(none)")
+        tag = fence_tag({"question": question, "sentences": numbered})
+        template = self.user_template.replace(FENCE_OPEN, f"{FENCE_OPEN}-{tag}").replace(
+            FENCE_CLOSE, f"DATA-{tag}>>>")
+        values = {"question": question, "sentences": numbered}  # one pass: no re-expansion
+        user = re.sub(r"\{(question|sentences)\}", lambda m: values[m.group(1)], template)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:

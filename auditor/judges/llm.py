@@ -31,6 +31,7 @@ Panel config example::
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,9 +68,32 @@ LABEL_SCHEMA: dict[str, Any] = {
 FENCE_OPEN, FENCE_CLOSE = "<<<DATA", "DATA>>>"
 
 
+_LT, _GT = "<\uff1c\ufe64\u2329\u3008\u2039\u00ab", ">\uff1e\ufe65\u232a\u3009\u203a\u00bb"
+# anything that looks like a fence marker (any case, spaces, look-alike angle brackets,
+# with or without a tag) and anything that looks like the judge's JSON reply
+_FENCE_LIKE = re.compile(
+    f"[{_LT}]{{2,}}\\s*/?\\s*data[\\w-]*|data[\\w-]*\\s*/?\\s*[{_GT}]{{2,}}", re.IGNORECASE)
+_REPLY_LIKE = re.compile(r"""\{\s*[\"'\u201c\u201d]?\s*label\s*[\"'\u201c\u201d]?\s*:""",
+                         re.IGNORECASE)
+
+
 def fence_safe(text: str) -> str:
-    """Neutralise fence markers inside data so it cannot close its fence."""
-    return text.replace(FENCE_OPEN, "<<< DATA").replace(FENCE_CLOSE, "DATA >>>")
+    """Neutralise, inside data, anything that could close its fence or forge a reply.
+
+    Fence-like markers (``DATA>>>``, ``<<<data``, ``DATA >>>``, look-alike brackets, a
+    tagged ``DATA-x>>>``) become ``[fence]``; a JSON-looking ``{"label":`` becomes
+    ``(label:`` so an echoed piece of data can never parse as the judge's reply. The
+    fences themselves carry a tag derived from the data (see :meth:`Prompt.render`),
+    which data cannot predict.
+    """
+    text = _FENCE_LIKE.sub("[fence]", text)
+    return _REPLY_LIKE.sub("(label:", text)
+
+
+def fence_tag(fields: dict[str, str]) -> str:
+    """A tag for this request's fences: a digest of the data it fences (deterministic,
+    so cached replies stay valid, and unpredictable from inside the data)."""
+    return content_digest(sorted(fields.items()))[:12]
 
 
 def prompts_dir() -> Path:
@@ -99,10 +123,15 @@ class Prompt:
         return content_digest({"name": self.name, "system": self.system, "user": self.user})
 
     def render(self, **fields: str) -> list[dict[str, str]]:
-        """Chat messages with every placeholder filled (data is fence-neutralised)."""
-        system, user = self.system, self.user
-        for key, value in fields.items():
-            user = user.replace("{{" + key + "}}", fence_safe(value))
+        """Chat messages with every placeholder filled (data is fence-neutralised, and the
+        template's fences are tagged ``<<<DATA-tag`` ... ``DATA-tag>>>``)."""
+        tag = fence_tag(fields)
+        system = self.system.replace(FENCE_OPEN, f"{FENCE_OPEN}-{tag}").replace(
+            FENCE_CLOSE, f"DATA-{tag}>>>")
+        user = self.user.replace(FENCE_OPEN, f"{FENCE_OPEN}-{tag}").replace(
+            FENCE_CLOSE, f"DATA-{tag}>>>")
+        safe = {key: fence_safe(value) for key, value in fields.items()}
+        user = re.sub(r"\{\{(\w+)\}\}", lambda m: safe.get(m.group(1), m.group()), user)
         if "{{" in user:
             missing = user[user.index("{{"):].split("}}")[0] + "}}"
             raise ConfigError(f"prompt {self.name!r}: placeholder {missing} not filled")
