@@ -7,7 +7,8 @@ or by a ``responder(body) -> action`` callable. Actions:
 - ``("status", code)``: an HTTP error with a small JSON body (429 adds Retry-After: 0);
 - ``("timeout", seconds)``: sleep, then answer ok (the client should time out first);
 - ``("garbage", None)``: HTTP 200 with a body that is not JSON;
-- ``("nochoices", None)``: HTTP 200 JSON without ``choices``.
+- ``("nochoices", None)``: HTTP 200 JSON without ``choices``;
+- ``("body", bytes)``: HTTP 200 with exactly this body (an error object, a cut-off reply).
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ class FaultServer:
                         self._send(200, b"<html>502 bad gateway</html>")
                     elif kind == "nochoices":
                         self._send(200, b'{"object": "chat.completion"}')
+                    elif kind == "body":
+                        self._send(200, bytes(arg))
                     else:
                         self._send(500, b'{"error": "unknown action"}')
                 finally:
