@@ -45,6 +45,15 @@ def md_escape(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", value)
 
 
+def _md_name(text: object) -> str:
+    """A name this code defines (a label, a figure and its definition): shown as it is
+    unless it holds something that would break the table or inject markup."""
+    value = str(text)
+    if re.search(r"[<>&|`\[\]\\\n\r\x00-\x1f]", value):
+        return md_escape(value)
+    return value
+
+
 def md_fence(text: str, info: str = "") -> list[str]:
     """``text`` in a backtick fence longer than any backtick run inside it (so the
     content cannot close the fence)."""
@@ -106,14 +115,14 @@ def to_markdown(card: ReportCard) -> str:
              "| label | claims | share |", "|---|---:|---:|"]
     for label, count in card.labels.items():
         share = count / card.n_claims if card.n_claims else 0.0
-        lines.append(f"| {md_escape(label)} | {count} | {share:.1%} |")
+        lines.append(f"| {_md_name(label)} | {count} | {share:.1%} |")
     if card.warnings:
         lines += ["", "## Warnings", ""] + [f"- {md_escape(note)}" for note in card.warnings]
     lines += ["", "## Figures", "", "| figure | value [95% CI] | num / den | definition |",
               "|---|---:|---:|---|"]
     for f in card.figures:
-        lines.append(f"| {md_escape(f.name)} | {_value(f)} | "
-                     f"{f.numerator:g} / {f.denominator:g} | {md_escape(f.description)} |")
+        lines.append(f"| {_md_name(f.name)} | {_value(f)} | "
+                     f"{f.numerator:g} / {f.denominator:g} | {_md_name(f.description)} |")
     config = json.dumps(_jsonable(card.config), indent=2, sort_keys=True, default=str)
     lines += ["", "## Configuration", "", *md_fence(config, "json"), ""]
     return "\n".join(lines)
