@@ -184,3 +184,11 @@ def test_memory_ledger_is_refused_for_commands_that_write() -> None:
     with pytest.raises(AuditorError, match="at least 6"):
         require_write_prefix("abcde", "claim id prefix")
     require_write_prefix("abcdef", "claim id prefix")
+
+
+def test_ingest_refuses_an_in_memory_ledger(tmp_path: Path, run_cli: RunCli) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_text(json.dumps({"id": "a", "text": "Alpha."}) + "\n", encoding="utf-8")
+    code, _, err = run_cli(["ingest", str(docs), "--index", str(tmp_path / "ix"),
+                            "--db", ":memory:"])
+    assert code == 2 and "in-memory ledger" in err and not (tmp_path / "ix").exists()

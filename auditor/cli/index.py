@@ -60,10 +60,12 @@ def ingest(
 ) -> None:
     """Add documents to the evidence index and the ledger, as one unit (see the help)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from auditor.cli._common import refuse_memory_ledger
     from auditor.retrieval import IngestResult, load_documents
     from auditor.retrieval import ingest as ingest_documents
     from ledger.url import mask_url
 
+    refuse_memory_ledger(db, "ingest")  # the index would outlive the ledger it pairs with
     docs = load_documents(paths, published_at=published_at, retrieved_at=retrieved_at,
                           valid_from=valid_from, valid_to=valid_to, root=root,
                           id_prefix=id_prefix)
