@@ -8,6 +8,7 @@ take and return lists of them (no LangGraph, no SQL); the graph only routes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -75,9 +76,21 @@ def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
     return audit.claim.factual and has_relevant_evidence(audit.signals(), policy)
 
 
+_CITATION = re.compile(r"\s*(?:\[(?:\d+|[a-z]{1,3}\d+)(?:\s*[,;-]\s*\d+)*\]"
+                       r"|\((?:source|see|ref)[^()]{0,80}\)|https?://\S+)", re.IGNORECASE)
+
+
+def judged_text(claim_text: str) -> str:
+    """The claim as the judges read it: citation markers (``[1]``, ``[2, 3]``,
+    ``(source: ...)``) and URLs removed. They are the answer's references, not part of
+    what it states, and left in they make correct claims look unsupported."""
+    cleaned = _CITATION.sub("", claim_text).strip()
+    return cleaned or claim_text
+
+
 def _pairs(claims: Sequence[Claim], answers: Mapping[str, Answer],
            evidence: Sequence[Sequence[Hit]]) -> list[JudgePair]:
-    return [JudgePair(claim=c.text, evidence=tuple(h.chunk.text for h in hits),
+    return [JudgePair(claim=judged_text(c.text), evidence=tuple(h.chunk.text for h in hits),
                       question=answers[c.answer_id].question or None)
             for c, hits in zip(claims, evidence, strict=True)]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
@@ -15,7 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from auditor.cli import app
-from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, IndexOption
+from auditor.cli._common import (
+    DEFAULT_DB,
+    DEFAULT_INDEX,
+    DbOption,
+    IndexOption,
+    refuse_memory_ledger,
+    write_text_atomic,
+)
 from auditor.config import AuditConfig
 from auditor.errors import InputError
 
@@ -71,7 +79,9 @@ def audit(
     from auditor.jsonl import parse_datetime, write_jsonl
     from auditor.labels import LabelPolicy
     from auditor.report.claims import claim_records
+    from ledger.url import mask_url
 
+    refuse_memory_ledger(db, "audit")
     if fmt != "jsonl":
         raise InputError(f"unsupported format {fmt!r} (jsonl)", field="--format")
     config = AuditConfig(
@@ -95,7 +105,7 @@ def audit(
         write_jsonl([r for r in run.answers if r["id"] not in printed], sys.stdout)
     state = "reused (nothing new written)" if run.reused else "complete"
     if not quiet:
-        typer.echo(f"run {run.run_id} {state}; ledger {db}", err=True)
+        typer.echo(f"run {run.run_id} {state}; ledger {mask_url(db)}", err=True)
 
 
 def _progress_printer() -> Callable[[int, int], None]:
@@ -120,9 +130,11 @@ def _progress_printer() -> Callable[[int, int], None]:
 @app.command()
 def runs(db: DbOption = DEFAULT_DB) -> None:
     """List the runs in the ledger, oldest first."""
+    from auditor.report.render import terminal_safe
     from ledger import open_ledger
+    from ledger.url import mask_url
 
-    table = Table(title=f"Runs in {db}")
+    table = Table(title=f"Runs in {terminal_safe(mask_url(db))}")
     for column in ("run id", "kind", "status", "answers", "as of", "created"):
         table.add_column(column)
     with open_ledger(db, create=False) as ledger:
@@ -155,7 +167,7 @@ def report(
     support precision of every audit run over time and, with --compare, paired
     differences; html is one self-contained file with plots.
     """
-    from auditor.report.card import build_report_card, report_config
+    from auditor.report.card import build_report_card, report_config, run_relevance
     from auditor.report.full import build_full_report, full_to_json, full_to_markdown
     from auditor.report.render import comparison_tables, print_card
     from ledger import open_ledger
@@ -170,19 +182,23 @@ def report(
         other = ledger.find_run(compare) if compare is not None else None
         if fmt == "table":
             info = ledger.get_run(run_id)
-            card = build_report_card(info.run_id, ledger.claim_results(info.run_id),
-                                     config=report_config(info), n_boot=bootstrap, seed=seed)
+            claims = ledger.claim_results(info.run_id,
+                                          relevance=run_relevance(info.config))
+            card = build_report_card(info.run_id, claims, config=report_config(info),
+                                     n_boot=bootstrap, seed=seed)
             full = (build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
                                       seed=seed, history=False) if other else None)
         else:
             full = build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
                                      seed=seed, history=fmt == "html")
     if fmt == "table":
-        console = Console(file=out.open("w", encoding="utf-8")) if out else None
+        console = Console(file=io.StringIO(), width=100) if out else Console()
         print_card(card, console)
         if full is not None and full.comparison is not None:
             for table in comparison_tables(full.comparison):
-                (console or Console()).print(table)
+                console.print(table)
+        if out:
+            write_text_atomic(out, console.file.getvalue())  # type: ignore[attr-defined]
         return
     assert full is not None
     if fmt == "html":
@@ -256,33 +272,36 @@ def show(
     if fmt == "json":
         sys.stdout.write(json.dumps(trail, indent=2, default=str) + "\n")
         return
+    from auditor.report.render import terminal_safe as safe
+
     console = Console()
     for entry in trail:
         c = entry["claim"]
         console.rule(f"claim {c['claim_id'][:16]} - run {entry['run_id'][:12]}")
-        console.print(f"[bold]{c['text']}[/bold]  ({c['kind']}, factual={c['factual']})")
-        console.print(f"answer {c['answer_id']!r}: spans {c['spans']}")
+        console.print(f"[bold]{safe(c['text'])}[/bold]  ({c['kind']}, "
+                      f"factual={c['factual']})")
+        console.print(f"answer {safe(repr(c['answer_id']))}: spans {c['spans']}")
         for start, end in c["spans"] or []:
-            console.print(f"  > {c['answer'][start:end]!r}")
+            console.print(f"  > {safe(repr(c['answer'][start:end]))}")
         console.print(f"extractor digest {c['extractor_digest'][:16]}")
         for e in entry["evidence"]:
             flags = " ".join(f for f, on in (("superseded", e["superseded"]),
                                              ("inline", e["inline"])) if on)
-            console.print(f"evidence #{e['rank']} {e['doc_id']}@{e['version']} "
+            console.print(f"evidence #{e['rank']} {safe(e['doc_id'])}@{safe(e['version'])} "
                           f"[{e['start']}:{e['end']}] sha256 {e['digest'][:16]} "
                           f"published {e['published_at'] or 'undated'} "
                           f"relevance {e['score']:.2f} {flags}")
-            console.print(f"    {e['text'][:160]!r}", markup=False)
+            console.print(f"    {safe(repr(e['text'][:160]))}")
         for v in entry["votes"]:
             error = f" error={v['error']}" if v["error"] else ""
             console.print(f"vote {v['judge_name']} v{v['judge_version']} "
-                          f"({v['judge_digest'][:12]}) = {v['value']}{error}: {v['raw']}",
-                          markup=False)
+                          f"({v['judge_digest'][:12]}) = {v['value']}{safe(error)}: "
+                          f"{safe(v['raw'])}")
         for v in entry["verdicts"]:
             p = "-" if v["p_hallucinated"] is None else f"{v['p_hallucinated']:.3f}"
             console.print(f"verdict [bold]{v['label']}[/bold] p={p} stacker "
                           f"{v['stacker_digest'][:12]} panel {v['panel_digest'][:12]}: "
-                          f"{v['reason']} error spans {v['error_spans']}")
+                          f"{safe(v['reason'])} error spans {v['error_spans']}")
         for a in entry["audits"]:
-            console.print(f"audit by {a['reviewer']} at {a['created_at']}: {a['label']} "
-                          f"{a['note'] or ''}")
+            console.print(f"audit by {safe(a['reviewer'])} at {a['created_at']}: "
+                          f"{safe(a['label'])} {safe(a['note'] or '')}")

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from auditor.cli import app
-from auditor.cli._common import DEFAULT_DB, DbOption
+from auditor.cli._common import DEFAULT_DB, DbOption, refuse_memory_ledger
 
 
 @app.command()
@@ -25,6 +25,9 @@ def demo(
     """Ingest the sample corpus, audit the sample answers, print and save a report card."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.demo import run_demo
+    from ledger.url import mask_url
+
+    refuse_memory_ledger(db, "demo")
     from auditor.report.render import print_card
     from ledger import open_ledger
 
@@ -45,6 +48,7 @@ def demo(
     summary = result.run
     state = "already in the ledger (nothing new written)" if summary.reused else (
         f"{summary.answers_written} answers written")
-    console.print(f"run {summary.run_id[:12]}: {state}; ledger {db}")
+    console.print(f"run {summary.run_id[:12]}: {state}; ledger {mask_url(db)}",
+                  markup=False)
     console.print(f"report: {result.json_path} and {result.markdown_path} "
                   f"({time.perf_counter() - started:.1f} s)")
