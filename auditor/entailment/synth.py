@@ -139,6 +139,22 @@ def doc_split(source: str, key: str) -> str:
     return "eval" if int(digest[:8], 16) / 0xFFFFFFFF < share else "train"
 
 
+def evaluation_split(dataset: str, claim: str, evidence: str | Sequence[str]) -> str:
+    """The split of one item of the project's evaluation sets (names as in
+    ``bench/calibrate_shared.py``: ``wice``, ``faithbench``, ``factcheck``,
+    ``summedits:<domain>``): ``eval`` when its document was held out of training."""
+    if dataset == "wice":
+        return doc_split("wice", "\n".join(e for e in evidence if isinstance(e, str)))
+    if dataset == "factcheck":
+        return doc_split("factcheck", claim)
+    text = evidence if isinstance(evidence, str) else "\n".join(evidence)
+    if dataset == "faithbench":
+        return doc_split("faithbench", text)
+    if dataset.startswith("summedits:"):
+        return doc_split("summedits_" + dataset.split(":", 1)[1], text)
+    raise ValueError(f"dataset: unknown evaluation set {dataset!r}")
+
+
 def _doc(source: str, key: str, sents: Iterable[str], split: str | None = None) -> SourceDoc:
     kept = tuple(s.strip() for s in sents if len(s.split()) >= 3)
     return SourceDoc(source, key, kept, split or doc_split(source, key))
@@ -383,9 +399,9 @@ def _new_number(text: str, rng: np.random.Generator) -> str | None:
         decimals = len(clean.split(".")[1])
         out = f"{new:.{decimals}f}"
     else:
-        out = str(int(round(new)))
+        out = str(round(new))
     if "," in text:
-        out = f"{int(round(new)):,}"
+        out = f"{round(new):,}"
     return None if out == text else out
 
 
@@ -405,11 +421,12 @@ def _change_number(claim: _Claim, rng: np.random.Generator) -> tuple[_Claim, str
 
 def _change_unit(claim: _Claim) -> tuple[_Claim, str] | None:
     for token in claim.doc:
-        if claim.keep[token.i] and token.i not in claim.replace and token.text in UNITS:
-            if token.text[0].isupper() or (token.i > 0 and claim.doc[token.i - 1].like_num):
-                edited = claim.copy()
-                edited.replace[token.i] = UNITS[token.text]
-                return edited, "unit_change"
+        if claim.keep[token.i] and token.i not in claim.replace and token.text in UNITS \
+                and (token.text[0].isupper()
+                     or (token.i > 0 and claim.doc[token.i - 1].like_num)):
+            edited = claim.copy()
+            edited.replace[token.i] = UNITS[token.text]
+            return edited, "unit_change"
     return None
 
 
@@ -609,16 +626,14 @@ def generate(docs: Sequence[SourceDoc], parse: Parser, rng: np.random.Generator,
             hypothesis = base.text()
         key = hashlib.sha256(f"{doc.source}:{doc.key}".encode()).hexdigest()[:16]
 
-        def emit(text: str, label: int, why: str, context: str = premise) -> None:
-            out.append(SynthPair(context, text, label, doc.source, why, key, doc.split))
-
-        emit(hypothesis, ENTAILMENT, "support:" + rule)
+        made: list[tuple[str, int, str, str]] = []  # claim, label, rule, premise
+        made.append((hypothesis, ENTAILMENT, "support:" + rule, premise))
         edited = contradict(base, pools[d], rng)
         if edited is not None:
             text = edited[0].text()
             if len(claims) == 2 and rng.random() < 0.5:
                 text = _join(text, claims[1][0])
-            emit(text, CONTRADICTION, edited[1])
+            made.append((text, CONTRADICTION, edited[1], premise))
         neutral: tuple[str, str, str] | None = None
         if rng.random() < config.outside_neutral_share:
             neutral = _outside(doc, span, group, premise, parsed_group[0])
@@ -627,7 +642,9 @@ def generate(docs: Sequence[SourceDoc], parse: Parser, rng: np.random.Generator,
             if detail is not None:
                 neutral = (detail[0].text(), detail[1], premise)
         if neutral is not None:
-            emit(neutral[0], NEUTRAL, neutral[1], neutral[2])
+            made.append((neutral[0], NEUTRAL, neutral[1], neutral[2]))
+        out.extend(SynthPair(context, text, label, doc.source, why, key, doc.split)
+                   for text, label, why, context in made)
     return out
 
 
@@ -652,6 +669,16 @@ def _outside(doc: SourceDoc, span: tuple[int, int], group: list[int], premise: s
     if not facts or all(f in context for f in facts):
         return None
     return parsed.text.strip(), "outside_window", " ".join(rest)
+
+
+def thin(pairs: Sequence[SynthPair], rule: str, keep: float, seed: int) -> list[SynthPair]:
+    """Keep each pair made by ``rule`` with probability ``keep`` (a ``random.Random(seed)``
+    draw per such pair, in order); the other pairs are all kept. Negation fits almost
+    every claim, so without thinning it would be most contradictions."""
+    import random
+
+    draw = random.Random(seed)
+    return [p for p in pairs if p.rule != rule or draw.random() <= keep]
 
 
 def summarize(pairs: Sequence[SynthPair]) -> dict[str, Any]:
@@ -718,6 +745,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-docs-per-source", type=int, default=None)
     parser.add_argument("--train-targets-per-source", type=int, default=None)
     parser.add_argument("--eval-targets-per-source", type=int, default=None)
+    parser.add_argument("--keep-negation", type=float, default=1.0,
+                        help="share of negation_added contradictions to keep (thin)")
     args = parser.parse_args(argv)
     start = time.time()
     rng = np.random.default_rng(args.seed)
@@ -735,6 +764,8 @@ def main(argv: list[str] | None = None) -> int:
                      GenerateConfig(targets_per_doc=args.targets_per_doc,
                                     train_targets_per_source=args.train_targets_per_source,
                                     eval_targets_per_source=args.eval_targets_per_source))
+    if args.keep_negation < 1.0:
+        pairs = thin(pairs, "negation_added", args.keep_negation, args.seed)
     write_pairs(pairs, args.out)
     summary = summarize(pairs)
     summary.update(seed=args.seed, documents=len(docs), seconds=round(time.time() - start, 1))

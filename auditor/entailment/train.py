@@ -58,6 +58,8 @@ class TrainConfig:
     # max(step share, time share), so a time-limited run still ends at a low rate
     time_budget_s: float | None = None
     checkpoint_every_s: float = 600.0
+    # freeze the embeddings and the first N encoder layers (cheaper steps on a busy CPU)
+    freeze_layers: int = 0
 
 
 def _sample(pairs: Sequence[NLIPair], cap: dict[str, int] | None,
@@ -169,7 +171,11 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
     warmup = max(1, int(total_steps * config.warmup_share))
     decay: list[torch.nn.Parameter] = []
     no_decay: list[torch.nn.Parameter] = []
+    frozen = ("embeddings.", *(f"encoder.layer.{i}." for i in range(config.freeze_layers)))
     for name, param in model.named_parameters():
+        if config.freeze_layers and any(part in name for part in frozen):
+            param.requires_grad_(False)
+            continue
         (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(param)
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                    {"params": no_decay, "weight_decay": 0.0}],
@@ -309,11 +315,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-per-source", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--freeze-layers", type=int, default=0)
+    parser.add_argument("--warmup-share", type=float, default=0.06)
+    parser.add_argument("--max-length", type=int, default=MAX_LENGTH)
+    parser.add_argument("--synth-eval-per-source", type=int, default=300)
     args = parser.parse_args(argv)
     config = TrainConfig(seed=args.seed, epochs=args.epochs, learning_rate=args.lr,
                          threads=args.threads, init_from=args.init, synth_path=args.synth,
                          synth_max_per_source=args.synth_max_per_source,
-                         time_budget_s=args.time_budget, eval_per_source=args.eval_per_source)
+                         time_budget_s=args.time_budget, eval_per_source=args.eval_per_source,
+                         freeze_layers=args.freeze_layers, max_length=args.max_length,
+                         warmup_share=args.warmup_share,
+                         synth_eval_per_source=args.synth_eval_per_source)
     config.max_per_source = {k: int(v * args.nli_scale) for k, v in
                              config.max_per_source.items()}
     record = train_entailment(args.data, args.out, config,
