@@ -40,6 +40,7 @@ import csv
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,11 +121,12 @@ def part_speed(root: Path, n: int, repeats: int = 3) -> dict[str, float]:
 DEFAULT_CONFIGS = '[{"name": "shipped", "params": {}}]'
 
 
-def _doc_records(root: Path, split: str, n: int, seed: int) -> dict[str, list[dict[str, object]]]:
+def _doc_records(root: Path, split: str, n: int, seed: int, names: Sequence[str] | None = None
+                 ) -> dict[str, list[dict[str, object]]]:
     from auditor.entailment.synth import evaluation_split
 
     out = {}
-    for name in shared.DATASETS:
+    for name in names or shared.DATASETS:
         records = [r for r in shared.load(name, root)
                    if evaluation_split(name, str(r["claim"]), r["evidence"]) == split]
         if len(records) > n:
@@ -135,13 +137,13 @@ def _doc_records(root: Path, split: str, n: int, seed: int) -> dict[str, list[di
 
 
 def part_docs(root: Path, n: int, configs: list[dict[str, object]], split: str = "eval",
-              seed: int = 0, n_boot: int = 2000, scores_out: str | None = None
-              ) -> dict[str, object]:
+              seed: int = 0, n_boot: int = 2000, scores_out: str | None = None,
+              names: Sequence[str] | None = None) -> dict[str, object]:
     """The judge per configuration on the held-out (or training-side) document sets."""
     from auditor.judges.entailment import EntailmentJudge
     from auditor.stacking.metrics import bootstrap_scores, interval
 
-    sets = _doc_records(root, split, n, seed)
+    sets = _doc_records(root, split, n, seed, names)
     judges: list[Any] = [baseline_judge(dict(c.get("params", {})))  # type: ignore[arg-type]
                          if c.get("baseline") else
                          EntailmentJudge(**dict(c.get("params", {})))  # type: ignore[arg-type]
@@ -303,6 +305,7 @@ def main() -> None:
     parser.add_argument("--configs", default=DEFAULT_CONFIGS,
                         help='JSON list of {"name", "params"} judge configurations')
     parser.add_argument("--split", choices=("eval", "train"), default="eval")
+    parser.add_argument("--sets", default=None, help="comma-separated subset of the sets")
     parser.add_argument("--scores", default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", default=None, help="shared data folder")
@@ -316,7 +319,8 @@ def main() -> None:
         result = part_heldout(root, args.per_source)
     elif args.part == "docs":
         result = part_docs(root, args.n, json.loads(args.configs), args.split, args.seed,
-                           scores_out=args.scores)
+                           scores_out=args.scores,
+                           names=args.sets.split(",") if args.sets else None)
     elif args.part == "tune":
         result = part_tune(args.scores)
     elif args.part == "judge-speed":
