@@ -90,6 +90,7 @@ class EntailmentJudge(LocalJudge):
 
     name = "entailment"
     version = "4"
+    volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(self, support_at: float = 0.5, reject_below: float = 0.2,
                  quantize: bool = False, window_words: int = WINDOW_WORDS,
@@ -98,11 +99,8 @@ class EntailmentJudge(LocalJudge):
                  cover_at: float = 0.5, prune_below: float = 0.2,
                  contradict_at: float = 0.5) -> None:
         folder = Path(weights) if weights else WEIGHTS_DIR
-        super().__init__(support_at=support_at, reject_below=reject_below, quantize=quantize,
-                         window_words=window_words, window_stride=window_stride,
-                         refine_rounds=refine_rounds, sentence_k=sentence_k,
-                         cover_at=cover_at, prune_below=prune_below,
-                         contradict_at=contradict_at, weights_sha256=weights_digest(folder))
+        # the weights enter the digest through their sha256 (identity), not their path
+        super().__init__(weights_sha256=weights_digest(folder))
         if not 0.0 <= reject_below <= support_at <= 1.0:
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
         for name, value in (("cover_at", cover_at), ("prune_below", prune_below),
@@ -111,7 +109,7 @@ class EntailmentJudge(LocalJudge):
                 raise ConfigError(f"entailment: {name} must be in [0, 1], got {value}")
         if sentence_k < 0 or refine_rounds < 0:
             raise ConfigError("entailment: sentence_k and refine_rounds must be >= 0")
-        self.weights = folder
+        self.weights, self._folder = weights, folder
         self.support_at, self.reject_below = support_at, reject_below
         self.quantize, self.batch_size = quantize, batch_size
         self.window_words, self.window_stride = window_words, window_stride
@@ -164,15 +162,13 @@ class EntailmentJudge(LocalJudge):
         if len(group) <= 3:
             wins = list(group)
         else:
-            cov = np.array([coverage(part, w) for w in group])
-            best = set(np.argsort(-cov, kind="stable")[:2].tolist())
-            wins = [w for k, w in enumerate(group) if k in best or cov[k] >= self.prune_below]
+            ranked = sorted(group, key=lambda w: (-coverage(part, w), w))  # order-free ties
+            best = set(ranked[:2])
+            wins = [w for w in group if w in best or coverage(part, w) >= self.prune_below]
         window_set = set(group)
-        candidates = [(coverage(part, s), k, s) for k, s in enumerate(sents)
-                      if s not in window_set]
-        candidates = [c for c in candidates if c[0] > 0]
-        candidates.sort(key=lambda c: (-c[0], c[1]))
-        return wins, [s for _, _, s in candidates[:self.sentence_k]]
+        candidates = [(coverage(part, s), s) for s in sents if s not in window_set]
+        candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: (-c[0], c[1]))
+        return wins, [s for _, s in candidates[:self.sentence_k]]
 
     def _deciding(self, wins: list[str], part: str, scored: dict[Key, np.ndarray]
                   ) -> list[str]:
@@ -210,7 +206,7 @@ class EntailmentJudge(LocalJudge):
         unique = sorted(keys)
         if not unique:
             return {}
-        model = load_model(self.weights, quantize=self.quantize)
+        model = load_model(self._folder, quantize=self.quantize)
         probs = model.predict([k[0] for k in unique], [k[1] for k in unique],
                               batch_size=self.batch_size)
         return dict(zip(unique, probs, strict=True))
