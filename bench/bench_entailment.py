@@ -136,6 +136,13 @@ def _doc_records(root: Path, split: str, n: int, seed: int, names: Sequence[str]
     return out
 
 
+def _params(config: dict[str, object]) -> dict[str, Any]:
+    params = config.get("params", {})
+    if not isinstance(params, dict):
+        raise ValueError(f"configs: params of {config.get('name')!r} must be an object")
+    return dict(params)
+
+
 def part_docs(root: Path, n: int, configs: list[dict[str, object]], split: str = "eval",
               seed: int = 0, n_boot: int = 2000, scores_out: str | None = None,
               names: Sequence[str] | None = None) -> dict[str, object]:
@@ -144,10 +151,8 @@ def part_docs(root: Path, n: int, configs: list[dict[str, object]], split: str =
     from auditor.stacking.metrics import bootstrap_scores, interval
 
     sets = _doc_records(root, split, n, seed, names)
-    judges: list[Any] = [baseline_judge(dict(c.get("params", {})))  # type: ignore[arg-type]
-                         if c.get("baseline") else
-                         EntailmentJudge(**dict(c.get("params", {})))  # type: ignore[arg-type]
-                         for c in configs]
+    judges: list[Any] = [baseline_judge(_params(c)) if c.get("baseline") else
+                         EntailmentJudge(**_params(c)) for c in configs]
     names = [str(c["name"]) for c in configs]
     results: dict[str, object] = {"split": split, "n_max": n, "configs": configs}
     kept: dict[str, object] = {}
@@ -251,57 +256,15 @@ def baseline_judge(params: dict[str, object]) -> Any:
     if params.get("weights"):  # v3 reads the shipped weights; point it at the given ones
         from auditor.entailment.model import load_model
 
-        folder = params["weights"]
-        module.load_model = lambda quantize=False: load_model(folder, quantize=quantize)
+        folder = str(params["weights"])
+        setattr(module, "load_model",  # noqa: B010  (the module is built at run time)
+                lambda quantize=False: load_model(folder, quantize=quantize))
     return judge
-
-
-def part_judge_speed(root: Path, n: int, weights: str | None, seed: int = 0
-                     ) -> dict[str, float]:
-    """Claims/s of the v3 judge (baseline) and the current judge on the same claims (the
-    held-out document sets, ``n`` per set), alternating, in one process, two threads."""
-    from auditor.entailment.model import load_model
-    from auditor.judges.entailment import EntailmentJudge
-
-    load_model(weights, threads=2)
-    sets = _doc_records(root, "eval", n, seed)
-    pairs = [p for records in sets.values() for p in shared.to_pairs(records)]
-    params: dict[str, object] = {"weights": weights} if weights else {}
-    judges = {"v3 (baseline)": baseline_judge(params),
-              "current": EntailmentJudge(**params)}  # type: ignore[arg-type]
-    calls: dict[str, int] = {}
-    seconds = dict.fromkeys(judges, 0.0)
-    for name, judge in judges.items():  # count model pairs per claim
-        model = load_model(weights)
-        original = model.predict
-        counted = [0]
-
-        def counting(premises: object, hypotheses: object, _o: object = original,
-                     _c: list[int] = counted, **kw: object) -> object:
-            _c[0] += len(premises)  # type: ignore[arg-type]
-            return _o(premises, hypotheses, **kw)  # type: ignore[operator]
-
-        model.predict = counting  # type: ignore[method-assign]
-        start = time.perf_counter()
-        judge.judge_local(pairs)  # type: ignore[attr-defined]
-        seconds[name] = time.perf_counter() - start
-        model.predict = original  # type: ignore[method-assign]
-        calls[name] = counted[0]
-    rates = {name: len(pairs) / t for name, t in seconds.items()}
-    for name in judges:
-        print(f"judge {name:14s} {rates[name]:6.2f} claims/s, "
-              f"{calls[name] / len(pairs):6.1f} model pairs per claim ({len(pairs)} claims)")
-    ratio = rates["current"] / rates["v3 (baseline)"]
-    print(f"current / baseline claims/s ratio {ratio:.2f}")
-    return {**{f"claims_per_s {k}": v for k, v in rates.items()},
-            **{f"pairs_per_claim {k}": calls[k] / len(pairs) for k in judges}, "ratio": ratio}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="entailment judge benchmarks")
-    parser.add_argument("--part", choices=("heldout", "speed", "judge-speed", "docs", "tune"),
-                        required=True)
-    parser.add_argument("--weights", default=None, help="weights folder (default: shipped)")
+    parser.add_argument("--part", choices=("heldout", "speed", "docs", "tune"), required=True)
     parser.add_argument("--configs", default=DEFAULT_CONFIGS,
                         help='JSON list of {"name", "params"} judge configurations')
     parser.add_argument("--split", choices=("eval", "train"), default="eval")
@@ -323,8 +286,6 @@ def main() -> None:
                            names=args.sets.split(",") if args.sets else None)
     elif args.part == "tune":
         result = part_tune(args.scores)
-    elif args.part == "judge-speed":
-        result = part_judge_speed(root, args.n, args.weights, args.seed)
     else:
         result = part_speed(root, args.n)
     if args.json:

@@ -133,13 +133,14 @@ def test_a_passage_stating_the_claim_is_found_among_several() -> None:
         "Opening hours are 9 am to 5 pm on weekdays and 12 to 5 pm on Sundays. " * 5,
         "The board approved a new depot. Construction will start next spring. " * 6)
     judge = build_judge("entailment")
+    assert judge.get_params()["sentence_k"] == 3
     vote = judge.judge_sync([JudgePair(claim, passages)])[0]
     alone = judge.judge_sync([JudgePair(claim, passages[:1])])[0]
     assert alone.value == 0.0
     assert vote.value == 0.0 and vote.scores["max_entailment"] >= 0.5
     # the cheap first pass skipped windows that share too few words with the claim
     raw = json.loads(vote.raw)
-    assert raw["chunks_read"] < raw["windows"] + judge.sentence_k + 10
+    assert raw["chunks_read"] < raw["windows"] + 3 + 10  # sentence_k is 3
 
 
 def test_pruning_costs_nothing_on_a_clear_case() -> None:

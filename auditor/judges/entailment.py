@@ -224,9 +224,9 @@ class EntailmentJudge(LocalJudge):
         claim_e = min(p[0] for p in per_sentence)
         claim_c = max(p[1] for p in per_sentence)
         raw_c = max(float(c.probs[2]) for chunks in cells for c in chunks)
-        contradicted = [k for k, p in enumerate(per_sentence) if p[2]]
-        if contradicted:
-            k = max(contradicted, key=lambda j: per_sentence[j][1])
+        flagged = [k for k, p in enumerate(per_sentence) if p[2]]
+        if flagged:
+            k = max(flagged, key=lambda j: per_sentence[j][1])
             decisive, vote = per_sentence[k][4], 1.0
         else:
             k = int(np.argmin([p[0] for p in per_sentence]))
@@ -237,12 +237,12 @@ class EntailmentJudge(LocalJudge):
         scores = {"entailment": e, "neutral": n, "contradiction": decisive.confirmed_c,
                   "max_entailment": claim_e, "max_contradiction": raw_c,
                   "confirmed_contradiction": claim_c, "coverage": decisive.coverage,
-                  "contradicted": float(bool(contradicted))}
+                  "contradicted": float(bool(flagged))}
         raw = json.dumps({"windows": n_windows, "claim_sentences": len(parts),
                           "chunks_read": sum(len(c) for c in cells),
                           "refined_to_sentences": n_reread,
                           "decisive_sentence": k, "decisive_kind": decisive.kind,
-                          "contradicted": bool(contradicted),
+                          "contradicted": bool(flagged),
                           "chunk_text": decisive.text[:300],
                           "probs": [round(e, 4), round(n, 4), round(c, 4)]})
         return vote, scores, raw
