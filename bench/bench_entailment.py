@@ -11,10 +11,26 @@ Two parts (``--part``):
   window (real text: FaithBench sources and summaries), fp32 vs dynamic int8, with the
   ratio measured in the same process.
 
+- ``docs``: the judge on the document-level evaluation sets (WiCE dev, each SummEdits
+  domain, Factcheck-Bench stance, FaithBench), on the parts whose documents were held
+  out of training (:func:`auditor.entailment.synth.evaluation_split`), a seeded sample of
+  at most ``--n`` items per set: balanced accuracy with abstentions counted as errors,
+  κ on decided items, abstention rate, 95 % cluster-bootstrap intervals, for every
+  configuration in ``--configs`` (judge parameters, e.g. other weights) scored in the
+  same process, with paired differences against the first. ``--split train`` scores the
+  training-side parts instead (for tuning thresholds); ``--scores OUT`` keeps each item's
+  scores so thresholds can be re-tuned without re-reading (``--part tune``).
+- ``tune``: from a ``--scores`` file of ``docs --split train``, the vote thresholds
+  (``support_at``, ``reject_below``) that maximise the mean balanced accuracy
+  (abstentions as errors) over the sets; among settings within 0.005 of the best, the
+  widest abstention band.
+
 Usage::
 
     python bench/bench_entailment.py --part heldout [--data DIR] [--per-source 1500]
     python bench/bench_entailment.py --part speed [--data DIR] [--n 256]
+    python bench/bench_entailment.py --part docs [--n 200] [--configs JSON] [--scores OUT]
+    python bench/bench_entailment.py --part tune --scores OUT
 """
 
 from __future__ import annotations
@@ -24,7 +40,9 @@ import csv
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,9 +118,159 @@ def part_speed(root: Path, n: int, repeats: int = 3) -> dict[str, float]:
     return rates
 
 
+DEFAULT_CONFIGS = '[{"name": "shipped", "params": {}}]'
+
+
+def _doc_records(root: Path, split: str, n: int, seed: int, names: Sequence[str] | None = None
+                 ) -> dict[str, list[dict[str, object]]]:
+    from auditor.entailment.synth import evaluation_split
+
+    out = {}
+    for name in names or shared.DATASETS:
+        records = [r for r in shared.load(name, root)
+                   if evaluation_split(name, str(r["claim"]), r["evidence"]) == split]
+        if len(records) > n:
+            keep = np.sort(np.random.default_rng(seed).choice(len(records), n, replace=False))
+            records = [records[i] for i in keep]
+        out[name] = records
+    return out
+
+
+def _params(config: dict[str, object]) -> dict[str, Any]:
+    params = config.get("params", {})
+    if not isinstance(params, dict):
+        raise ValueError(f"configs: params of {config.get('name')!r} must be an object")
+    return dict(params)
+
+
+def part_docs(root: Path, n: int, configs: list[dict[str, object]], split: str = "eval",
+              seed: int = 0, n_boot: int = 2000, scores_out: str | None = None,
+              names: Sequence[str] | None = None) -> dict[str, object]:
+    """The judge per configuration on the held-out (or training-side) document sets."""
+    from auditor.judges.entailment import EntailmentJudge
+    from auditor.stacking.metrics import bootstrap_scores, interval
+
+    sets = _doc_records(root, split, n, seed, names)
+    judges: list[Any] = [baseline_judge(_params(c)) if c.get("baseline") else
+                         EntailmentJudge(**_params(c)) for c in configs]
+    names = [str(c["name"]) for c in configs]
+    results: dict[str, object] = {"split": split, "n_max": n, "configs": configs}
+    kept: dict[str, object] = {}
+    seconds = dict.fromkeys(names, 0.0)
+    for dataset, records in sets.items():
+        pairs = shared.to_pairs(records)
+        labels = np.array([int(r["label"]) for r in records])  # type: ignore[call-overload]
+        clusters = [str(r["cluster"]) for r in records]
+        votes = np.zeros((len(records), len(judges)))
+        item_scores = []
+        for j, judge in enumerate(judges):
+            start = time.perf_counter()
+            out = judge.judge_local(pairs)
+            seconds[names[j]] += time.perf_counter() - start
+            errors = [v.error for v in out if v.error and v.error != "no evidence"]
+            if errors:
+                raise RuntimeError(f"{names[j]} on {dataset}: {errors[0]}")
+            votes[:, j] = [v.value for v in out]
+            item_scores.append([dict(v.scores) for v in out])
+        boot = bootstrap_scores(votes, labels, clusters, n_boot=n_boot,
+                                rng=np.random.default_rng(seed))
+        row: dict[str, object] = {"n": len(records), "positives": int(labels.sum())}
+        print(f"\n== {dataset} ({split} part): n={len(records)} "
+              f"not-supported={int(labels.sum())}")
+        for j, name in enumerate(names):
+            bci = interval(boot.boot_bacc[:, j])
+            kci = interval(boot.boot_kappa[:, j])
+            abst = float(np.mean(votes[:, j] == 0.5))
+            row[name] = {"bacc": float(boot.bacc[j]), "bacc_ci": list(bci),
+                         "kappa": float(boot.kappa[j]), "kappa_ci": list(kci),
+                         "abstain": abst}
+            line = (f"  {name:14s} bacc {boot.bacc[j]:.3f} [{bci[0]:.3f}, {bci[1]:.3f}]  "
+                    f"kappa {boot.kappa[j]:.3f} [{kci[0]:.3f}, {kci[1]:.3f}]  abstain {abst:.2f}")
+            if j:
+                d = boot.boot_bacc[:, j] - boot.boot_bacc[:, 0]
+                dci = interval(d)
+                row[name]["delta_bacc_vs_" + names[0]] = [  # type: ignore[index]
+                    float(boot.bacc[j] - boot.bacc[0]), *dci]
+                line += (f"  d-bacc {boot.bacc[j] - boot.bacc[0]:+.3f} "
+                         f"[{dci[0]:+.3f}, {dci[1]:+.3f}]")
+            print(line)
+        results[dataset] = row
+        kept[dataset] = {"labels": labels.tolist(), "clusters": clusters,
+                         "scores": item_scores, "votes": votes.tolist()}
+    results["seconds"] = seconds
+    print("\njudge seconds per configuration: " +
+          ", ".join(f"{k} {v:.0f}s" for k, v in seconds.items()))
+    if scores_out:
+        Path(scores_out).write_text(json.dumps({"names": names, "sets": kept}),
+                                    encoding="utf-8")
+    return results
+
+
+def part_tune(scores_path: str, config: int = -1) -> dict[str, float]:
+    """Thresholds from stored scores (see the module docstring)."""
+    from auditor.stacking.metrics import scores as kappa_bacc
+
+    data = json.loads(Path(scores_path).read_text(encoding="utf-8"))
+    grid = np.round(np.arange(0.05, 0.951, 0.025), 3)
+    per_set = []
+    for dataset, kept in data["sets"].items():
+        labels = np.array(kept["labels"])
+        items = kept["scores"][config]
+        e = np.array([s.get("max_entailment", np.nan) for s in items])
+        c = np.array([s.get("contradicted", 0.0) for s in items])
+        per_set.append((dataset, labels, e, c))
+    table = []
+    for lo in grid:
+        for hi in grid[grid >= lo]:
+            baccs = []
+            for _, labels, e, c in per_set:
+                vote = np.where(np.isnan(e), 0.5, np.where(e >= hi, 0.0,
+                                                           np.where(e < lo, 1.0, 0.5)))
+                vote = np.where(c > 0, 1.0, vote)
+                baccs.append(float(kappa_bacc(vote, labels, warn=False)[1][0]))
+            table.append((float(np.nanmean(baccs)), float(hi - lo), float(lo), float(hi)))
+    best = max(t[0] for t in table)
+    chosen = max((t for t in table if t[0] >= best - 0.005), key=lambda t: (t[1], t[0]))
+    print(f"best mean bacc {best:.3f}; chosen reject_below {chosen[2]:.3f} support_at "
+          f"{chosen[3]:.3f} (mean bacc {chosen[0]:.3f}, band {chosen[1]:.3f})")
+    return {"best": best, "mean_bacc": chosen[0], "reject_below": chosen[2],
+            "support_at": chosen[3]}
+
+
+BASELINE_COMMIT = "d013387"  # the entailment judge v3 (issue 9), the speed baseline
+
+
+def baseline_judge(params: dict[str, object]) -> Any:
+    """The v3 judge as committed at :data:`BASELINE_COMMIT`, loaded from git into a private
+    module (not registered), for same-process speed and accuracy comparisons."""
+    import subprocess
+    import types
+
+    source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:auditor/judges/entailment.py"],
+                            capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[1]).stdout
+    source = source.replace('@register_judge("entailment")\n', "")
+    module = types.ModuleType("entailment_v3")
+    exec(compile(source, "entailment_v3.py", "exec"), module.__dict__)
+    judge = module.EntailmentJudge(**{k: v for k, v in params.items() if k != "weights"})
+    if params.get("weights"):  # v3 reads the shipped weights; point it at the given ones
+        from auditor.entailment.model import load_model
+
+        folder = str(params["weights"])
+        setattr(module, "load_model",  # noqa: B010  (the module is built at run time)
+                lambda quantize=False: load_model(folder, quantize=quantize))
+    return judge
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="entailment judge benchmarks")
-    parser.add_argument("--part", choices=("heldout", "speed"), required=True)
+    parser.add_argument("--part", choices=("heldout", "speed", "docs", "tune"), required=True)
+    parser.add_argument("--configs", default=DEFAULT_CONFIGS,
+                        help='JSON list of {"name", "params"} judge configurations')
+    parser.add_argument("--split", choices=("eval", "train"), default="eval")
+    parser.add_argument("--sets", default=None, help="comma-separated subset of the sets")
+    parser.add_argument("--scores", default=None)
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", default=None, help="shared data folder")
     parser.add_argument("--per-source", type=int, default=1500)
     parser.add_argument("--n", type=int, default=256)
@@ -112,6 +280,12 @@ def main() -> None:
     result: object
     if args.part == "heldout":
         result = part_heldout(root, args.per_source)
+    elif args.part == "docs":
+        result = part_docs(root, args.n, json.loads(args.configs), args.split, args.seed,
+                           scores_out=args.scores,
+                           names=args.sets.split(",") if args.sets else None)
+    elif args.part == "tune":
+        result = part_tune(args.scores)
     else:
         result = part_speed(root, args.n)
     if args.json:

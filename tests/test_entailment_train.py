@@ -45,3 +45,35 @@ def test_training_writes_loadable_fp16_weights_with_digest_and_record(tmp_path: 
     (out / "model.safetensors").write_bytes(b"not the weights")
     with pytest.raises(ConfigError, match="sha256"):
         load_model(out)
+
+
+def test_continued_training_with_document_pairs_checkpoints_and_records_the_mix(
+        tmp_path: Path) -> None:
+    from auditor.entailment.model import WEIGHTS_DIR
+    from auditor.entailment.synth import SynthPair, write_pairs
+
+    rows = [("A man is playing a guitar", "A man is playing music", "ENTAILMENT")] * 4
+    write_sick(tmp_path / "nli", {"SICK_train.txt": rows, "SICK_test_annotated.txt": rows[:2]})
+    premise = "The bridge opened in 1932. It is 503 metres long. Trains cross it daily."
+    synth = [SynthPair(premise, "The bridge opened in 1932.", 0, "wice", "support:copy",
+                       "d1", "train"),
+             SynthPair(premise, "The bridge opened in 1950.", 2, "wice", "date_change",
+                       "d1", "train"),
+             SynthPair(premise, "The bridge, designed by Ann Lee, opened in 1932.", 1,
+                       "wice", "added_detail", "d2", "eval")]
+    write_pairs(synth, tmp_path / "synth.jsonl")
+    config = TrainConfig(seed=3, epochs=1.0, batch_size=6, sources=["sick"],
+                         max_per_source={"sick": 4}, eval_per_source=2, threads=1,
+                         init_from=str(WEIGHTS_DIR), synth_path=str(tmp_path / "synth.jsonl"),
+                         checkpoint_every_s=0.0)
+    out = tmp_path / "weights"
+    record = train_entailment(tmp_path / "nli", out, config)
+
+    assert record["train_counts"]["synth_wice"] == {"contradiction": 1, "entailment": 1}
+    assert record["held_out_counts"]["synth_wice"] == {"neutral": 1}  # eval docs stay out
+    assert record["initialised_from_weights_sha256"] == load_model().digest
+    assert record["synthetic_document_pairs"]["n"] == 3
+    assert record["steps"] == 1 and record["stopped_by"] == "steps"
+    assert (out / "checkpoint" / "SHA256").is_file()
+    assert json.loads((out / "checkpoint" / "progress.json").read_text())["step"] == 1
+    assert load_model(out / "checkpoint").labels == ("entailment", "neutral", "contradiction")

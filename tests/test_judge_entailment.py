@@ -68,9 +68,9 @@ def test_judge_votes_and_exposes_the_contradiction_signal() -> None:
     assert unsupported.scores["contradiction"] < contradicted.scores["contradiction"]
     assert empty.value == ABSTAIN and empty.error == "no evidence"
     for vote in (supported, contradicted, unsupported):
-        assert set(vote.scores) >= {"entailment", "neutral", "contradiction"}
-        assert sum(vote.scores[k] for k in ("entailment", "neutral", "contradiction")) == \
-            pytest.approx(1.0, abs=1e-6)
+        assert set(vote.scores) >= {"entailment", "neutral", "contradiction", "max_entailment",
+                                    "confirmed_contradiction", "coverage", "contradicted"}
+        assert sum(json.loads(vote.raw)["probs"]) == pytest.approx(1.0, abs=1e-3)
         assert json.loads(vote.raw)["windows"] == 1
 
 
@@ -103,16 +103,63 @@ def test_a_contradiction_must_hold_at_sentence_level() -> None:
                 "between midnight and 5 am. Other lines do not run overnight.")
     pair = JudgePair("Night trains run on the Red line on Friday and Saturday nights.",
                      (evidence,))
-    # read as one window, the negated second sentence makes the small model see a contradiction
-    coarse = build_judge("entailment", {"refine_rounds": 0}).judge_sync([pair])[0]
-    assert coarse.scores["contradiction"] >= 0.5 and coarse.value == 1.0
     refined = build_judge("entailment").judge_sync([pair])[0]
     assert refined.value == 0.0 and refined.scores["contradiction"] < 0.5
-    assert json.loads(refined.raw)["refined_to_sentences"] == 1
-    # a real contradiction survives the refinement
+    assert json.loads(refined.raw)["refined_to_sentences"] >= 1
+    # a real contradiction survives the sentence-level reading
     wrong = build_judge("entailment").judge_sync(
         [JudgePair("Night trains run on the Blue line.", (evidence,))])[0]
     assert wrong.value == 1.0 and wrong.scores["contradiction"] >= 0.5
+    assert wrong.scores["contradicted"] == 1.0
+
+
+def test_a_sentence_that_does_not_cover_the_claim_cannot_contradict_it() -> None:
+    evidence = ("The museum opened in 1998 in the old harbour warehouse. "
+                "Photography is not allowed in the galleries.")
+    vote = build_judge("entailment").judge_sync(
+        [JudgePair("The museum opened in 1998.", (evidence,))])[0]
+    assert vote.value == 0.0 and vote.scores["confirmed_contradiction"] < 0.5
+    # with the coverage requirement off, the negated sentence may be read as a conflict;
+    # with it on, nothing that misses the claim's content counts
+    assert build_judge("entailment", {"cover_at": 1.0}).judge_sync(
+        [JudgePair("The museum opened in 1998.", (evidence,))])[0].value == 0.0
+
+
+def test_a_passage_stating_the_claim_is_found_among_several() -> None:
+    claim = "The Harbour Line operates eight branches in the northern district."
+    passages = (claim[:-1] + ", according to the 2024 annual report. " + " ".join(
+        ["Ticket prices rose by 8 percent in the last fiscal year, and passenger numbers "
+         "grew steadily across the network."] * 12),
+        "Opening hours are 9 am to 5 pm on weekdays and 12 to 5 pm on Sundays. " * 5,
+        "The board approved a new depot. Construction will start next spring. " * 6)
+    judge = build_judge("entailment")
+    assert judge.get_params()["sentence_k"] == 3
+    vote = judge.judge_sync([JudgePair(claim, passages)])[0]
+    alone = judge.judge_sync([JudgePair(claim, passages[:1])])[0]
+    assert alone.value == 0.0
+    assert vote.value == 0.0 and vote.scores["max_entailment"] >= 0.5
+    # the cheap first pass skipped windows that share too few words with the claim
+    raw = json.loads(vote.raw)
+    assert raw["chunks_read"] < raw["windows"] + 3 + 10  # sentence_k is 3
+
+
+def test_pruning_costs_nothing_on_a_clear_case() -> None:
+    filler = " ".join(f"Ward {i} of the hospital network runs a training programme for nurses."
+                      for i in range(60))
+    pair = JudgePair("The trial enrolled 3,200 participants.", (filler, TRIAL))
+    pruned = build_judge("entailment").judge_sync([pair])[0]
+    full = build_judge("entailment", {"prune_below": 0.0}).judge_sync([pair])[0]
+    assert pruned.value == full.value == 0.0
+    assert json.loads(pruned.raw)["chunks_read"] < json.loads(full.raw)["chunks_read"]
+
+
+def test_bad_reading_parameters_are_clean_errors() -> None:
+    from auditor.errors import ConfigError
+
+    for params in ({"cover_at": 1.5}, {"sentence_k": -1}, {"prune_below": -0.1},
+                   {"support_at": 0.1, "reject_below": 0.3}):
+        with pytest.raises(ConfigError):
+            build_judge("entailment", params)
 
 
 def test_a_summary_is_supported_only_when_every_sentence_is() -> None:

