@@ -24,6 +24,7 @@ from auditor.labels import (
     has_relevant_evidence,
     stated_period,
     strip_period,
+    subject_in_evidence,
 )
 from auditor.stacking.model import Stacker
 from auditor.types import (
@@ -66,7 +67,9 @@ class ClaimAudit:
             superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text,
                                                                ev.superseded),
             superseded_margin=ev.superseded_margin,
-            current_scores=ev.scores(ev.current), superseded_scores=ev.scores(ev.superseded))
+            current_scores=ev.scores(ev.current), superseded_scores=ev.scores(ev.superseded),
+            subject_covered=subject_in_evidence(self.claim.text,
+                                                [h.chunk.text for h in ev.current]))
 
 
 def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
