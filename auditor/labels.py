@@ -25,9 +25,9 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    evidence sentence, the answer's own cited context included, states otherwise; a role
    the evidence gives to someone else): ``contradicted``, *before* support is weighed
    (a stacked probability below the threshold does not outvote it);
-6. a detail that the evidence about the claim never states (``scores["missing_detail"]``:
-   a number whose slot no evidence fills, a name absent from evidence that names the
-   subject), with ``details_decide``: ``not_supported``;
+6. a detail that the evidence about the claim never states (``scores["missing_detail"]``
+   reaching ``missing_detail_at``: a number whose slot no evidence fills, a name absent
+   from evidence that names the subject): ``not_supported``;
 7. an undecided panel (more than ``max_abstain_share`` of the members abstained, or
    the stacked probability within ``undecided_band`` of the threshold): ``unknown``;
 8. supported by current evidence (p < threshold): ``supported``; else rule 4, else
@@ -60,10 +60,11 @@ class LabelPolicy:
     """Evidence that names the claim's subject (:func:`subject_in_evidence`) is relevant
     from this cosine on, however few of the claim's other words it holds: an invented
     detail about a covered subject is ``not_supported``, not ``unknown``."""
-    details_decide: bool = True
+    missing_detail_at: float = 0.5
     """A detail the evidence about the claim never states (a number in its slot, a name:
-    ``scores["missing_detail"]``) makes the claim ``not_supported`` even when the stacked
-    probability says supported or the panel is undecided."""
+    ``scores["missing_detail"]`` of a non-abstaining judge at least this high) makes the
+    claim ``not_supported`` even when the stacked probability says supported or the panel
+    is undecided; a value above 1 switches the rule off."""
     stale_margin: float = 0.05
     """A claim supported by a superseded version that is this much closer (cosine) to it
     than to the current version of the same document is ``stale`` even when the panel
@@ -75,6 +76,9 @@ class LabelPolicy:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name}: must be in [0, 1], got {value}")
+        if not 0.0 < self.missing_detail_at <= 2.0:
+            raise ValueError(f"missing_detail_at: must be in (0, 2], got "
+                             f"{self.missing_detail_at}")
         if not 0.0 < self.stale_margin <= 2.0:
             raise ValueError(f"stale_margin: must be in (0, 2], got {self.stale_margin}")
         if not 0.0 <= self.undecided_band < 0.5:
@@ -169,7 +173,7 @@ def missing_details(votes: Sequence[Vote], policy: LabelPolicy | None = None) ->
     """Judges that found a detail of the claim (a number in its slot, a name) that the
     evidence about the claim never states (``scores["missing_detail"]``)."""
     policy = policy or LabelPolicy()
-    return _flagged(votes, "missing_detail", policy.contradiction_at)
+    return _flagged(votes, "missing_detail", policy.missing_detail_at)
 
 
 def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
@@ -250,7 +254,7 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     if conflicts:
         return Label.CONTRADICTED, (f"contradicted by current evidence: a clear conflict in "
                                     f"the same slot (p={p:.2f}; from {', '.join(conflicts)})")
-    missing = missing_details(signals.votes, policy) if policy.details_decide else []
+    missing = missing_details(signals.votes, policy)
     if missing and stale_support:
         assert signals.p_superseded is not None
         if past:
