@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-import numpy as np
-
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
@@ -106,9 +104,9 @@ def _stack(rows: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[s
            ) -> list[float | None]:
     judged = [i for i, row in enumerate(rows) if row]
     out: list[float | None] = [None] * len(rows)
-    if judged:
-        matrix = np.array([[v.value for v in rows[i]] for i in judged], dtype=np.float64)
-        for i, p in zip(judged, stacker.predict_proba(matrix, members=members), strict=True):
+    if judged:  # a vote stacker reads the votes, a score stacker the judges' scores too
+        proba = stacker.predict_votes([rows[i] for i in judged], members=members)
+        for i, p in zip(judged, proba, strict=True):
             out[i] = float(p)
     return out
 

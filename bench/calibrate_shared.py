@@ -148,31 +148,44 @@ def _code_digest(judge: Any) -> str:
     return sha256_text("\n".join(sources))[:8]
 
 
-def cached_votes(name: str, records: list[Record], judges: list[Any],
-                 cache: Path | None = None) -> np.ndarray:
-    """(n, m) vote matrix, each judge's column cached on disk by dataset ids and judge digest."""
+def cached_outputs(name: str, records: list[Record], judges: list[Any],
+                   cache: Path | None = None) -> tuple[np.ndarray, list[list[dict[str, float]]]]:
+    """Per-item judge outputs, each judge's cached on disk by dataset ids and judge digest:
+    the ``(n, m)`` vote matrix and, per item, each member's named scores (what a score
+    stacker reads). A refit after changing one judge re-runs that judge only."""
     import time
 
     cache = cache or Path(os.environ.get("AUDITOR_VOTE_CACHE", "/tmp/auditor_votes"))
     cache.mkdir(parents=True, exist_ok=True)
     ids_digest = sha256_text("\n".join(r["id"] for r in records))[:12]
     pairs = to_pairs(records)
-    columns = []
+    columns, score_columns = [], []
     for judge in judges:
         code = _code_digest(judge)
         path = cache / (f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-"
-                        f"{judge.digest[:12]}-{code}.npy")
+                        f"{judge.digest[:12]}-{code}.json")
         if path.exists():
-            columns.append(np.load(path))
-            continue
-        start = time.perf_counter()
-        votes = judge.judge_sync(pairs)
-        column = np.array([v.value for v in votes], dtype=np.float64)
-        np.save(path, column)
-        print(f"  {name}: {judge.name} {len(pairs)} pairs in "
-              f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
-        columns.append(column)
-    return np.stack(columns, axis=1)
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            start = time.perf_counter()
+            votes = judge.judge_sync(pairs)
+            stored = [{"v": v.value, "s": {k: float(x) for k, x in v.scores.items()}}
+                      for v in votes]
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(stored), encoding="utf-8")
+            tmp.replace(path)
+            print(f"  {name}: {judge.name} {len(pairs)} pairs in "
+                  f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
+        columns.append(np.array([row["v"] for row in stored], dtype=np.float64))
+        score_columns.append([row["s"] for row in stored])
+    per_item = [list(row) for row in zip(*score_columns, strict=True)] if judges else []
+    return np.stack(columns, axis=1), per_item
+
+
+def cached_votes(name: str, records: list[Record], judges: list[Any],
+                 cache: Path | None = None) -> np.ndarray:
+    """(n, m) vote matrix (see :func:`cached_outputs`)."""
+    return cached_outputs(name, records, judges, cache)[0]
 
 
 DEFAULT_FIT_SETS = ("wice", *(f"summedits:{d}" for d in SUMMEDITS_DOMAINS), "factcheck")

@@ -57,7 +57,8 @@ class EntityConsistencyJudge(LocalJudge):
     someone else (:func:`role_conflicts`; a clear conflict, ``scores["conflict"]``, even
     when the claim's name occurs elsewhere in the evidence). A name that the evidence
     merely never mentions is missing support, not a refutation
-    (``scores["missing_detail"]`` when the evidence names the claim's subject).
+    (``scores["missing_detail"]`` when a whole name of the claim is absent from evidence that
+    names the claim's subject: "designed by Maria Lopez" against a text about the bridge).
     """
 
     name = "entity_consistency"
@@ -74,7 +75,7 @@ class EntityConsistencyJudge(LocalJudge):
         if not pair.evidence:
             return ABSTAIN, {}, json.dumps({"reason": "no evidence"})
         evidence_lower = " ".join(pair.evidence).lower()
-        evidence_words = set(re.findall(r"[a-z0-9'\-]+", evidence_lower))
+        evidence_words = _words(evidence_lower)
         present = {e for e in claimed if e in evidence_words}
         share = len(present) / len(claimed)
         missing = sorted(claimed - present)
@@ -91,8 +92,9 @@ class EntityConsistencyJudge(LocalJudge):
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
             out |= {"support": 0.0, "conflict": 1.0}
-        elif vote == 1.0 and not conflicts and subject_in_evidence(pair.claim, pair.evidence):
-            out["missing_detail"] = 1.0  # a name the evidence about the claim never gives
+        elif (vote == 1.0 and not conflicts and subject_in_evidence(pair.claim, pair.evidence)
+              and any(r.tokens <= set(missing) for r in _name_runs(pair.claim))):
+            out["missing_detail"] = 1.0  # a whole name the evidence about the claim never gives
         return vote, out, json.dumps(
             {"share": round(share, 4), "missing": missing, "conflicts": conflicts,
              "role_conflicts": roles}, sort_keys=True)
@@ -285,4 +287,9 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
     subject = claim_subject(claim)
     if not subject:
         return False
-    return any(subject <= set(re.findall(r"[a-z0-9'\-]+", text.lower())) for text in evidence)
+    return any(subject <= _words(text.lower()) for text in evidence)
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case word tokens, a possessive "'s" dropped ("freedonia's" -> "freedonia")."""
+    return {re.sub(r"'s$", "", w) for w in re.findall(r"[a-z0-9'\-]+", text)}
