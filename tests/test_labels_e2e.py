@@ -10,7 +10,6 @@ labels are read back from the ledger.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 

@@ -32,6 +32,7 @@ def test_the_phrase_whose_deletion_restores_entailment_is_the_span() -> None:
     reader = Reader()
     found = reader_spans(ANSWER, SENTENCES, EVIDENCE, scorer=reader, max_calls=6)
     (first, whole1, phrase1), (second, whole2, phrase2) = found
+    assert second == SENTENCES[1]
     assert first == SENTENCES[0] and whole1 == 0.9 and phrase1 is None  # entailed
     assert whole2 == 0.1 and phrase2 is not None
     assert "Maria Lopez" in ANSWER[phrase2[0]:phrase2[1]]
