@@ -23,7 +23,7 @@ Usage::
     python bench/bench_stacking.py --part speed
     python bench/bench_stacking.py --part throughput [--n 300]
     python bench/bench_stacking.py --part ladder [--data DIR] [--json OUT]
-    python bench/bench_stacking.py --part scores [--data DIR] [--limit N] [--json OUT]
+    python bench/bench_stacking.py --part scores [--data DIR] [--limit N] [--sets A,B]
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2
 
 
 def part_scores(data: str | None = None, out: str | None = None, n_boot: int = 2000,
-                limit: int | None = None) -> None:
+                limit: int | None = None, sets: list[str] | None = None) -> None:
     from auditor.judges.panel import load_panel
 
     panel = load_panel(None)
@@ -262,7 +262,7 @@ def part_scores(data: str | None = None, out: str | None = None, n_boot: int = 2
               f"[{paired['bacc_ci'][0]:.3f}, {paired['bacc_ci'][1]:.3f}] -> ships "
               f"{report['stacker_kind']}")
 
-    for name in shared.DATASETS:
+    for name in sets or shared.DATASETS:
         records = shared.load(name, root, limit=limit)
         votes, scores_ = shared.cached_outputs(name, records, list(panel.members))
         ids = [r["id"] for r in records]
@@ -287,6 +287,8 @@ def main() -> None:
                         required=True)
     parser.add_argument("--limit", type=int, default=None,
                         help="scores: a seeded sample of N items per data set")
+    parser.add_argument("--sets", default=None,
+                        help="scores: comma-separated data sets (default: all)")
     parser.add_argument("--data", default=None)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--json", default=None)
@@ -299,7 +301,8 @@ def main() -> None:
     elif args.part == "throughput":
         part_throughput(args.n, args.data)
     elif args.part == "scores":
-        part_scores(args.data, args.json, args.bootstrap, args.limit)
+        part_scores(args.data, args.json, args.bootstrap, args.limit,
+                    args.sets.split(",") if args.sets else None)
     else:
         part_ladder(args.data, args.json, args.bootstrap, args.without)
 
