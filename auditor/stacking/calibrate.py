@@ -287,6 +287,8 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
         ci_k = _ci(d_k)
         paired["scores_vs_votes"] = {
             "delta_kappa": _num(boot.kappa[sc] - boot.kappa[st]), "ci": ci_k,
+            "verdict": paired_verdict((np.nan if ci_k[0] is None else ci_k[0],
+                                       np.nan if ci_k[1] is None else ci_k[1])),
             "delta_bacc": _num(boot.bacc[sc] - boot.bacc[st]), "bacc_ci": _ci(d_b)}
         clear_win = ci_k[0] is not None and ci_k[0] > 0
         chosen = "scores" if kind == "scores" or (kind == "best" and clear_win) else "votes"
