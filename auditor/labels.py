@@ -6,21 +6,33 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 2. no evidence at all, or none that is relevant: ``unknown``. Evidence is relevant when
    its MiniLM cosine to the claim reaches ``min_relevance`` and it is also anchored in
    the claim: cosine at least ``strong_relevance``, or at least ``min_coverage`` of the
-   claim's content words in it (cosine alone lets unrelated text of the same shape in);
-3. an undecided panel (more than ``max_abstain_share`` of the members abstained, or
-   the stacked probability within ``undecided_band`` of the threshold): ``unknown``;
-4. supported by a version superseded at the as-of date (at a known date: see
-   :mod:`auditor.evidence`) that matches the claim clearly better (cosine margin
-   ``stale_margin``) than the current version of the same document, with a stacked
-   probability no higher than against current evidence: ``stale`` (the update changed
-   what the claim states), unless the time-scope exception of rule 6 applies;
-5. supported by current evidence (p < threshold): ``supported``;
-6. not supported by current evidence but supported by a superseded version:
+   claim's content words in it (cosine alone lets unrelated text of the same shape in),
+   or it names the claim's subject (its first name) with cosine at least
+   ``subject_relevance`` (an invented detail about a covered subject must be judged);
+3. supported by a superseded version (stacked p < threshold) while the current evidence
+   states otherwise in the same slot (a *clear conflict*, see 5), or matches it clearly
+   better (cosine margin ``stale_margin``) than the current version of the same document
+   with a stacked probability no higher than against current evidence, or while the
+   current evidence never states one of its details (see 6): ``stale`` (the update changed
+   what the claim states), unless the claim states its own time and that version was
+   valid then (``supported``: a true statement about the past);
+4. not supported by current evidence but supported by a superseded version:
    ``supported`` when the claim states its own time (``from 2004 to 2005``,
-   ``as of 2010``, ``In 2004, ...``) and that version was valid then (a true statement
-   about the past), else ``stale``;
-7. otherwise ``contradicted`` when the contradiction signal reaches
-   ``contradiction_at``, else ``not_supported``.
+   ``as of 2010``, ``In 2004, ...``) and that version was valid then, else ``stale``
+   (applies wherever rules 7-8 would say "not supported");
+5. a clear conflict (``scores["conflict"]`` of a judge reaching ``contradiction_at``: a
+   number, date or name in the same slot about the same subject that the best-matching
+   evidence sentence, the answer's own cited context included, states otherwise; a role
+   the evidence gives to someone else): ``contradicted``, *before* support is weighed
+   (a stacked probability below the threshold does not outvote it);
+6. a detail that the evidence about the claim never states (``scores["missing_detail"]``
+   reaching ``missing_detail_at``: a number whose slot no evidence fills, a name absent
+   from evidence that names the subject): ``not_supported``;
+7. an undecided panel (more than ``max_abstain_share`` of the members abstained, or
+   the stacked probability within ``undecided_band`` of the threshold): ``unknown``;
+8. supported by current evidence (p < threshold): ``supported``; else rule 4, else
+   ``contradicted`` when the contradiction signal reaches ``contradiction_at``, else
+   ``not_supported``.
 """
 
 from __future__ import annotations
@@ -44,6 +56,15 @@ class LabelPolicy:
     undecided_band: float = 0.0
     max_abstain_share: float = 0.5
     contradiction_at: float = 0.5
+    subject_relevance: float = 0.45
+    """Evidence that names the claim's subject (:func:`subject_in_evidence`) is relevant
+    from this cosine on, however few of the claim's other words it holds: an invented
+    detail about a covered subject is ``not_supported``, not ``unknown``."""
+    missing_detail_at: float = 0.5
+    """A detail the evidence about the claim never states (a number in its slot, a name:
+    ``scores["missing_detail"]`` of a non-abstaining judge at least this high) makes the
+    claim ``not_supported`` even when the stacked probability says supported or the panel
+    is undecided; a value above 1 switches the rule off."""
     stale_margin: float = 0.05
     """A claim supported by a superseded version that is this much closer (cosine) to it
     than to the current version of the same document is ``stale`` even when the panel
@@ -51,10 +72,13 @@ class LabelPolicy:
 
     def __post_init__(self) -> None:
         for name in ("threshold", "min_relevance", "contradiction_at", "max_abstain_share",
-                     "strong_relevance", "min_coverage"):
+                     "strong_relevance", "min_coverage", "subject_relevance"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name}: must be in [0, 1], got {value}")
+        if not 0.0 < self.missing_detail_at <= 2.0:
+            raise ValueError(f"missing_detail_at: must be in (0, 2], got "
+                             f"{self.missing_detail_at}")
         if not 0.0 < self.stale_margin <= 2.0:
             raise ValueError(f"stale_margin: must be in (0, 2], got {self.stale_margin}")
         if not 0.0 <= self.undecided_band < 0.5:
@@ -84,6 +108,8 @@ class ClaimSignals:
     superseded_margin: float | None = None
     """Cosine of the claim to a superseded version minus to the current version of the same
     document (the largest over documents with both); None when no document has both."""
+    subject_covered: bool = False
+    """The current evidence names the claim's subject (:func:`subject_in_evidence`)."""
 
 
 _YEAR = r"(?:[A-Z][a-z]+\.? )?(?:\d{1,2},? )?(1[5-9]\d\d|20\d\d)"
@@ -129,8 +155,41 @@ def contradiction_signal(votes: Sequence[Vote]) -> float:
     return max(scores, default=0.0)
 
 
+def _flagged(votes: Sequence[Vote], key: str, at: float) -> list[str]:
+    return sorted(v.judge for v in votes if v.value != ABSTAIN and v.error is None
+                  and float(v.scores.get(key, 0.0)) >= at)
+
+
+def clear_conflicts(votes: Sequence[Vote], policy: LabelPolicy | None = None) -> list[str]:
+    """Judges that found a clear conflict (``scores["conflict"]``): a number, date or name
+    in the same slot about the same subject that the best-matching evidence sentence (the
+    answer's own context included) states otherwise, e.g. "a two-hour course" against
+    "a one-hour session", or a role the evidence gives to someone else."""
+    policy = policy or LabelPolicy()
+    return _flagged(votes, "conflict", policy.contradiction_at)
+
+
+def missing_details(votes: Sequence[Vote], policy: LabelPolicy | None = None) -> list[str]:
+    """Judges that found a detail of the claim (a number in its slot, a name) that the
+    evidence about the claim never states (``scores["missing_detail"]``)."""
+    policy = policy or LabelPolicy()
+    return _flagged(votes, "missing_detail", policy.missing_detail_at)
+
+
+def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
+    """True when one evidence text names the claim's subject (the tokens of its first name:
+    "The Kestrel Bridge was designed by ..." -> "Kestrel Bridge"); see
+    :attr:`ClaimSignals.subject_covered`."""
+    from auditor.judges.entity import subject_in_evidence as covered
+
+    return covered(claim, evidence)
+
+
 def _relevant(best: float | None, scores: Sequence[tuple[float, float]],
-              policy: LabelPolicy) -> bool:
+              policy: LabelPolicy, subject: bool = False) -> bool:
+    if subject and best is not None and best >= max(policy.subject_relevance,
+                                                     policy.min_relevance):
+        return True
     if not scores:
         return best is not None and best >= policy.min_relevance
     return any(cos >= policy.min_relevance
@@ -142,16 +201,18 @@ def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = No
     """True when any current or superseded evidence is relevant to the claim (rule 2): a
     claim without it is ``unknown`` whatever the panel says, so it is not judged."""
     policy = policy or LabelPolicy()
-    return (_relevant(signals.relevance, signals.current_scores, policy)
+    return (_relevant(signals.relevance, signals.current_scores, policy,
+                      signals.subject_covered)
             or _relevant(signals.stale_relevance, signals.superseded_scores, policy))
 
 
 def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tuple[Label, str]:
-    """The label of one claim and a one-line reason."""
+    """The label of one claim and a one-line reason (the rules of the module docstring)."""
     policy = policy or LabelPolicy()
     if not signals.factual:
         return Label.NOT_FACTUAL, "not a factual claim"
-    current_ok = _relevant(signals.relevance, signals.current_scores, policy)
+    current_ok = _relevant(signals.relevance, signals.current_scores, policy,
+                           signals.subject_covered)
     stale_ok = _relevant(signals.stale_relevance, signals.superseded_scores, policy)
     if not current_ok and not stale_ok:
         best = max((r for r in (signals.relevance, signals.stale_relevance) if r is not None),
@@ -163,8 +224,9 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
                                f"{policy.strong_relevance:.2f})")
     stale_support = (stale_ok and signals.p_superseded is not None
                      and signals.p_superseded < policy.threshold)
+    past = signals.superseded_valid_at_claim_time
     if not current_ok:
-        if stale_support and signals.superseded_valid_at_claim_time:
+        if stale_support and past:
             return Label.SUPPORTED, ("supported by the version valid at the time the claim "
                                      "states")
         if stale_support:
@@ -173,6 +235,37 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     p = signals.p_current
     if p is None or not signals.votes:
         return Label.UNKNOWN, "not judged"
+    conflicts = clear_conflicts(signals.votes, policy)
+    if stale_support and conflicts:
+        assert signals.p_superseded is not None
+        if past:
+            return Label.SUPPORTED, (f"supported by the version valid at the time the claim "
+                                     f"states (p={signals.p_superseded:.2f}); the current "
+                                     f"version states otherwise")
+        return Label.STALE, (f"supported by a superseded version (p={signals.p_superseded:.2f}) "
+                             f"that the current version contradicts ({', '.join(conflicts)})")
+    closer_to_old = (stale_support and signals.superseded_margin is not None
+                     and signals.superseded_margin >= policy.stale_margin
+                     and signals.p_superseded is not None and signals.p_superseded <= p)
+    if closer_to_old and not past:
+        return Label.STALE, (f"matches a superseded version better than its current version "
+                             f"(cosine +{signals.superseded_margin:.2f}, "
+                             f"p={signals.p_superseded:.2f}; current p={p:.2f})")
+    if conflicts:
+        return Label.CONTRADICTED, (f"contradicted by current evidence: a clear conflict in "
+                                    f"the same slot (p={p:.2f}; from {', '.join(conflicts)})")
+    missing = missing_details(signals.votes, policy)
+    if missing and stale_support:
+        assert signals.p_superseded is not None
+        if past:
+            return Label.SUPPORTED, (f"supported by the version valid at the time the claim "
+                                     f"states (p={signals.p_superseded:.2f})")
+        return Label.STALE, (f"supported by a superseded version (p={signals.p_superseded:.2f})"
+                             f"; the current version no longer states it "
+                             f"({', '.join(missing)})")
+    if missing:
+        return Label.NOT_SUPPORTED, (f"the evidence about the claim never states its detail "
+                                     f"(p={p:.2f}; from {', '.join(missing)})")
     abstained = sum(v.value == ABSTAIN for v in signals.votes)
     if abstained > policy.max_abstain_share * len(signals.votes):
         return Label.UNKNOWN, (f"panel undecided: {abstained} of {len(signals.votes)} members "
@@ -181,16 +274,9 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
         return Label.UNKNOWN, f"panel undecided: p={p:.2f} is at the threshold"
     if abs(p - policy.threshold) < policy.undecided_band:
         return Label.UNKNOWN, f"panel undecided: p={p:.2f}"
-    closer_to_old = (stale_support and signals.superseded_margin is not None
-                     and signals.superseded_margin >= policy.stale_margin
-                     and signals.p_superseded is not None and signals.p_superseded <= p)
-    if closer_to_old and not signals.superseded_valid_at_claim_time:
-        return Label.STALE, (f"matches a superseded version better than its current version "
-                             f"(cosine +{signals.superseded_margin:.2f}, "
-                             f"p={signals.p_superseded:.2f}; current p={p:.2f})")
     if p < policy.threshold:
         return Label.SUPPORTED, f"supported by current evidence (p={p:.2f})"
-    if stale_support and signals.superseded_valid_at_claim_time:
+    if stale_support and past:
         return Label.SUPPORTED, (f"supported by the version valid at the time the claim states "
                                  f"(p={signals.p_superseded:.2f}; current p={p:.2f})")
     if stale_support:
@@ -199,9 +285,7 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
                              f"a superseded version (p={signals.p_superseded:.2f})")
     contradiction = contradiction_signal(signals.votes)
     if contradiction >= policy.contradiction_at:
-        fired = sorted(v.judge for v in signals.votes
-                       if v.value != ABSTAIN and v.error is None
-                       and float(v.scores.get("contradiction", 0.0)) >= policy.contradiction_at)
+        fired = _flagged(signals.votes, "contradiction", policy.contradiction_at)
         return Label.CONTRADICTED, (f"contradicted by current evidence (p={p:.2f}; "
                                     f"contradiction {contradiction:.2f} from {', '.join(fired)})")
     return Label.NOT_SUPPORTED, f"not supported by current evidence (p={p:.2f})"

@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-import numpy as np
-
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
@@ -25,6 +23,7 @@ from auditor.labels import (
     has_relevant_evidence,
     stated_period,
     strip_period,
+    subject_in_evidence,
 )
 from auditor.stacking.model import Stacker
 from auditor.types import (
@@ -67,7 +66,9 @@ class ClaimAudit:
             superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text,
                                                                ev.superseded),
             superseded_margin=ev.superseded_margin,
-            current_scores=ev.scores(ev.current), superseded_scores=ev.scores(ev.superseded))
+            current_scores=ev.scores(ev.current), superseded_scores=ev.scores(ev.superseded),
+            subject_covered=subject_in_evidence(self.claim.text,
+                                                [h.chunk.text for h in ev.current]))
 
 
 def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
@@ -116,9 +117,9 @@ def _stack(rows: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[s
            ) -> list[float | None]:
     judged = [i for i, row in enumerate(rows) if row]
     out: list[float | None] = [None] * len(rows)
-    if judged:
-        matrix = np.array([[v.value for v in rows[i]] for i in judged], dtype=np.float64)
-        for i, p in zip(judged, stacker.predict_proba(matrix, members=members), strict=True):
+    if judged:  # a vote stacker reads the votes, a score stacker the judges' scores too
+        proba = stacker.predict_votes([rows[i] for i in judged], members=members)
+        for i, p in zip(judged, proba, strict=True):
             out[i] = float(p)
     return out
 

@@ -1,6 +1,6 @@
 """Benchmarks of the judge panel and RAIM stacking.
 
-Three parts (``--part``):
+Four parts (``--part``):
 
 - ``speed``: cross-fitted stacking plus B = 2000 paired cluster bootstrap of the
   whole ladder for 10,000 items x 10 members (synthetic votes), against a baseline
@@ -12,12 +12,18 @@ Three parts (``--part``):
   dev, each SummEdits domain, Factcheck-Bench stance and FaithBench (mappings in
   ``calibrate_shared.py``); ``best_avg`` is the member with the best κ averaged over
   these datasets. Votes are cached on disk (``AUDITOR_VOTE_CACHE``).
+- ``scores``: RAIM's vote stacker against the score stacker (judges' scores with
+  abstention indicators, :mod:`auditor.stacking.features`) on the same folds, per data
+  set and pooled, with the paired cluster bootstrap (Δκ, Δbacc with 95% intervals) and
+  the admissibility of each set; ``--limit N`` samples N items per set (seeded).
+  Per-item judge outputs are cached on disk (``AUDITOR_VOTE_CACHE``).
 
 Usage::
 
     python bench/bench_stacking.py --part speed
     python bench/bench_stacking.py --part throughput [--n 300]
     python bench/bench_stacking.py --part ladder [--data DIR] [--json OUT]
+    python bench/bench_stacking.py --part scores [--data DIR] [--limit N] [--sets A,B]
 """
 
 from __future__ import annotations
@@ -215,9 +221,74 @@ def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2
         Path(out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
+def part_scores(data: str | None = None, out: str | None = None, n_boot: int = 2000,
+                limit: int | None = None, sets: list[str] | None = None) -> None:
+    from auditor.judges.panel import load_panel
+
+    panel = load_panel(None)
+    members = list(panel.member_names)
+    root = shared.data_dir(data)
+    pooled: dict[str, list] = {"ids": [], "votes": [], "scores": [], "labels": [],
+                               "clusters": []}
+    results = {}
+
+    def run(name: str, ids: list, votes: np.ndarray, scores_: list, labels: list,
+            clusters: list) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            report = calibrate_votes(ids, votes, labels, clusters, members, seed=0,
+                                     n_boot=n_boot, scores=scores_, kind="best").report
+        rungs = {row["name"]: row for row in report["ladder"]}
+        paired = report["paired"]["scores_vs_votes"]
+        adm = report["admissibility"]
+        results[name] = {"n": report["n_items"], "votes": rungs["stacked"],
+                         "scores": rungs["score_stacked"], "paired": paired,
+                         "admissible": adm["admissible"], "best_cv": rungs["best_cv"],
+                         "shipped_kind": report["stacker_kind"]}
+
+        def cell(row: dict) -> str:
+            return (f"kappa {row['kappa']:.3f} [{row['kappa_ci'][0]:.3f}, "
+                    f"{row['kappa_ci'][1]:.3f}] bacc {row['bacc']:.3f} "
+                    f"[{row['bacc_ci'][0]:.3f}, {row['bacc_ci'][1]:.3f}]")
+
+        print(f"\n== {name}: n={report['n_items']} clusters={report['n_clusters']} "
+              f"admissible={adm['admissible']} ({adm['reason']})")
+        print(f"  vote stacker   {cell(rungs['stacked'])}")
+        print(f"  score stacker  {cell(rungs['score_stacked'])} "
+              f"({rungs['score_stacked']['n_features']} features)")
+        print(f"  best_cv member {cell(rungs['best_cv'])}")
+        print(f"  scores - votes: dkappa {paired['delta_kappa']:.3f} [{paired['ci'][0]:.3f}, "
+              f"{paired['ci'][1]:.3f}] dbacc {paired['delta_bacc']:.3f} "
+              f"[{paired['bacc_ci'][0]:.3f}, {paired['bacc_ci'][1]:.3f}] -> ships "
+              f"{report['stacker_kind']}")
+
+    for name in sets or shared.DATASETS:
+        records = shared.load(name, root, limit=limit)
+        votes, scores_ = shared.cached_outputs(name, records, list(panel.members))
+        ids = [r["id"] for r in records]
+        labels = [r["label"] for r in records]
+        clusters = [f"{name}/{r['cluster']}" for r in records]
+        run(name, ids, votes, scores_, labels, clusters)
+        if name != "faithbench":  # pooled = the default stacker's fitting sets
+            pooled["ids"] += ids
+            pooled["votes"].append(votes)
+            pooled["scores"] += scores_
+            pooled["labels"] += labels
+            pooled["clusters"] += clusters
+    run("pooled (fit sets)", pooled["ids"], np.vstack(pooled["votes"]), pooled["scores"],
+        pooled["labels"], pooled["clusters"])
+    if out:
+        Path(out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="judge panel and stacking benchmarks")
-    parser.add_argument("--part", choices=("speed", "throughput", "ladder"), required=True)
+    parser.add_argument("--part", choices=("speed", "throughput", "ladder", "scores"),
+                        required=True)
+    parser.add_argument("--limit", type=int, default=None,
+                        help="scores: a seeded sample of N items per data set")
+    parser.add_argument("--sets", default=None,
+                        help="scores: comma-separated data sets (default: all)")
     parser.add_argument("--data", default=None)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--json", default=None)
@@ -229,6 +300,9 @@ def main() -> None:
         part_speed(n_boot=args.bootstrap)
     elif args.part == "throughput":
         part_throughput(args.n, args.data)
+    elif args.part == "scores":
+        part_scores(args.data, args.json, args.bootstrap, args.limit,
+                    args.sets.split(",") if args.sets else None)
     else:
         part_ladder(args.data, args.json, args.bootstrap, args.without)
 

@@ -148,52 +148,73 @@ def _code_digest(judge: Any) -> str:
     return sha256_text("\n".join(sources))[:8]
 
 
-def cached_votes(name: str, records: list[Record], judges: list[Any],
-                 cache: Path | None = None) -> np.ndarray:
-    """(n, m) vote matrix, each judge's column cached on disk by dataset ids and judge digest."""
+def cached_outputs(name: str, records: list[Record], judges: list[Any],
+                   cache: Path | None = None) -> tuple[np.ndarray, list[list[dict[str, float]]]]:
+    """Per-item judge outputs, each judge's cached on disk by dataset ids and judge digest:
+    the ``(n, m)`` vote matrix and, per item, each member's named scores (what a score
+    stacker reads). A refit after changing one judge re-runs that judge only."""
     import time
 
     cache = cache or Path(os.environ.get("AUDITOR_VOTE_CACHE", "/tmp/auditor_votes"))
     cache.mkdir(parents=True, exist_ok=True)
     ids_digest = sha256_text("\n".join(r["id"] for r in records))[:12]
     pairs = to_pairs(records)
-    columns = []
+    columns, score_columns = [], []
     for judge in judges:
         code = _code_digest(judge)
         path = cache / (f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-"
-                        f"{judge.digest[:12]}-{code}.npy")
+                        f"{judge.digest[:12]}-{code}.json")
         if path.exists():
-            columns.append(np.load(path))
-            continue
-        start = time.perf_counter()
-        votes = judge.judge_sync(pairs)
-        column = np.array([v.value for v in votes], dtype=np.float64)
-        np.save(path, column)
-        print(f"  {name}: {judge.name} {len(pairs)} pairs in "
-              f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
-        columns.append(column)
-    return np.stack(columns, axis=1)
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            start = time.perf_counter()
+            votes = judge.judge_sync(pairs)
+            stored = [{"v": v.value, "s": {k: float(x) for k, x in v.scores.items()}}
+                      for v in votes]
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(stored), encoding="utf-8")
+            tmp.replace(path)
+            print(f"  {name}: {judge.name} {len(pairs)} pairs in "
+                  f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
+        columns.append(np.array([row["v"] for row in stored], dtype=np.float64))
+        score_columns.append([row["s"] for row in stored])
+    per_item = [list(row) for row in zip(*score_columns, strict=True)] if judges else []
+    return np.stack(columns, axis=1), per_item
+
+
+def cached_votes(name: str, records: list[Record], judges: list[Any],
+                 cache: Path | None = None) -> np.ndarray:
+    """(n, m) vote matrix (see :func:`cached_outputs`)."""
+    return cached_outputs(name, records, judges, cache)[0]
 
 
 DEFAULT_FIT_SETS = ("wice", *(f"summedits:{d}" for d in SUMMEDITS_DOMAINS), "factcheck")
 
 
-def fit_default(out: Path, root: Path, *, seed: int = 0, n_boot: int = 200) -> dict[str, Any]:
+def fit_default(out: Path, root: Path, *, seed: int = 0, n_boot: int = 200,
+                kind: str = "votes") -> dict[str, Any]:
     """Fit the shipped default stacker for the default panel on the development sets
     (WiCE dev, the five SummEdits domains, Factcheck-Bench stance; FaithBench is kept out
-    to evaluate it). Saves coefficients, members, threshold and the data digest."""
+    to evaluate it). Saves coefficients, members, threshold and the data digest.
+
+    ``kind``: ``votes`` (RAIM's vote stacker), ``scores`` (the score stacker) or ``best``
+    (the score stacker when its paired Δκ interval on these sets lies above 0)."""
     import warnings
 
     from auditor.judges.panel import load_panel
     from auditor.stacking.calibrate import calibrate_votes
-    from auditor.stacking.fit import fit_stacker
+    from auditor.stacking.features import features_from_outputs
+    from auditor.stacking.fit import fit_score_stacker, fit_stacker
 
     panel = load_panel(None)
     members = list(panel.member_names)
     ids, labels, clusters, datasets, blocks = [], [], [], [], []
+    scores: list[list[dict[str, float]]] = []
     for name in DEFAULT_FIT_SETS:
         records = load(name, root)
-        blocks.append(cached_votes(name, records, list(panel.members)))
+        block, block_scores = cached_outputs(name, records, list(panel.members))
+        blocks.append(block)
+        scores += block_scores
         ids += [r["id"] for r in records]
         labels += [r["label"] for r in records]
         clusters += [f"{name}/{r['cluster']}" for r in records]
@@ -202,14 +223,25 @@ def fit_default(out: Path, root: Path, *, seed: int = 0, n_boot: int = 200) -> d
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         report = calibrate_votes(ids, votes, labels, clusters, members, seed=seed,
-                                 n_boot=n_boot, datasets=datasets).report
-    stacker = fit_stacker(votes, labels, members, clusters, info={
-        "panel_digest": panel.digest, "datasets": list(DEFAULT_FIT_SETS),
-        "n_items": len(labels), "seed": seed,
-        "admissible": report["admissibility"]["admissible"],
-        "cv_kappa": report["ladder"][-1]["kappa"]})
+                                 n_boot=n_boot, datasets=datasets, scores=scores,
+                                 kind=kind).report
+    rungs = {row["name"]: row for row in report["ladder"]}
+    info = {"panel_digest": panel.digest, "datasets": list(DEFAULT_FIT_SETS),
+            "n_items": len(labels), "seed": seed,
+            "admissible": report["admissibility"]["admissible"],
+            "cv_kappa": rungs["stacked"]["kappa"],
+            "score_cv_kappa": rungs["score_stacked"]["kappa"],
+            "scores_vs_votes": report["paired"]["scores_vs_votes"]}
+    if report["stacker_kind"] == "scores":
+        names = tuple(report["stacker"]["features"])
+        features = features_from_outputs(votes, scores, members, names)
+        stacker = fit_score_stacker(features, labels, members, names,
+                                    info={**info, "cv_kappa": info["score_cv_kappa"]})
+    else:
+        stacker = fit_stacker(votes, labels, members, clusters, info=info)
     stacker.save(out)
-    summary = {k: report[k] for k in ("members", "ladder", "paired", "admissibility")}
+    summary = {k: report[k] for k in ("members", "ladder", "paired", "admissibility",
+                                      "stacker_kind")}
     summary["stacker"] = stacker.to_dict()
     return summary
 
@@ -222,13 +254,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=None, help="shared data folder")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kind", choices=("votes", "scores", "best"), default="votes",
+                        help="fit-default: the stacker to ship (best: the score stacker "
+                             "when it wins clearly on the fitting sets)")
     args = parser.parse_args(argv)
     root = data_dir(args.data)
     if not root.exists():
         print(f"error: data folder {root} not found (set AUDITOR_DATA)", file=sys.stderr)
         return 2
     if args.dataset == "fit-default":
-        summary = fit_default(Path(args.out), root, seed=args.seed)
+        summary = fit_default(Path(args.out), root, seed=args.seed, kind=args.kind)
         print(json.dumps(summary, indent=1))
         return 0
     records = load(args.dataset, root, limit=args.limit, seed=args.seed)

@@ -10,13 +10,24 @@ answer is the claim, token-level ``non_supported_spans`` become character spans
 second row, the whole cited article); WiCE has one aggregated annotation, so union
 and majority coincide.
 
+Mu-SHROOM (``mushroom_val/mushroom.en-val.v2.extra.jsonl``): the answer is the model
+output, gold = each annotator's character spans; the set ships no evidence document, so
+the question is the only evidence (the reader and the lexical localiser are near blind
+there: read its rows as a floor).
+
 Rows: ``localize`` (localize_error with every sentence as a claim span),
 ``every sentence`` and ``nothing`` (trivial baselines), and, as an upper-bound
 setting where the claim label is known (as in the audit flow, which localises only
 unsupported claims): ``localize (flagged)`` (only sentences that overlap the union
 gold) beside ``flagged sentences`` (marking those sentences whole).
 
+With ``--reader N`` the reader-based localiser (:mod:`auditor.spans.reader`, at most
+``--max-calls`` reader calls per sentence) is added on a seeded sample of N items per set,
+beside every other row recomputed on the same sample: ``reader+lexical`` (every
+sentence) and ``reader+lexical (flagged)``.
+
     python bench/eval_localisation.py [--data ../shared/data] [--labels all|unwanted]
+                                      [--reader N] [--max-calls 10]
 """
 
 from __future__ import annotations
@@ -130,8 +141,25 @@ def load_wice(path: Path, evidence: str) -> tuple[list[dict[str, Any]], int]:
     return items, unaligned
 
 
-def evaluate(items: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], float]:
-    """Scores of every method against union and majority gold; seconds per localisation."""
+def load_mushroom(path: Path) -> list[dict[str, Any]]:
+    """Mu-SHROOM val items: model output, the question as evidence, annotators' spans."""
+    items = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        text = rec["model_output_text"]
+        annotators = [[(int(s), min(int(e), len(text))) for s, e in spans if int(e) > int(s)]
+                      for spans in rec.get("annotations", {}).values()]
+        items.append({"text": text, "evidence": [rec["model_input"]],
+                      "annotators": [a for a in annotators if a]})
+    return items
+
+
+def evaluate(items: list[dict[str, Any]], reader: Any = None, max_calls: int = 10
+             ) -> tuple[dict[str, dict[str, Any]], float]:
+    """Scores of every method against union and majority gold; seconds per localisation
+    (of the reader-based localiser when ``reader`` is given)."""
     golds = {mode: [_combine(it["annotators"], len(it["text"]), mode) for it in items]
              for mode in ("union", "majority")}
     sentences = [sentence_spans(it["text"]) for it in items]
@@ -146,6 +174,19 @@ def evaluate(items: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], fl
     methods: dict[str, list[list[Span]]] = {"localize": localized, "every sentence": sentences,
                "nothing": [[] for _ in items], "localize (flagged)": localized_flagged,
                "flagged sentences": flagged}
+    if reader is not None:
+        from auditor.spans.reader import localize_with_reader
+
+        t0 = time.perf_counter()
+        methods["reader+lexical"] = [
+            list(localize_with_reader(it["text"], sents, it["evidence"], scorer=reader,
+                                      max_calls=max_calls))
+            for it, sents in zip(items, sentences, strict=True)]
+        per_call = (time.perf_counter() - t0) / max(len(items), 1)
+        methods["reader+lexical (flagged)"] = [
+            (list(localize_with_reader(it["text"], fl, it["evidence"], scorer=reader,
+                                       max_calls=max_calls)) or fl) if fl else []
+            for it, fl in zip(items, flagged, strict=True)]
     results: dict[str, dict[str, Any]] = {}
     for name, pred in methods.items():
         lengths = [len(it["text"]) for it in items]
@@ -182,7 +223,14 @@ def main() -> None:
                     help="benchmark data folder (default ../shared/data or $AUDITOR_DATA)")
     ap.add_argument("--labels", choices=("all", "unwanted"), default="all",
                     help="FaithBench spans to use as gold: all labels, or Unwanted.* only")
+    ap.add_argument("--reader", type=int, default=0,
+                    help="add the reader-based localiser on a seeded sample of N items per set")
+    ap.add_argument("--max-calls", type=int, default=10,
+                    help="reader calls per sentence at most")
     args = ap.parse_args()
+    if args.reader:
+        run_reader(args)
+        return
     fb_dir = args.data / "faithbench"
     if fb_dir.exists():
         items = load_faithbench(fb_dir, args.labels)
@@ -204,6 +252,33 @@ def main() -> None:
                         f"localize {per_call * 1e3:.2f} ms per claim)", res, ("union",))
     else:
         print(f"skip WiCE: {wice} not found")
+
+
+def run_reader(args: argparse.Namespace) -> None:
+    """Every row, the reader's included, on a seeded sample of ``args.reader`` items/set."""
+    from auditor.spans.reader import entailment_scorer
+
+    scorer = entailment_scorer()
+    rng = np.random.default_rng(0)
+    sets: list[tuple[str, list[dict[str, Any]]]] = []
+    fb_dir = args.data / "faithbench"
+    if fb_dir.exists():
+        sets.append(("FaithBench", load_faithbench(fb_dir, args.labels)))
+    wice = args.data / "wice" / "non_supported_tokens" / "dev.jsonl"
+    if wice.exists():
+        sets.append(("WiCE non_supported_tokens dev (supporting sentences)",
+                     load_wice(wice, "supporting")[0]))
+    shroom = args.data / "mushroom_val" / "mushroom.en-val.v2.extra.jsonl"
+    if shroom.exists():
+        sets.append(("Mu-SHROOM en val (question as the only evidence)",
+                     load_mushroom(shroom)))
+    for title, items in sets:
+        keep = sorted(rng.choice(len(items), min(args.reader, len(items)), replace=False))
+        sample = [items[i] for i in keep]
+        res, per_call = evaluate(sample, reader=scorer, max_calls=args.max_calls)
+        modes = ("union",) if title.startswith("WiCE") else ("union", "majority")
+        print_table(f"{title}: seeded sample of {len(sample)} of {len(items)} items; cells: "
+                    f"macro / micro; reader+lexical {per_call:.2f} s per item", res, modes)
 
 
 if __name__ == "__main__":

@@ -200,9 +200,9 @@ def timeqa_cases(timelines: Sequence[Timeline]) -> list[Case]:
 def audit(cases: Sequence[Case], docs: Sequence, workdir: Path, name: str,
           policy: object | None = None) -> dict[str, str]:
     """Run the real audit path; the label of each case's first factual claim."""
+    from auditor import AuditConfig, Auditor
     from auditor.labels import LabelPolicy
     from auditor.retrieval import EvidenceIndex, ingest
-    from auditor.runner import index_component, make_components, run_audit
     from auditor.types import Answer
     from ledger import open_ledger
 
@@ -211,12 +211,12 @@ def audit(cases: Sequence[Case], docs: Sequence, workdir: Path, name: str,
         ingest(list(docs), index_dir,
                on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
         index = EvidenceIndex.open(index_dir)
-        components = make_components(
-            index, as_of=None, policy=policy if isinstance(policy, LabelPolicy) else None)
+        config = AuditConfig(as_of=None, policy=policy if isinstance(policy, LabelPolicy)
+                             else LabelPolicy())
         answers = [Answer(id=c.answer_id, question=c.question, answer=c.claim, as_of=c.as_of)
                    for c in cases]
-        summary = run_audit(answers, components, ledger,
-                            index_component=index_component(index.manifest), batch_size=64)
+        with Auditor(index, ledger, config=config) as auditor:
+            summary = auditor.audit(answers)
         labels: dict[str, str] = {}
         extra = 0
         for row in ledger.claim_results(summary.run_id):

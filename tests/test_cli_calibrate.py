@@ -71,10 +71,10 @@ def test_calibrate_json_has_the_issue_shape(tmp_path: Path,
         assert set(m) >= {"name", "kappa", "kappa_ci", "bacc", "bacc_ci", "abstain_rate"}
     rungs = [r["name"] for r in report["ladder"]]
     assert rungs == ["mean_member", "majority", "dawid_skene", "best_cv", "oracle_best",
-                     "stacked"]  # one dataset: no best_avg
+                     "stacked", "score_stacked"]  # one dataset: no best_avg
     for r in report["ladder"]:
         assert set(r) >= {"kappa", "kappa_ci", "bacc", "bacc_ci"}
-    for key in ("stacked_vs_best_cv", "stacked_vs_oracle"):
+    for key in ("stacked_vs_best_cv", "stacked_vs_oracle", "scores_vs_votes"):
         assert set(report["paired"][key]) >= {"delta_kappa", "ci", "verdict"}
     assert set(report["admissibility"]) >= {"admissible", "share_competent", "mean_error_corr",
                                             "thresholds"}

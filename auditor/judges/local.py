@@ -12,7 +12,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auditor.judges._text import content_words, negation_count, numbers, sentences, stem, tokens
+from auditor.judges._text import (
+    Quantity,
+    content_words,
+    negation_count,
+    quantities,
+    same_slot,
+    sentences,
+    stem,
+    tokens,
+)
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
@@ -109,36 +118,72 @@ class EmbeddingSimilarityJudge(LocalJudge):
 
 @register_judge("numeric_consistency")
 class NumericConsistencyJudge(LocalJudge):
-    """Numbers, dates and quantities of the claim against the evidence (normalised forms).
+    """Numbers, dates and quantities of the claim against the evidence, slot by slot.
 
-    Abstains when the claim holds no number. Votes 1 with a contradiction signal
-    when the evidence sentence about the same thing states a different number.
+    A number counts only in its slot (:func:`auditor.judges._text.quantities`): "operates
+    eight branches" is supported by "8 branches" in an evidence sentence about the claim
+    (sharing ``anchor_coverage`` of its content words), never by "up 8 percent" or
+    "8 metres". A number is *contradicted* when such a sentence states a different value in
+    the same slot (same unit or noun: "a one-hour session" against "a two-hour session";
+    two bare years) and no evidence sentence states the claimed one; that is a clear
+    conflict (``scores["conflict"]``) which the labelling step weighs before support. A
+    number whose slot no evidence fills is missing support (``scores["missing_detail"]``
+    when some sentence is about the claim), not a refutation. Abstains when the claim
+    holds no number.
     """
 
     name = "numeric_consistency"
-    version = "1"
+    version = "2"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
         self.anchor_coverage = anchor_coverage
 
     def score(self, pair: JudgePair) -> Result:
-        claimed = numbers(pair.claim)
+        claimed = quantities(pair.claim)
         if not claimed:
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
         if not pair.evidence:
             return ABSTAIN, {}, _raw(reason="no evidence")
-        everywhere = frozenset().union(*(numbers(text) for text in pair.evidence))
-        anchors = _anchor_sentences(pair, self.anchor_coverage)[:3]
-        anchor_numbers = frozenset().union(*(numbers(s) for _, s in anchors)) if anchors else (
-            frozenset())
-        if claimed <= anchor_numbers or (not anchor_numbers and claimed <= everywhere):
-            return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=claimed)
-        missing = claimed - (anchor_numbers or everywhere)
-        if anchor_numbers:
-            return 1.0, {"support": 0.0, "contradiction": 1.0}, _raw(
-                missing=missing, evidence_numbers=anchor_numbers)
-        return 1.0, {"support": 0.0, "contradiction": 0.0}, _raw(missing=missing)
+        anchors = [s for _, s in _anchor_sentences(pair, self.anchor_coverage)]
+        anchor_q = [quantities(s) for s in anchors]
+        every_q = [q for text in pair.evidence for q in quantities(text)]
+        matched, conflicts, missing = [], [], []
+        for q in claimed:
+            shown = _show(q)
+            in_anchor = any(e.value == q.value and same_slot(q, e) for qs in anchor_q for e in qs)
+            # outside the sentences about the claim, only the very same unit counts
+            elsewhere = q.unit is not None and any(e.value == q.value and e.unit == q.unit
+                                                   for e in every_q)
+            if in_anchor or (not anchors and elsewhere):
+                matched.append(shown)
+                continue
+            rivals = [_show(e) for qs in anchor_q[:3] for e in qs
+                      if e.value != q.value and _conflicting(q, e)]
+            if rivals and not elsewhere:
+                conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
+            else:
+                missing.append(shown)
+        if conflicts:
+            return 1.0, {"support": 0.0, "contradiction": 1.0, "conflict": 1.0}, _raw(
+                matched=matched, conflicts=conflicts, missing=missing)
+        if missing:
+            return 1.0, {"support": 0.0, "contradiction": 0.0,
+                         "missing_detail": 1.0 if anchors else 0.0}, _raw(
+                matched=matched, missing=missing)
+        return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
+
+
+def _show(q: Quantity) -> str:
+    value = (f"{q.value:.0f}" if q.unit == "year"
+             else f"{q.value:,.6f}".rstrip("0").rstrip("."))
+    return value + (f" {q.unit}" if q.unit else "")
+
+
+def _conflicting(claim: Quantity, other: Quantity) -> bool:
+    """Two values in the same slot: the same unit, named on both sides (a bare number
+    beside a bare number is too weak to call a conflict, except two bare years)."""
+    return claim.unit is not None and claim.unit == other.unit
 
 
 _ANTONYMS = {
@@ -149,8 +194,17 @@ _ANTONYMS = {
     "legal": "illegal", "true": "false", "male": "female", "north": "south", "east": "west",
     "maximum": "minimum", "majority": "minority", "start": "end", "expand": "shrink",
 }
-_ANTONYM_PAIRS = {stem(a): stem(b) for a, b in _ANTONYMS.items()} | {
-    stem(b): stem(a) for a, b in _ANTONYMS.items()}
+
+
+def _forms(word: str) -> set[str]:
+    """Stems of a word's inflected forms ("close", "closed", "closes", "closing")."""
+    base = word[:-1] if word.endswith("e") else word
+    return {stem(w) for w in (word, word + "s", word + "es", base + "ed", base + "ing")}
+
+
+_ANTONYM_PAIRS = {f: stem(b) for a, b in _ANTONYMS.items() for f in _forms(a)} | {
+    f: stem(a) for a, b in _ANTONYMS.items() for f in _forms(b)}
+_ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS.items() for w in pair}
 
 
 @register_judge("negation_polarity")
@@ -161,7 +215,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "1"
+    version = "2"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -175,7 +229,8 @@ class NegationPolarityJudge(LocalJudge):
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         sent_stems = {stem(t) for t in tokens(sentence)}
         antonym = sorted(w for w in claim_stems
-                         if w in _ANTONYM_PAIRS and _ANTONYM_PAIRS[w] in sent_stems
+                         if w in _ANTONYM_PAIRS
+                         and _ANTONYM_FORMS[_ANTONYM_PAIRS[w]] & sent_stems
                          and w not in sent_stems)
         flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
         if flipped != bool(antonym):

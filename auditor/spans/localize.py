@@ -7,9 +7,11 @@ light normalisation), so it is fast and deterministic:
 
 1. tokenise the claim's answer spans into numbers and words;
 2. a number (``"3,200"`` equals ``"3200"``, ``"3.0"`` equals ``"3"``, ``"three"`` equals
-   ``"3"``), a capitalised word (entity-like) or a content word (not a stopword,
-   at least three letters) is *unaligned* when no evidence text contains it after the
-   same normalisation (lower case, a light suffix stemmer);
+   ``"3"``) is *unaligned* unless some evidence states the same value in the same slot
+   (:func:`auditor.judges._text.quantities`: "eight branches" is not aligned with "up 8
+   percent", "50 tanks" not with "50 metres"); a capitalised word (entity-like) or a
+   content word (not a stopword, at least three letters) is *unaligned* when no evidence
+   text contains it after the same normalisation (lower case, a light suffix stemmer);
 3. the unaligned tokens are the error; neighbours separated only by spaces,
    hyphens, apostrophes or at most two stopwords are joined into one span;
 4. when nothing is unaligned (or there is no evidence at all), fall back to the
@@ -22,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from auditor.judges._text import Quantity, quantities, same_slot
 from auditor.spans._canonical import SpanValidationError, canonicalize
 from auditor.spans.unicode import nfc, nfc_map, snap_to_graphemes
 from auditor.types import Span
@@ -111,6 +114,16 @@ def _join(text: str, start: int, end: int, tokens: list[tuple[int, int, str]]) -
     return _JOINABLE_GAP.fullmatch(rest) is not None
 
 
+def _unaligned(start: int, token: str, slots: Sequence[Quantity], stated: Sequence[Quantity],
+               vocab: frozenset[str]) -> bool:
+    """A number in a slot is aligned only with the same value in the same slot; any other
+    token by its normalised form."""
+    for q in slots:
+        if q.start <= start < q.end and (token[0].isdigit() or token.lower() in _NUMBER_WORDS):
+            return not any(e.value == q.value and same_slot(q, e) for e in stated)
+    return _norm(token) not in vocab
+
+
 def localize_error(answer_text: str, claim_spans: Sequence[Span],
                    evidence_texts: Sequence[str]) -> tuple[Span, ...]:
     """Minimal half-open answer spans, inside ``claim_spans``, that carry the error.
@@ -138,11 +151,15 @@ def localize_error(answer_text: str, claim_spans: Sequence[Span],
                                evidence_texts)
         return snap_to_graphemes(answer_text, [mapped.to_original(s, e) for s, e in inner])
     vocab = evidence_vocabulary(nfc(t) for t in evidence_texts)
+    stated = [q for text in evidence_texts for q in quantities(nfc(text))]
     out: list[Span] = []
     for cs, ce in claim:
         tokens = [(m.start(), m.end(), m.group())
                   for m in _TOKEN.finditer(answer_text, cs, ce)]
-        marked = [(s, e) for s, e, t in tokens if _is_candidate(t) and _norm(t) not in vocab]
+        slots = [Quantity(q.value, q.unit, q.start + cs, q.end + cs)
+                 for q in quantities(answer_text[cs:ce])]
+        marked = [(s, e) for s, e, t in tokens
+                  if _is_candidate(t) and _unaligned(s, t, slots, stated, vocab)]
         for s, e in marked:
             if out and out[-1][1] <= s and out[-1][0] >= cs and \
                     _join(answer_text, out[-1][1], s, tokens):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,16 @@ from auditor.digest import content_digest
 from auditor.errors import InputError
 from auditor.jsonl import read_jsonl
 from auditor.stacking.admissibility import KAPPA0, PHI0, SHARE_C, Admissibility, admissibility
-from auditor.stacking.fit import N_FOLDS, THRESHOLD, _cross_fit, fit_stacker, validate_inputs
+from auditor.stacking.features import feature_names, features_from_outputs
+from auditor.stacking.fit import (
+    N_FOLDS,
+    THRESHOLD,
+    _cross_fit,
+    cross_fit_features,
+    fit_score_stacker,
+    fit_stacker,
+    validate_inputs,
+)
 from auditor.stacking.ladder import ladder_columns
 from auditor.stacking.metrics import bootstrap_scores, interval, paired_verdict, scores
 from auditor.stacking.model import Stacker
@@ -155,12 +164,27 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
                     seed: int = 0, n_boot: int = 2000, n_folds: int = N_FOLDS,
                     datasets: Sequence[str | None] | None = None,
                     best_avg: str | None = None, kappa0: float = KAPPA0, c: float = SHARE_C,
-                    phi0: float = PHI0, threshold: float = THRESHOLD) -> CalibrationResult:
+                    phi0: float = PHI0, threshold: float = THRESHOLD,
+                    scores: Sequence[Sequence[Mapping[str, float]]] | None = None,
+                    kind: str = "votes") -> CalibrationResult:
     """The numeric core of :func:`calibrate`, on a ready ``(n, m)`` vote matrix.
 
     ``best_avg`` names the best-on-average member when the caller chose it across
     other datasets; otherwise it is chosen from ``datasets`` when two or more are given.
+
+    ``scores`` (per item, each member's named scores) adds the ``score_stacked`` rung: a
+    stacker on the judges' scores with abstention indicators
+    (:mod:`auditor.stacking.features`), cross-fitted on the vote stacker's folds and
+    compared with it by the paired cluster bootstrap (``paired["scores_vs_votes"]``).
+    ``kind`` picks the stacker that is fitted and returned: ``votes`` (RAIM's vote
+    stacker), ``scores``, or ``best`` (the score stacker when its paired Δκ interval lies
+    above 0, else the vote stacker). The admissibility test reads the members, so it
+    governs whichever is shipped: not admissible, the audit uses the CV-best member.
     """
+    if kind not in ("votes", "scores", "best"):
+        raise InputError(f"must be 'votes', 'scores' or 'best', got {kind!r}", field="kind")
+    if kind != "votes" and scores is None:
+        raise InputError(f"kind {kind!r} needs the judges' scores", field="scores")
     if len(ids) != len(labels):
         raise InputError(f"{len(ids)} ids for {len(labels)} labels", field="ids")
     if n_boot < 1:
@@ -174,6 +198,16 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
                             best_avg=best_avg)
     m = x.shape[1]
     all_pred = np.concatenate([x, ladder.pred], axis=1)
+    names_f: tuple[str, ...] = ()
+    features = score_proba = None
+    if scores is not None:
+        if len(scores) != len(y):
+            raise InputError(f"{len(scores)} score rows for {len(y)} items", field="scores")
+        names_f = feature_names(scores, members)
+        features = features_from_outputs(x, scores, members, names_f)
+        score_proba = cross_fit_features(features, y, cross.fold, c=1.0)
+        all_pred = np.concatenate(
+            [all_pred, (score_proba >= threshold).astype(np.float64)[:, None]], axis=1)
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
@@ -213,7 +247,14 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
                             "member": members[oracle_j],
                             "note": "argmax kappa on the test items, re-chosen per resample"}
     order = ["mean_member", "majority", "dawid_skene", "best_avg", "best_cv", "oracle_best",
-             "stacked"]
+             "stacked", "score_stacked"]
+    sc = all_pred.shape[1] - 1 if score_proba is not None else None
+    if sc is not None:
+        rungs["score_stacked"] = {"kappa": _num(boot.kappa[sc]),
+                                  "kappa_ci": _ci(boot.boot_kappa[:, sc]),
+                                  "bacc": _num(boot.bacc[sc]),
+                                  "bacc_ci": _ci(boot.boot_bacc[:, sc]),
+                                  "n_features": len(names_f)}
     ladder_rows = [{"name": name, **rungs[name]} for name in order if name in rungs]
     st = col["stacked"]
     d_cv = boot.boot_kappa[:, st] - boot.boot_kappa[:, col["best_cv"]]
@@ -239,14 +280,33 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
             "verdict": paired_verdict(ci_or_t),
             "delta_bacc": _num(boot.bacc[st] - mb[oracle_j]), "bacc_ci": _ci(d_bacc_or)},
     }
+    chosen = "votes"
+    if sc is not None:
+        d_k = boot.boot_kappa[:, sc] - boot.boot_kappa[:, st]
+        d_b = boot.boot_bacc[:, sc] - boot.boot_bacc[:, st]
+        ci_k = _ci(d_k)
+        paired["scores_vs_votes"] = {
+            "delta_kappa": _num(boot.kappa[sc] - boot.kappa[st]), "ci": ci_k,
+            "verdict": paired_verdict((np.nan if ci_k[0] is None else ci_k[0],
+                                       np.nan if ci_k[1] is None else ci_k[1])),
+            "delta_bacc": _num(boot.bacc[sc] - boot.bacc[st]), "bacc_ci": _ci(d_b)}
+        clear_win = ci_k[0] is not None and ci_k[0] > 0
+        chosen = "scores" if kind == "scores" or (kind == "best" and clear_win) else "votes"
     adm: Admissibility = admissibility(mk, x, y, kappa0=kappa0, c=c, phi0=phi0)
     fallback = None if adm.admissible else members[oracle_j]
-    stacker = fit_stacker(x, y, members, clusters, threshold=threshold, n_folds=n_folds,
-                          fallback_member=fallback,
-                          info={"n_items": len(y), "n_clusters": data.n_clusters,
-                                "seed": seed, "admissible": adm.admissible})
+    fit_info = {"n_items": len(y), "n_clusters": data.n_clusters, "seed": seed,
+                "admissible": adm.admissible}
+    if chosen == "scores":
+        assert features is not None
+        stacker = fit_score_stacker(features, y, members, names_f, threshold=threshold,
+                                    fallback_member=fallback, info=fit_info)
+    else:
+        stacker = fit_stacker(x, y, members, clusters, threshold=threshold, n_folds=n_folds,
+                              fallback_member=fallback, info=fit_info)
     stacked_label = (cross.proba >= threshold).astype(int)
     predictions = [{"id": str(ids[i]), "stacked_prob": float(cross.proba[i]),
+                    **({} if score_proba is None
+                       else {"score_stacked_prob": float(score_proba[i])}),
                     "stacked_label": int(stacked_label[i]), "fold": int(cross.fold[i]),
                     "votes": dict(zip(members, map(float, x[i]), strict=True))}
                    for i in range(len(y))]
@@ -255,7 +315,8 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
         "n_positive": int(y.sum()), "seed": seed, "n_boot": n_boot, "n_folds": n_folds,
         "members": member_rows, "ladder": ladder_rows, "paired": paired,
         "admissibility": adm.as_dict(),
-        "decision": ({"use": "stacked"} if adm.admissible else
+        "stacker_kind": chosen,
+        "decision": ({"use": "stacked", "kind": chosen} if adm.admissible else
                      {"use": "fallback", "member": fallback,
                       "note": "not admissible: audits use the CV-best member's vote"}),
         "stacker": stacker.to_dict(),
@@ -267,7 +328,8 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
 
 def calibrate(items: Sequence[CalibrationItem], panel: Any, *, seed: int = 0,
               n_boot: int = 2000, n_folds: int = N_FOLDS, kappa0: float = KAPPA0,
-              c: float = SHARE_C, phi0: float = PHI0) -> CalibrationResult:
+              c: float = SHARE_C, phi0: float = PHI0, kind: str = "votes"
+              ) -> CalibrationResult:
     """Judge every item with the panel, then run the ladder, the paired bootstrap, the
     admissibility test and fit the stacker (see :func:`calibrate_votes`).
 
@@ -284,7 +346,9 @@ def calibrate(items: Sequence[CalibrationItem], panel: Any, *, seed: int = 0,
     result = calibrate_votes([i.id for i in items], matrix, [i.label for i in items],
                              [i.cluster for i in items], members, seed=seed, n_boot=n_boot,
                              n_folds=n_folds, datasets=[i.dataset for i in items],
-                             kappa0=kappa0, c=c, phi0=phi0)
+                             kappa0=kappa0, c=c, phi0=phi0, kind=kind,
+                             scores=[[{} if v.error else dict(v.scores) for v in row]
+                                     for row in votes_per_item])
     errors = {}
     for j, name in enumerate(members):
         reasons: dict[str, int] = {}

@@ -193,3 +193,46 @@ def fit_stacker(votes: ArrayLike, labels: ArrayLike, members: Sequence[str],
                    fitted_on=data_digest(data.votes, data.labels,
                                          {"members": list(members)}),
                    fallback_member=fallback_member, info=dict(info or {}))
+
+
+def cross_fit_features(features: ArrayLike, labels: NDArray[np.int64], fold: NDArray[np.int64],
+                       *, c: float = C_PENALTY) -> NDArray[np.float64]:
+    """Out-of-fold P(hallucinated) of a score stacker on given folds (the vote stacker's,
+    so the two are compared on the same items and splits)."""
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] != len(labels) or not np.all(np.isfinite(x)):
+        raise InputError(f"expected a finite ({len(labels)}, k) matrix, got shape {x.shape}",
+                         field="features")
+    proba = np.empty(len(labels))
+    for k in np.unique(fold):
+        train = fold != k
+        if len(np.unique(labels[train])) < 2:
+            raise InputError(f"fold {k}: its training part holds one class only",
+                             field="labels")
+        coef, intercept = _fit_logistic(x[train], labels[train], c)
+        proba[~train] = 1.0 / (1.0 + np.exp(-(intercept + x[~train] @ coef)))
+    return proba
+
+
+def fit_score_stacker(features: ArrayLike, labels: ArrayLike, members: Sequence[str],
+                      feature_names: Sequence[str], *, c: float = C_PENALTY,
+                      threshold: float = THRESHOLD, fallback_member: str | None = None,
+                      info: dict[str, Any] | None = None) -> Stacker:
+    """Fit a score stacker (``kind="scores"``) on every item; see
+    :mod:`auditor.stacking.features` for the feature columns."""
+    x = np.asarray(features, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.int64)
+    if x.ndim != 2 or x.shape != (len(y), len(feature_names)) or not np.all(np.isfinite(x)):
+        raise InputError(f"expected a finite ({len(y)}, {len(feature_names)}) matrix, got "
+                         f"shape {x.shape}", field="features")
+    if len(np.unique(y)) < 2:
+        raise InputError("the stacker needs both classes", field="labels")
+    if fallback_member is not None and fallback_member not in members:
+        raise InputError(f"{fallback_member!r} is not a member", field="fallback_member")
+    coef, intercept = _fit_logistic(x, y, c)
+    return Stacker(members=tuple(members), coef=tuple(float(v) for v in coef),
+                   intercept=intercept, threshold=threshold,
+                   fitted_on=data_digest(np.round(x, 6), y, {"members": list(members),
+                                                             "features": list(feature_names)}),
+                   fallback_member=fallback_member, info=dict(info or {}), kind="scores",
+                   features=tuple(feature_names))

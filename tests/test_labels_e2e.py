@@ -1,0 +1,135 @@
+"""The labels of claims nobody tuned for, end to end (issue 13, items 4 and 5).
+
+A small corpus of a user's own (a credit union, an aquarium, a bridge, a library whose
+opening hours changed, a council, a country, two football clubs) and answers phrased
+unlike the documents go through :class:`auditor.Auditor` (rules extractor, evidence
+index, the default offline panel and shipped stacker, labels) into a SQLite ledger;
+labels are read back from the ledger.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from auditor import AuditConfig, Auditor
+from auditor.retrieval import EvidenceIndex, ingest
+from auditor.retrieval.documents import make_document
+from auditor.types import Answer, Context
+from ledger import open_ledger
+
+pytestmark = pytest.mark.slow
+
+AS_OF = datetime(2025, 1, 1, tzinfo=UTC)
+DOCS = [
+    ("riverside", "Riverside Credit Union has branches in Millford and Oakdale. Its branches "
+                  "open from 9 am to 5 pm on weekdays and from 12 to 5 pm on Sundays.", None),
+    ("riverside-results", "Riverside Credit Union said membership was up 8 percent last "
+                          "year, helped by its new mobile app.", None),
+    ("aquarium", "The Bayside Aquarium opened in 2011. Its main glass tunnel is 50 metres "
+                 "long and holds sharks and rays.", None),
+    ("bridge", "The Kestrel Bridge opened in 1932 and spans the river Avon at Kestrel. It is "
+               "400 metres long and carries four lanes of traffic.", None),
+    ("library", "The Elm Street library is open until 8 pm on Thursdays.", "2020-01-01"),
+    ("library", "Since the 2023 budget cuts, the Elm Street library closes at 6 pm on "
+                "Thursdays and stays closed on Mondays.", "2023-03-01"),
+    ("museum", "The Harbour Museum charges an entry fee of 12 euros for adults.", "2019-05-01"),
+    ("museum", "After its renovation the Harbour Museum reopened with free admission for "
+               "local residents and a new maritime wing.", "2024-02-01"),
+    ("council", "Since May 2024 the Brookvale city council has been chaired by Anna Berg, "
+                "who succeeded Peter Holm.", None),
+    ("freedonia", "Freedonia's head of government, Prime Minister Mira Kovac, took office in "
+                  "2022 after the election.", None),
+    ("rovers", "Head coach Lena Fisk leads the Dunmore Rovers, who finished third in the "
+               "league last season.", None),
+    ("reed", "Striker Sam Reed joined the Falcons in 2022 after four seasons with the "
+             "Dunmore Rovers.", None),
+]
+COURSE = Context(id="c1", text="The Red Cross first-aid course is a one-hour session held "
+                               "every Saturday morning at the community hall.")
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str, str]]]:
+    """(claim text, label) per answer id, from the ledger."""
+    root = tmp_path_factory.mktemp("labels-e2e")
+    docs = [make_document(d, t, published_at=p) if p else make_document(d, t)
+            for d, t, p in DOCS]
+    ingest(docs, root / "index")
+    index = EvidenceIndex.open(root / "index")
+    texts = {
+        "pleasantries": "Great question! Hope this helps! Let me know if you have other "
+                        "questions.",
+        "branches": "Riverside Credit Union operates eight branches.",
+        "tanks": "The Bayside Aquarium has 50 tanks.",
+        "designer": "The Kestrel Bridge was designed by Maria Lopez.",
+        "founder": "The Bayside Aquarium was founded by the marine biologist Tom Grady.",
+        "library": "The Elm Street library stays open until 8 pm on Thursdays.",
+        "museum": "Adults pay 12 euros to enter the Harbour Museum.",
+        "chair": "Peter Holm chairs the Brookvale city council.",
+        "premier": "The prime minister of Freedonia is Jonas Alder.",
+        "coach": "The Dunmore Rovers are coached by Tom Bale.",
+        "team": "Sam Reed plays for the Dunmore Rovers.",
+        "chair-ok": "Anna Berg chairs the Brookvale city council.",
+        "premier-ok": "Mira Kovac is the prime minister of Freedonia.",
+        "length-ok": "The Kestrel Bridge is 400 metres long.",
+    }
+    answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
+    answers += [Answer(id="course", question="How long is the first-aid course?",
+                       answer="The Red Cross first-aid course is a two-hour session.",
+                       contexts=(COURSE,)),
+                Answer(id="course-ok", question="How long is the first-aid course?",
+                       answer="The Red Cross first-aid course is a one-hour session.",
+                       contexts=(COURSE,))]
+    out: dict[str, list[tuple[str, str]]] = {}
+    with open_ledger(root / "ledger.db") as ledger, \
+            Auditor(index, ledger, config=AuditConfig(as_of=AS_OF)) as auditor:
+        summary = auditor.audit(answers)
+        for row in ledger.claim_results(summary.run_id):
+            out.setdefault(row.answer_id, []).append((row.text, row.label or ""))
+    return out
+
+
+def only(labels: dict[str, list[tuple[str, str]]], answer_id: str) -> str:
+    rows = labels[answer_id]
+    assert len(rows) == 1, rows
+    return rows[0][1]
+
+
+def test_an_answer_of_pleasantries_only_is_all_not_factual(labels: dict) -> None:
+    rows = labels["pleasantries"]
+    assert len(rows) == 3
+    assert {label for _, label in rows} == {"not_factual"}
+
+
+@pytest.mark.parametrize("answer_id", ["branches", "tanks"])
+def test_a_number_in_another_slot_does_not_support(labels: dict, answer_id: str) -> None:
+    # "eight branches" is not "up 8 percent"; "50 tanks" is not "50 metres"
+    assert only(labels, answer_id) == "not_supported"
+
+
+@pytest.mark.parametrize("answer_id", ["designer", "founder"])
+def test_an_invented_detail_about_a_covered_subject_is_not_supported(labels: dict,
+                                                                      answer_id: str) -> None:
+    assert only(labels, answer_id) == "not_supported"
+
+
+@pytest.mark.parametrize("answer_id", ["library", "museum"])
+def test_superseded_support_with_reworded_current_version_is_stale(labels: dict,
+                                                                   answer_id: str) -> None:
+    assert only(labels, answer_id) == "stale"
+
+
+@pytest.mark.parametrize("answer_id", ["chair", "premier", "coach", "team"])
+def test_a_role_given_to_someone_else_is_contradicted(labels: dict, answer_id: str) -> None:
+    assert only(labels, answer_id) == "contradicted"
+
+
+@pytest.mark.parametrize("answer_id", ["chair-ok", "premier-ok", "length-ok", "course-ok"])
+def test_the_right_holder_or_number_stays_supported(labels: dict, answer_id: str) -> None:
+    assert only(labels, answer_id) == "supported"
+
+
+def test_a_conflict_with_the_cited_context_is_weighed_before_support(labels: dict) -> None:
+    assert only(labels, "course") == "contradicted"
