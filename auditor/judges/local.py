@@ -23,6 +23,7 @@ from auditor.judges._text import (
     tokens,
 )
 from auditor.judges.base import LocalJudge, register_judge
+from auditor.labels import strip_period
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
@@ -140,7 +141,9 @@ class NumericConsistencyJudge(LocalJudge):
         self.anchor_coverage = anchor_coverage
 
     def score(self, pair: JudgePair) -> Result:
-        claimed = quantities(pair.claim)
+        # the years of a claim's own time scope ("From 2004 to 2005, ...") say when, not
+        # what: the labelling step checks them against the versions' validity
+        claimed = quantities(strip_period(pair.claim))
         if not claimed:
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
         if not pair.evidence:
