@@ -54,7 +54,8 @@ def is_flagged(label: str | None) -> bool:
 
 def queue_key(label: str | None, p: float | None, threshold: float) -> tuple[int, float, int]:
     """Sort key of a claim in the queue (module doc); smaller comes first."""
-    distance = abs(p - threshold) if p is not None and math.isfinite(p) else math.inf
+    # rounded, so that 0.55 and 0.45 are equally near 0.5 and the label order decides
+    distance = round(abs(p - threshold), 6) if p is not None and math.isfinite(p) else math.inf
     rank = LABEL_ORDER.index(label) if label in LABEL_ORDER else len(LABEL_ORDER)
     return (0 if is_flagged(label) else 1, distance, rank)
 
