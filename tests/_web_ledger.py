@@ -140,7 +140,7 @@ def hostile_specs() -> list[Spec]:
     return [
         Spec("a-<b>bold</b>", f"The price is 5 dollars {HOSTILE}.", "contradicted", 0.6,
              reason=f"contradicted {HOSTILE_IMG}", question=f"Why? {HOSTILE_IMG}",
-             passages=[Passage(f'doc"><svg onload=alert(3)>', f"The price is 7 dollars. "
+             passages=[Passage('doc"><svg onload=alert(3)>', f"The price is 7 dollars. "
                                f"{HOSTILE_IMG} Also {HOSTILE}.", source="javascript:alert(4)"),
                        Passage("doc-data", "Plain text passage.",
                                source="data:text/html,<script>alert(5)</script>")],
