@@ -97,8 +97,9 @@ def agreement_table(agreement: Any, title: str = "Agreement with human audits") 
     """An :class:`auditor.report.agreement.Agreement` as a rich table: κ and balanced
     accuracy with their 95% intervals, exclusions, and the confusion table below."""
     a = agreement
-    table = Table(title=f"{title}: {a.n_used} of {a.n_items} claims on the binary mapping "
-                        "(supported vs contradicted/not_supported/stale)")
+    table = Table(title=title, caption=f"{a.n_used} of {a.n_items} claims compared on the "
+                                       "binary mapping (supported vs contradicted/"
+                                       "not_supported/stale)")
     table.add_column("measure")
     table.add_column("value [95% CI]", justify="right")
 
