@@ -5,6 +5,7 @@ token, same-origin check, no stack traces), concurrent reviewers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -375,3 +376,23 @@ def test_create_app_refuses_a_missing_ledger(tmp_path: Path) -> None:
 
     with pytest.raises(LedgerError, match="no ledger at this path"):
         create_app(str(tmp_path / "missing.db"))
+
+
+def test_claim_labels_are_the_claim_results_in_light_form(ledger: Ledger, run_id: str) -> None:
+    full = [(c.claim_id, c.answer_id, c.label, c.p_hallucinated)
+            for c in ledger.claim_results(run_id)]
+    assert ledger.claim_labels(run_id) == full and len(full) == 24
+
+
+def test_claim_rows_are_kept_only_for_complete_runs(ledger: Ledger) -> None:
+    from auditor.web.views import ClaimRows, resolve_run
+    from tests._web_ledger import Spec
+
+    run = write_run(ledger, "small", [Spec("a", "One.", "supported", 0.1)])
+    rows = ClaimRows(ledger, keep=1)
+    info = resolve_run(ledger, run)
+    assert [r.label for r in rows.get(info)] == ["supported"]
+    assert rows.get(info) is rows.get(info)  # complete: kept
+    running = dataclasses.replace(info, status="running")
+    other = ClaimRows(ledger)
+    assert other.get(running) is not other.get(running)  # still being written: re-read

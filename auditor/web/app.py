@@ -123,6 +123,7 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
     """
     ledger = db if isinstance(db, Ledger) else open_ledger(db, create=False)
     owned = not isinstance(db, Ledger)
+    rows = views.ClaimRows(ledger)
     hosts = allowed_hosts if allowed_hosts is not None else (
         None if token else LOOPBACK_HOSTS)
     env = _templates()
@@ -257,18 +258,20 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
                    limit: int = Query(default=100, ge=1, le=1000)) -> Any:
         info = views.resolve_run(ledger, run)
         which = QueueFilter(labels=frozenset(label), flagged=flagged, reviewed=reviewed)
-        claims, total = views.claims_list(ledger, info, which, offset=offset, limit=limit)
+        claims, total = views.claims_list(ledger, info, which, offset=offset, limit=limit,
+                                            rows=rows)
         return JSONResponse(views.jsonable(claims), headers={"X-Total-Count": str(total)})
 
     @app.get("/api/runs/{run}/claims/{claim}")
     def api_claim(run: str, claim: str) -> Any:
         info = views.resolve_run(ledger, run)
-        return JSONResponse(views.jsonable(views.claim_detail(ledger, info, claim)))
+        return JSONResponse(views.jsonable(views.claim_detail(ledger, info, claim, rows=rows)))
 
     @app.get("/api/runs/{run}/claims/{claim}/audits")
     def api_claim_audits(run: str, claim: str) -> Any:
         info = views.resolve_run(ledger, run)
-        return JSONResponse(views.jsonable(views.claim_detail(ledger, info, claim)["audits"]))
+        detail = views.claim_detail(ledger, info, claim, rows=rows)
+        return JSONResponse(views.jsonable(detail["audits"]))
 
     @app.post("/api/runs/{run}/claims/{claim}/audits")
     async def api_add_audit(run: str, claim: str, request: Request) -> Any:
@@ -334,10 +337,10 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
         which = QueueFilter(labels=frozenset(x for x in q.getlist("label") if x),
                             flagged=_parse_bool(q.get("flagged"), "flagged"),
                             reviewed=_parse_bool(q.get("reviewed"), "reviewed"))
-        size = _parse_int(q.get("per_page"), "per_page", per_page, 1, 500)
+        size = _parse_int(q.get("per_page"), "per_page", per_page, 1, 100_000)
         number = _parse_int(q.get("page"), "page", 1, 1, 10**9)
         data = views.queue_page(ledger, info, which, page=number, per_page=size,
-                                focus=q.get("claim") or None)
+                                focus=q.get("claim") or None, rows=rows)
 
         def link(number: int) -> str:
             f = data["filter"]

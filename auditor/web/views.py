@@ -8,7 +8,10 @@ here knows about HTTP: errors are :class:`WebError` with the field they are abou
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -72,6 +75,53 @@ def resolve_claim(claim: str, claim_ids: set[str], run_id: str) -> str:
     if len(matches) > 1:
         raise WebError(400, "claim", f"claim id prefix {claim!r} is ambiguous")
     return matches[0]
+
+
+# ---------------------------------------------------------------------------- claim rows
+@dataclass(frozen=True)
+class Row:
+    """A claim of a run as the queue orders and filters it."""
+
+    claim_id: str
+    answer_id: str
+    label: str | None
+    p_hallucinated: float | None
+
+
+class ClaimRows:
+    """Every claim of a run with its label and stacked probability
+    (:meth:`ledger.Ledger.claim_labels`), kept in memory for complete runs: their claims
+    and their own verdicts never change (re-judging adds other verdict versions), so the
+    queue of a large run reads one row per claim once, not on every page."""
+
+    def __init__(self, ledger: Ledger, keep: int = 8) -> None:
+        self.ledger = ledger
+        self.keep = keep
+        self._rows: OrderedDict[str, list[Row]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, run: RunInfo) -> list[Row]:
+        """The run's claim rows in answer order."""
+        with self._lock:
+            if run.run_id in self._rows:
+                self._rows.move_to_end(run.run_id)
+                return self._rows[run.run_id]
+        rows = [Row(*r) for r in self.ledger.claim_labels(run.run_id)]
+        if run.status == "complete":
+            with self._lock:
+                self._rows[run.run_id] = rows
+                while len(self._rows) > self.keep:
+                    self._rows.popitem(last=False)
+        return rows
+
+
+def _results(ledger: Ledger, run_id: str, chosen: Sequence[Row]) -> list[ClaimResult]:
+    """The ledger's claim results of ``chosen`` (read for their answers only), in order."""
+    if not chosen:
+        return []
+    answer_ids = sorted({r.answer_id for r in chosen})
+    found = {c.claim_id: c for c in ledger.claim_results(run_id, answer_ids=answer_ids)}
+    return [found[r.claim_id] for r in chosen]
 
 
 # ---------------------------------------------------------------------------- runs
@@ -179,15 +229,17 @@ def claim_details(ledger: Ledger, run_id: str, claims: Sequence[ClaimResult],
 
 
 def queue_page(ledger: Ledger, run: RunInfo, which: QueueFilter, *, page: int = 1,
-               per_page: int = 20, focus: str | None = None, with_segments: bool = True
-               ) -> dict[str, Any]:
+               per_page: int = 20, focus: str | None = None, with_segments: bool = True,
+               rows: ClaimRows | None = None) -> dict[str, Any]:
     """One page of a run's review queue (:mod:`auditor.web.queue` order and filters).
 
     ``focus``: a claim id (or prefix) whose page is shown instead of ``page``; when the
     filter hides it, the filter is dropped. Returns the claims of the page
     (:func:`claim_details`), the :class:`~auditor.web.queue.Page`, the filter in force,
-    label counts and how many claims of the run were reviewed."""
-    claims = ledger.claim_results(run.run_id)
+    label counts and how many claims of the run were reviewed. Ordering and filtering
+    read one light row per claim (``rows`` keeps them for complete runs); evidence,
+    votes and texts are read for the page's claims only."""
+    claims = (rows or ClaimRows(ledger)).get(run)
     audits = ledger.human_audits(run.run_id)
     reviewed = {a["claim_id"] for a in audits}
     ordered = order_queue(claims, threshold_of(run.config))
@@ -204,7 +256,7 @@ def queue_page(ledger: Ledger, run: RunInfo, which: QueueFilter, *, page: int = 
             ids = [c.claim_id for c in shown]
         index = ids.index(focus_id)
     at: Page = page_of(len(shown), per_page, page, index=index)
-    chosen = shown[at.start:at.end]
+    chosen = _results(ledger, run.run_id, shown[at.start:at.end])
     labels: dict[str, int] = {}
     for c in claims:
         labels[c.label or "unlabelled"] = labels.get(c.label or "unlabelled", 0) + 1
@@ -218,23 +270,26 @@ def queue_page(ledger: Ledger, run: RunInfo, which: QueueFilter, *, page: int = 
 
 
 def claims_list(ledger: Ledger, run: RunInfo, which: QueueFilter, *, offset: int = 0,
-                limit: int = 100) -> tuple[list[dict[str, Any]], int]:
+                limit: int = 100, rows: ClaimRows | None = None
+                ) -> tuple[list[dict[str, Any]], int]:
     """The claims of a run in queue order that pass ``which``, from ``offset`` (at most
     ``limit``), with the number that pass in all."""
-    claims = ledger.claim_results(run.run_id)
+    claims = (rows or ClaimRows(ledger)).get(run)
     audits = ledger.human_audits(run.run_id)
     reviewed = {a["claim_id"] for a in audits}
     shown = filter_queue(order_queue(claims, threshold_of(run.config)), which, reviewed)
-    chosen = shown[offset:offset + limit]
+    chosen = _results(ledger, run.run_id, shown[offset:offset + limit])
     return claim_details(ledger, run.run_id, chosen, audits), len(shown)
 
 
-def claim_detail(ledger: Ledger, run: RunInfo, claim: str) -> dict[str, Any]:
+def claim_detail(ledger: Ledger, run: RunInfo, claim: str, *, rows: ClaimRows | None = None
+                 ) -> dict[str, Any]:
     """One claim of a run with everything :func:`claim_details` gives."""
-    claims = {c.claim_id: c for c in ledger.claim_results(run.run_id)}
+    claims = {c.claim_id: c for c in (rows or ClaimRows(ledger)).get(run)}
     claim_id = resolve_claim(claim, set(claims), run.run_id)
     audits = [a for a in ledger.human_audits(run.run_id) if a["claim_id"] == claim_id]
-    return claim_details(ledger, run.run_id, [claims[claim_id]], audits)[0]
+    return claim_details(ledger, run.run_id, _results(ledger, run.run_id, [claims[claim_id]]),
+                         audits)[0]
 
 
 # ---------------------------------------------------------------------------- reviews
