@@ -13,8 +13,9 @@ filtering, evidence and votes of the page, deciding sentences, template):
 - the queue's first page as the first request of a new server (nothing cached: the
   run's claim rows are read from the ledger; later requests reuse them),
 
-against two references measured in the same process: ``Ledger.claim_results`` alone
-(the floor: one query over every claim of the run) and, as the baseline, the same
+against references measured in the same process: ``Ledger.claim_results`` (every claim
+of the run with its verdict, as the report reads them), ``Ledger.claim_labels`` (the
+one light row per claim the queue orders and filters) and, as the baseline, the same
 queue rendered unpaginated (every claim on one page). With Playwright and a Chromium
 (``AUDITOR_CHROMIUM`` or ``chromium`` on the PATH) it also times the queue in a real
 headless browser against a real ``uvicorn`` server (navigation to the load event).
@@ -226,8 +227,10 @@ def main() -> None:
             get(queue)()  # warm (templates, first connection, the run's claim rows)
             size = len(client.get(queue).content)
             print(f"times per request (median [min, max]); queue page {size / 1e3:.0f} kB:")
-            floor = show("Ledger.claim_results alone (reference floor)",
-                         timed(lambda: ledger.claim_results(run_id), args.repeat))
+            show("reference: Ledger.claim_results (every claim, as reports read them)",
+                 timed(lambda: ledger.claim_results(run_id), args.repeat))
+            floor = show("reference: Ledger.claim_labels (the queue's one row per claim)",
+                         timed(lambda: ledger.claim_labels(run_id), args.repeat))
             first = show("queue, first page (all claims, flagged first)",
                          timed(get(queue), args.repeat))
             show("queue, flagged and not reviewed",
@@ -245,12 +248,19 @@ def main() -> None:
                                 base_url="http://127.0.0.1:8765") as fresh:
                     assert fresh.get(queue).status_code == 200
 
+
+            def uncached() -> None:
+                app.state.claim_rows.clear()
+                get(queue)()
+
+            show("queue, first view of the run (its claim rows not kept yet)",
+                 timed(uncached, args.repeat))
             show("queue, first request of a new server (nothing cached)",
                  timed(cold, max(3, args.repeat // 3)))
             whole = show(f"baseline: the whole queue on one page ({args.claims} claims)",
                          timed(get(f"{queue}?per_page={args.claims}"), 2))
         print(f"paginated queue: {first / whole:.3f} of the unpaginated baseline "
-              f"({whole / first:.0f}x faster); {first / floor:.1f}x the claim_results floor")
+              f"({whole / first:.0f}x faster); {first / floor:.1f}x reading the claim rows")
         times = browser_times(db, run_id, args.repeat, args.per_page)
         if times:
             show("headless Chromium: queue navigation to load, real server", times)

@@ -137,6 +137,7 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
     app = FastAPI(title="rag-auditor review", docs_url=None, redoc_url=None,
                   openapi_url=None, lifespan=lifespan)
     app.state.ledger = ledger
+    app.state.claim_rows = rows
     app.mount("/static", StaticFiles(directory=_static_dir()), name="static")
 
     def page(name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:

@@ -100,6 +100,11 @@ class ClaimRows:
         self._rows: OrderedDict[str, list[Row]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        """Forget every kept run (the next page of each reads its rows again)."""
+        with self._lock:
+            self._rows.clear()
+
     def get(self, run: RunInfo) -> list[Row]:
         """The run's claim rows in answer order."""
         with self._lock:
