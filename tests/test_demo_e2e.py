@@ -37,7 +37,7 @@ def test_demo_prints_and_writes_a_report_card(demo_run: tuple[Path, Path, str]) 
     # flagged claims come with the answer characters their error spans mark
     assert "## Flagged claims" in markdown
     flagged = card["flagged"]
-    assert flagged and all(f["label"] in {"contradicted", "not_supported", "stale"}
+    assert flagged and all(f["label"] in {"contradicted", "not_supported", "stale", "unknown"}
                            for f in flagged)
     assert all(f["error_text"] and all(f["error_text"]) for f in flagged)
 

@@ -38,8 +38,12 @@ def test_html_is_self_contained_with_plots(sqlite_url: str, tmp_path: Path) -> N
     assert res.exit_code == 0, res.output
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<style>" in html
-    # nothing is fetched from elsewhere: no external src/href, no scripts
-    assert not re.search(r'(src|href)="(?!data:)', html) and "<script" not in html
+    # nothing is fetched from elsewhere: no external src, no style sheet links, no scripts
+    # (the only hrefs are links to flagged claims in the review queue of `auditor serve`)
+    assert not re.search(r'src="(?!data:)', html) and "<script" not in html
+    assert "<link" not in html
+    assert all(h.startswith("http://127.0.0.1:8765/runs/")
+               for h in re.findall(r'href="([^"]*)"', html))
     images = _images(html)
     assert len(images) == 2  # label distribution and history; no reliability without audits
     assert all(img.startswith(b"\x89PNG") for img in images)

@@ -48,7 +48,8 @@ def _register_commands() -> None:
         importlib.import_module(f"auditor.cli.{module}")
 
 
-_COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review")
+_COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review",
+                    "serve")
 
 
 def command() -> Any:

@@ -221,3 +221,31 @@ def label_shares(claims: Sequence[AuditedClaim], *, n_boot: int = 2000, seed: in
         boot = boot_ratio(per_cluster(hit, codes, n_clusters), den, counts)
         out[label] = (float(hit.mean()), quiet_interval(boot))
     return out
+
+
+def reviewer_agreement(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[str, Any]], *,
+                       n_boot: int = 2000, seed: int = 0) -> list[dict[str, Any]]:
+    """Reviewer against reviewer: for every pair of reviewers, κ and balanced accuracy on
+    the claims both labelled (each reviewer's latest label per claim; the first name in
+    alphabetical order is the reference), with cluster-bootstrap intervals (clusters =
+    answers). Pairs that share no claim are left out."""
+    answer_of = {c.claim_id: c.answer_id for c in claims}
+    by_reviewer: dict[str, dict[str, str]] = {}
+    for a in audits:  # oldest first: the latest label wins
+        by_reviewer.setdefault(a["reviewer"], {})[a["claim_id"]] = a["label"]
+    names = sorted(by_reviewer)
+    out = []
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            shared = sorted(set(by_reviewer[first]) & set(by_reviewer[second]))
+            if not shared:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                agreement = label_agreement(
+                    [by_reviewer[first][c] for c in shared],
+                    [by_reviewer[second][c] for c in shared],
+                    [answer_of.get(c, c) for c in shared], n_boot=n_boot, seed=seed)
+            out.append({"reviewers": [first, second], "n_shared_claims": len(shared),
+                        "agreement": agreement})
+    return out

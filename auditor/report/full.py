@@ -25,9 +25,10 @@ from auditor.report.agreement import (
 )
 from auditor.report.card import ReportCard, build_report_card, report_config, run_relevance
 from auditor.report.compare import Comparison, compare_runs
+from auditor.report.evidence import deciding_sentence
 from auditor.report.render import md_escape, to_markdown
 from auditor.report.resample import cluster_codes, ratio_interval
-from auditor.types import UNSUPPORTED_LABELS
+from auditor.types import UNSUPPORTED_LABELS, Label
 from ledger import ClaimResult, Ledger
 
 
@@ -45,7 +46,8 @@ class FullReport:
     comparison: Comparison | None = None
     notes: Sequence[str] = field(default_factory=list)
     flagged: Sequence[Mapping[str, Any]] = ()
-    """Contradicted, not-supported and stale claims with the answer text they flag."""
+    """Contradicted, not-supported, stale and unknown claims with their ids, the answer
+    text they flag and the evidence sentence that decided them."""
 
     def to_dict(self) -> dict[str, Any]:
         data = self.card.to_dict()
@@ -63,25 +65,35 @@ class FullReport:
         return data
 
 
-def flagged_claims(claims: Sequence[ClaimResult], answers: Sequence[Mapping[str, Any]]
+def flagged_claims(claims: Sequence[ClaimResult], answers: Sequence[Mapping[str, Any]],
+                   evidence: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                   votes: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
                    ) -> list[dict[str, Any]]:
-    """Every claim labelled contradicted, not_supported or stale, in answer order, with
-    the characters of the answer its error spans mark (the claim's span when none)."""
+    """Every claim labelled contradicted, not_supported, stale or unknown, in answer order,
+    with its id, the characters of the answer its error spans mark (the claim's span when
+    none) and the evidence sentence that decided it (:func:`deciding_sentence`, from
+    ``evidence`` and ``votes`` per claim id; None when the claim has no evidence)."""
     texts = {a["answer_id"]: a["answer"] for a in answers}
     flagged = []
     for c in claims:
-        if c.label not in _FLAGGED:
+        if c.label not in FLAGGED_LABELS:
             continue
         text = texts.get(c.answer_id, "")
         spans = c.error_spans or c.spans
+        decided = deciding_sentence(c.text, c.label, c.reason,
+                                    (evidence or {}).get(c.claim_id, ()),
+                                    (votes or {}).get(c.claim_id, ()))
         flagged.append({"answer_id": c.answer_id, "claim_id": c.claim_id, "label": c.label,
                         "claim": c.text, "p_hallucinated": c.p_hallucinated,
                         "reason": c.reason, "error_spans": [list(s) for s in spans],
-                        "error_text": [text[a:b] for a, b in spans]})
+                        "error_text": [text[a:b] for a, b in spans],
+                        "deciding_evidence": decided})
     return flagged
 
 
-_FLAGGED = frozenset(label.value for label in UNSUPPORTED_LABELS)
+FLAGGED_LABELS = frozenset({*(label.value for label in UNSUPPORTED_LABELS),
+                            Label.UNKNOWN.value})
+"""Labels a reviewer should look at: the unsupported ones and unknown."""
 
 
 def judge_statistics(rows: Sequence[Mapping[str, Any]], n_judged: int
@@ -150,7 +162,17 @@ def build_full_report(ledger: Ledger, run_id: str, *, compare_to: str | None = N
         reliability=reliability(claims, audits),
         history=support_history(ledger, n_boot=n_boot, seed=seed) if history else [],
         verdict_versions=ledger.verdict_versions(run_id), comparison=comparison, notes=notes,
-        flagged=flagged_claims(claims, ledger.run_answers(run_id)))
+        flagged=_flagged(ledger, run_id, claims))
+
+
+def _flagged(ledger: Ledger, run_id: str, claims: Sequence[ClaimResult]
+             ) -> list[dict[str, Any]]:
+    ids = [c.claim_id for c in claims if c.label in FLAGGED_LABELS]
+    if not ids:
+        return []
+    return flagged_claims(claims, ledger.run_answers(run_id),
+                          ledger.claim_evidence(run_id, claim_ids=ids),
+                          ledger.claim_votes(run_id, claim_ids=ids))
 
 
 def _ci(ci: Sequence[float] | None) -> str:
@@ -231,12 +253,16 @@ def full_to_markdown(report: FullReport) -> str:
         lines.append("")
     if report.flagged:
         lines += ["## Flagged claims", "",
-                  "| answer | label | p | claim | error text | reason |",
-                  "|---|---|---:|---|---|---|"]
+                  "Contradicted, not supported, stale and unknown claims; review one with "
+                  "`auditor review add RUN CLAIM_ID --label ... --reviewer ...`.", "",
+                  "| claim id | answer | label | p | claim | error text | deciding evidence "
+                  "| reason |", "|---|---|---|---:|---|---|---|---|"]
         for f in report.flagged:
             marked = " / ".join(f"**{md_escape(t)}**" for t in f["error_text"])
-            lines.append(f"| {md_escape(f['answer_id'])} | {md_escape(f['label'])} | "
-                         f"{_num(f['p_hallucinated'])} | {md_escape(f['claim'])} | {marked} | "
+            lines.append(f"| `{md_escape(f['claim_id'][:16])}` | {md_escape(f['answer_id'])} | "
+                         f"{md_escape(f['label'])} | {_num(f['p_hallucinated'])} | "
+                         f"{md_escape(f['claim'])} | {marked} | "
+                         f"{md_escape(deciding_text(f.get('deciding_evidence')))} | "
                          f"{md_escape(f['reason'] or '')} |")
         lines.append("")
     if report.comparison is not None:
@@ -244,6 +270,16 @@ def full_to_markdown(report: FullReport) -> str:
     if report.notes:
         lines += ["## Notes", ""] + [f"- {md_escape(n)}" for n in report.notes] + [""]
     return "\n".join(lines)
+
+
+def deciding_text(decided: Mapping[str, Any] | None) -> str:
+    """One line for a deciding evidence sentence: the sentence and where it is from."""
+    if not decided:
+        return "(no evidence)"
+    where = f"{decided.get('doc_id')}@{decided.get('version')}"
+    if decided.get("superseded"):
+        where += ", superseded"
+    return f"\"{decided['text']}\" ({where}; {decided.get('via')})"
 
 
 def full_to_json(report: FullReport) -> str:

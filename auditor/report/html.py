@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -79,7 +80,8 @@ def label_plot(shares: Mapping[str, tuple[float, tuple[float, float] | None]]) -
     return _png(fig)
 
 
-def history_plot(history: Sequence[Mapping[str, Any]], current: str) -> str:
+def history_plot(history: Sequence[Mapping[str, Any]], current: str, *,
+                 title: str = "Support precision across audit runs (red: this run)") -> str:
     """Support precision of every audit run, in creation order, with intervals."""
     plt = _pyplot()
     points = [h for h in history if h["support_precision"] is not None]
@@ -96,7 +98,7 @@ def history_plot(history: Sequence[Mapping[str, Any]], current: str) -> str:
         ax.set_xticks(x, labels, fontsize=7)
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("support precision")
-    ax.set_title("Support precision across audit runs (red: this run)")
+    ax.set_title(title)
     return _png(fig)
 
 
@@ -176,13 +178,37 @@ def _agreement_html(a: Agreement) -> str:
     return "".join(parts)
 
 
-def to_html(report: FullReport) -> str:
-    """The whole report as one self-contained HTML document."""
+DEFAULT_REVIEW_BASE = "http://127.0.0.1:8765"
+"""Where ``auditor serve`` listens by default: flagged claims link to its review queue."""
+
+
+def review_link(base: str, run_id: str, claim_id: str) -> str:
+    """The URL of a claim in the review queue of ``auditor serve`` at ``base``."""
+    claim = quote(claim_id)
+    return f"{base.rstrip('/')}/runs/{quote(run_id)}/review?claim={claim}#claim-{claim}"
+
+
+def to_html(report: FullReport, *, review_base: str | None = DEFAULT_REVIEW_BASE) -> str:
+    """The whole report as one self-contained HTML document; flagged claims link to the
+    review queue of ``auditor serve`` at ``review_base`` (None: no links)."""
     card = report.card
-    out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-           f"<title>Report card - run {escape(card.run_id[:12])}</title>",
-           f"<style>{_CSS}</style></head><body>",
-           f"<h1>Report card - run <code>{escape(card.run_id[:12])}</code></h1>",
+    head = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+            f"<title>Report card - run {escape(card.run_id[:12])}</title>",
+            f"<style>{_CSS}</style></head><body>"]
+    return "\n".join([*head, report_body(report, review_base=review_base),
+                      "</body></html>"]) + "\n"
+
+
+def report_css() -> str:
+    """The report's style sheet (inline in :func:`to_html`, served by ``auditor serve``)."""
+    return _CSS
+
+
+def report_body(report: FullReport, *, review_base: str | None = DEFAULT_REVIEW_BASE) -> str:
+    """The report's HTML body (every section of :func:`to_html`, without the document
+    around it), for pages that embed it; all text from the ledger is escaped."""
+    card = report.card
+    out = [f"<h1>Report card - run <code>{escape(card.run_id[:12])}</code></h1>",
            f"<p>{card.n_answers} answers, {card.n_claims} claims. Intervals: 95% cluster "
            f"bootstrap (clusters = answers, B = {card.n_boot}, seed {card.seed}, percentile "
            "method).</p>"]
@@ -201,12 +227,18 @@ def to_html(report: FullReport) -> str:
         out.append(label_plot(report.label_shares))
     if report.flagged:
         out.append("<h2>Flagged claims</h2>")
-        out.append(_table(["answer", "label", "p", "claim", "error text", "reason"],
-                          [[escape(f["answer_id"]), escape(f["label"]),
+        out.append('<p class="note">Contradicted, not supported, stale and unknown claims'
+                   + (', each linked to its place in the review queue of <code>auditor '
+                      'serve</code>' if review_base is not None else '') + '.</p>')
+        out.append(_table(["claim id", "answer", "label", "p", "claim", "error text",
+                           "deciding evidence", "reason"],
+                          [[_claim_cell(card.run_id, f["claim_id"], review_base),
+                            escape(f["answer_id"]), escape(f["label"]),
                             _fmt(f["p_hallucinated"], None), escape(f["claim"]),
                             " / ".join(f"<mark>{escape(t)}</mark>" for t in f["error_text"]),
+                            _deciding_html(f.get("deciding_evidence")),
                             escape(f["reason"] or "")] for f in report.flagged],
-                          [False, False, True, False, False, False]))
+                          [False, False, False, True, False, False, False, False]))
     out.append("<h2>Support precision over time</h2>")
     if report.history:
         out.append(history_plot(report.history, card.run_id))
@@ -255,8 +287,25 @@ def to_html(report: FullReport) -> str:
     out.append("<h2>Configuration</h2>")
     config = json.dumps(json.loads(json.dumps(card.config, default=str)), indent=2,
                         sort_keys=True)
-    out.append(f"<pre>{escape(config)}</pre></body></html>")
-    return "\n".join(out) + "\n"
+    out.append(f"<pre>{escape(config)}</pre>")
+    return "\n".join(out)
+
+
+def _claim_cell(run_id: str, claim_id: str, review_base: str | None) -> str:
+    shown = f"<code>{escape(claim_id[:16])}</code>"
+    if review_base is None:
+        return shown
+    return f'<a href="{escape(review_link(review_base, run_id, claim_id))}">{shown}</a>'
+
+
+def _deciding_html(decided: Mapping[str, Any] | None) -> str:
+    if not decided:
+        return '<span class="note">no evidence</span>'
+    where = f"{decided.get('doc_id')}@{decided.get('version')}"
+    if decided.get("superseded"):
+        where += ", superseded"
+    return (f"&ldquo;{escape(str(decided['text']))}&rdquo; <small>({escape(where)}; "
+            f"{escape(str(decided.get('via')))})</small>")
 
 
 def _comparison_html(c: Comparison) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape as _rich_escape
 from rich.table import Table
+from rich.text import Text
 
 from auditor.report.card import Figure, ReportCard
 
@@ -92,13 +93,75 @@ def rich_tables(card: ReportCard) -> list[Table]:
     return [labels, figures]
 
 
-def print_card(card: ReportCard, console: Console | None = None) -> None:
-    """Print the report card to the terminal."""
+def agreement_table(agreement: Any, title: str = "Agreement with human audits") -> Table:
+    """An :class:`auditor.report.agreement.Agreement` as a rich table: κ and balanced
+    accuracy with their 95% intervals, exclusions, and the confusion table below."""
+    a = agreement
+    table = Table(title=title, caption=f"{a.n_used} of {a.n_items} claims compared on the "
+                                       "binary mapping (supported vs contradicted/"
+                                       "not_supported/stale)")
+    table.add_column("measure")
+    table.add_column("value [95% CI]", justify="right")
+
+    def num(x: float | None, ci: Any = None) -> str:
+        if x is None or x != x:  # NaN: undefined
+            return "n/a"
+        return f"{x:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+    table.add_row("Cohen's kappa", num(a.kappa, a.kappa_ci))
+    table.add_row("balanced accuracy", num(a.bacc, a.bacc_ci))
+    table.add_row("same label (all labels)", num(a.share_equal))
+    for reason, n in sorted(a.excluded.items()):
+        table.add_row(Text(f"excluded, {reason}"), str(n))
+    for key, value in a.extra.items():
+        table.add_row(key.replace("_", " "), str(value))
+    cols = sorted({b for row in a.confusion.values() for b in row})
+    if cols:
+        table.add_section()
+        table.add_row("reference \\ compared", "  ".join(cols))
+        for ref, row in a.confusion.items():
+            table.add_row(Text(ref), "  ".join(str(row.get(c, 0)).rjust(len(c)) for c in cols))
+    return table
+
+
+def flagged_table(flagged: Any) -> Table:
+    """Flagged claims (contradicted, not_supported, stale, unknown) as a rich table: claim
+    id, label, stacked probability, claim, error text and the deciding evidence sentence."""
+    from auditor.report.full import deciding_text
+
+    table = Table(title="Flagged claims (review: auditor review add RUN CLAIM_ID ...)")
+    for column in ("claim id", "label", "p", "claim", "error text", "deciding evidence"):
+        table.add_column(column, justify="right" if column == "p" else "left")
+    for f in flagged:
+        p = f["p_hallucinated"]
+        table.add_row(f["claim_id"][:16], Text(f["label"]), "-" if p is None else f"{p:.2f}",
+                      Text(f["claim"]), Text(" / ".join(f["error_text"])),
+                      Text(deciding_text(f.get("deciding_evidence"))))
+    return table
+
+
+def print_card(card: ReportCard, console: Console | None = None, *, human: Any = None,
+               flagged: Any = ()) -> None:
+    """Print the report card to the terminal; with ``human`` (an
+    :class:`~auditor.report.agreement.Agreement`) the agreement with human audits, and
+    with ``flagged`` (:attr:`~auditor.report.full.FullReport.flagged`) the flagged claims
+    with their ids and deciding evidence. Text from the ledger is printed literally
+    (never read as console markup)."""
     console = console or Console()
     for table in rich_tables(card):
         console.print(table)
+    if flagged:
+        console.print(flagged_table(flagged))
+    if human is not None:
+        console.print(agreement_table(human))
     for note in card.warnings:
         console.print(f"[yellow]warning:[/yellow] {terminal_safe(note)}")
+
+
+def print_report(report: Any, console: Console | None = None) -> None:
+    """Print a :class:`~auditor.report.full.FullReport` in the table format: the card,
+    the flagged claims and the agreement with human audits when there are any."""
+    print_card(report.card, console, human=report.human, flagged=report.flagged)
 
 
 def to_json(card: ReportCard) -> str:
