@@ -167,9 +167,8 @@ def report(
     support precision of every audit run over time and, with --compare, paired
     differences; html is one self-contained file with plots.
     """
-    from auditor.report.card import build_report_card, report_config, run_relevance
     from auditor.report.full import build_full_report, full_to_json, full_to_markdown
-    from auditor.report.render import comparison_tables, print_card
+    from auditor.report.render import comparison_tables, print_report
     from ledger import open_ledger
 
     if fmt not in ("md", "json", "table", "html"):
@@ -180,27 +179,17 @@ def report(
     with open_ledger(db, create=False) as ledger:
         run_id = ledger.find_run(run)
         other = ledger.find_run(compare) if compare is not None else None
-        if fmt == "table":
-            info = ledger.get_run(run_id)
-            claims = ledger.claim_results(info.run_id,
-                                          relevance=run_relevance(info.config))
-            card = build_report_card(info.run_id, claims, config=report_config(info),
-                                     n_boot=bootstrap, seed=seed)
-            full = (build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
-                                      seed=seed, history=False) if other else None)
-        else:
-            full = build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
-                                     seed=seed, history=fmt == "html")
+        full = build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
+                                 seed=seed, history=fmt == "html")
     if fmt == "table":
         console = Console(file=io.StringIO(), width=100) if out else Console()
-        print_card(card, console)
-        if full is not None and full.comparison is not None:
+        print_report(full, console)  # card, flagged claims, agreement with human audits
+        if full.comparison is not None:
             for table in comparison_tables(full.comparison):
                 console.print(table)
         if out:
             write_text_atomic(out, console.file.getvalue())  # type: ignore[attr-defined]
         return
-    assert full is not None
     if fmt == "html":
         from auditor.report.html import to_html
 
