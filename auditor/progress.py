@@ -187,5 +187,5 @@ def quiet_third_party() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
     hf_logging = sys.modules.get("transformers.utils.logging")
     if hf_logging is not None:  # already imported: switch its bars off directly
-        hf_logging.disable_progress_bar()  # type: ignore[attr-defined]
-        hf_logging.set_verbosity_error()  # type: ignore[attr-defined]
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
