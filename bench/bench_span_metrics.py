@@ -75,8 +75,8 @@ _WORDS = ("the cat sat on a mat while seven owls watched from an old oak tree an
           "nobody said anything at all about it ")
 
 
-def write_files(gold: list[list[list[int]]], pred: list[list[list[int]]], folder: Path
-                ) -> tuple[Path, Path]:
+def write_files(gold: list[list[list[int]]], pred: list[list[list[int]]], folder: Path,
+                with_text: bool = True) -> tuple[Path, Path]:
     """Gold and prediction JSONL files ({id, text, spans}); text covers every span."""
     text_src = _WORDS * 4
     g_path, p_path = folder / "gold.jsonl", folder / "pred.jsonl"
@@ -84,8 +84,9 @@ def write_files(gold: list[list[list[int]]], pred: list[list[list[int]]], folder
         for k, (g, p) in enumerate(zip(gold, pred, strict=True)):
             length = max([e for _, e in g + p], default=0) + 3
             text = text_src[:length]
-            gf.write(json.dumps({"id": f"item-{k}", "text": text, "spans": g}) + "\n")
-            pf.write(json.dumps({"id": f"item-{k}", "text": text, "spans": p}) + "\n")
+            extra = {"text": text} if with_text else {}
+            gf.write(json.dumps({"id": f"item-{k}", **extra, "spans": g}) + "\n")
+            pf.write(json.dumps({"id": f"item-{k}", **extra, "spans": p}) + "\n")
     return g_path, p_path
 
 
@@ -108,12 +109,12 @@ def _summary(name: str, values: list[float]) -> str:
 
 
 def whole_process(gold: list[list[list[int]]], pred: list[list[list[int]]],
-                  repeats: int) -> None:
+                  repeats: int, with_text: bool = True) -> None:
     """Time ``auditor spans score`` against the plain-Python script, whole processes."""
     here = Path(__file__).resolve().parent
     exe = shutil.which("auditor", path=str(Path(sys.executable).parent)) or "auditor"
     with tempfile.TemporaryDirectory() as tmp:
-        g_path, p_path = write_files(gold, pred, Path(tmp))
+        g_path, p_path = write_files(gold, pred, Path(tmp), with_text)
         files = ["--gold", str(g_path), "--pred", str(p_path)]
         ours_cmd = [exe, "spans", "score", *files]
         plain_cmd = [sys.executable, str(here / "spans_score_plain.py"), *files]
@@ -129,8 +130,8 @@ def whole_process(gold: list[list[list[int]]], pred: list[list[list[int]]],
             plain_t.append(t)
             plain_c.append(c)
     diff = max(abs(ours[m][s] - plain[m][s]) for m in ours for s in ours[m])
-    print(f"pairs: {len(gold)}; whole processes, {repeats} interleaved runs each "
-          f"(start-up and parsing included)")
+    print(f"pairs: {len(gold)} ({'with' if with_text else 'without'} text); whole "
+          f"processes, {repeats} interleaved runs each (start-up and parsing included)")
     for what, o, p in (("wall", ours_t, plain_t), ("CPU (user+sys)", ours_c, plain_c)):
         ratios = [b / a for a, b in zip(o, p, strict=True)]
         print(f"-- {what} time")
@@ -150,10 +151,12 @@ def main() -> None:
     ap.add_argument("--whole-process", action="store_true",
                     help="time auditor spans score against bench/spans_score_plain.py")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each (--whole-process)")
+    ap.add_argument("--no-text", action="store_true",
+                    help="files without the item text (--whole-process)")
     args = ap.parse_args()
     gold, pred = make_pairs(args.n, args.seed)
     if args.whole_process:
-        whole_process(gold, pred, args.repeats)
+        whole_process(gold, pred, args.repeats, not args.no_text)
         return
 
     t0 = time.perf_counter()
