@@ -10,7 +10,9 @@ cuts them off) nor the answer's own contexts (dropped here). A retrieved version
 superseded at that date goes to ``superseded`` only when the date it was
 superseded is known (it has a publication date and a ``valid_to`` at or before
 as-of); a version replaced by an undated one goes to ``undated_superseded``,
-which is never judged and never grounds for ``stale``.
+which is never judged and never grounds for ``stale``. A version whose validity
+ended with no newer version of its document (withdrawn) goes to ``withdrawn``: it
+supports nothing any more, so a claim only it supported becomes ``unknown``.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class Evidence:
     """Versions superseded at as-of by an update whose time is undisclosed (not judged)."""
     dropped_inline: int = 0
     """The answer's own contexts left out because they were published after as-of."""
+    withdrawn: tuple[Hit, ...] = ()
+    """Versions whose validity ended by as-of with no newer version of the document
+    (withdrawn): neither current nor superseded, never judged, never grounds for stale."""
 
     def best(self, hits: Sequence[Hit]) -> float | None:
         values = [self.relevance[h.chunk.chunk_id] for h in hits]
@@ -147,14 +152,16 @@ def gather_evidence(
                                        if words else 0.0) for h in hits}
         ordered = sorted(hits, key=lambda h: (not h.inline, h.rank))  # retrieval order
         current = tuple(h for h in ordered if not h.superseded)[:n_current]
-        old = tuple(h for h in ordered if h.superseded and dated_supersession(h, when[i]))
-        undated = tuple(h for h in ordered
-                        if h.superseded and not dated_supersession(h, when[i]))
+        withdrawn = tuple(h for h in ordered if h.superseded and not h.document.superseded)
+        replaced = [h for h in ordered if h.superseded and h.document.superseded]
+        old = tuple(h for h in replaced if dated_supersession(h, when[i]))
+        undated = tuple(h for h in replaced if not dated_supersession(h, when[i]))
         n_contexts = len(answers[claims[i].answer_id].contexts)
         evidence[i] = Evidence(current=current, superseded=old[:n_superseded],
                                relevance=relevance, coverage=coverage, as_of=when[i],
                                undated_superseded=undated[:n_superseded],
-                               dropped_inline=n_contexts - len(inline[i]))
+                               dropped_inline=n_contexts - len(inline[i]),
+                               withdrawn=withdrawn[:n_superseded])
     return _with_sentence_relevance(evidence, factual, claim_vecs)
 
 

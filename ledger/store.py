@@ -681,6 +681,162 @@ class Ledger:
             return set(conn.execute(select(table.c.claim_id).where(table.c.run_id == run_id))
                        .scalars())
 
+    # ------------------------------------------------------------------ freshness
+    def record_run_link(self, run_id: str, parent_run_id: str, *, relation: str,
+                        details: Mapping[str, Any] | None = None) -> None:
+        """Record that ``run_id`` derives from ``parent_run_id`` (e.g. ``reaudit``);
+        idempotent (an existing link is kept)."""
+        self.get_run(run_id)
+        self.get_run(parent_run_id)
+        with self._tx() as conn:
+            self._insert_ignore(conn, m.RunLinkRow, [{
+                "run_id": run_id, "parent_run_id": parent_run_id, "relation": relation,
+                "details": _plain(dict(details or {})), "created_at": _now()}])
+
+    def run_links(self) -> list[dict[str, Any]]:
+        """Every run link ``{run_id, parent_run_id, relation, details, created_at}``,
+        oldest first."""
+        table = _table(m.RunLinkRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(table).order_by(table.c.created_at, table.c.run_id)
+                                ).mappings().all()
+        return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
+
+    def record_carried(self, run_id: str, carried: Sequence[tuple[str, str, str]]) -> int:
+        """Mark claims of ``run_id`` as carried over ``(claim_id, from_run_id, reason)``
+        (their votes and verdict were copied, not re-judged); idempotent. Returns how
+        many marks were new."""
+        table = _table(m.CarriedVerdictRow)
+        with self._tx() as conn:
+            before = conn.execute(select(func.count()).select_from(table)
+                                  .where(table.c.run_id == run_id)).scalar_one()
+            now = _now()
+            self._insert_ignore(conn, m.CarriedVerdictRow, [{
+                "run_id": run_id, "claim_id": claim_id, "from_run_id": source,
+                "reason": reason, "created_at": now} for claim_id, source, reason in carried])
+            after = conn.execute(select(func.count()).select_from(table)
+                                 .where(table.c.run_id == run_id)).scalar_one()
+        return int(after) - int(before)
+
+    def carried_claims(self, run_id: str) -> dict[str, dict[str, str]]:
+        """The carried claims of a run: claim id -> ``{"from_run_id", "reason"}``."""
+        table = _table(m.CarriedVerdictRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(table.c.claim_id, table.c.from_run_id, table.c.reason)
+                                .where(table.c.run_id == run_id)).all()
+        return {str(c): {"from_run_id": str(f), "reason": str(r)} for c, f, r in rows}
+
+    def changed_versions(self, *, created_since: datetime | None = None,
+                         window: tuple[datetime, datetime] | None = None
+                         ) -> list[dict[str, Any]]:
+        """Document versions (without their text) that were added to the ledger at or
+        after ``created_since``, or whose publication (``published_at``, else
+        ``valid_from``) or end of validity (``valid_to``) falls in ``window`` =
+        ``(after, up_to]``. Indexed range queries; each version once."""
+        versions = _table(m.DocumentVersionRow)
+        columns = [versions.c.doc_id, versions.c.digest, versions.c.version,
+                   versions.c.published_at, versions.c.valid_from, versions.c.valid_to,
+                   versions.c.created_at]
+        conditions: list[Any] = []
+        if created_since is not None:
+            conditions.append(versions.c.created_at >= _utc(created_since))
+        if window is not None:
+            lo, hi = _utc(window[0]), _utc(window[1])
+            conditions.append((versions.c.published_at > lo) & (versions.c.published_at <= hi))
+            conditions.append(versions.c.published_at.is_(None) & (versions.c.valid_from > lo)
+                              & (versions.c.valid_from <= hi))
+            conditions.append((versions.c.valid_to > lo) & (versions.c.valid_to <= hi))
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        with self.engine.connect() as conn:
+            for condition in conditions:  # one indexed range scan each (no OR across them)
+                for r in conn.execute(select(*columns).where(condition)).mappings():
+                    item = dict(r)
+                    for key in ("published_at", "valid_from", "valid_to", "created_at"):
+                        item[key] = _utc(item[key])
+                    found[(item["doc_id"], item["digest"])] = item
+        return sorted(found.values(), key=lambda v: (v["doc_id"], v["version"]))
+
+    def document_versions(self, doc_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every version (without its text) of each of ``doc_ids``, oldest label first."""
+        versions = _table(m.DocumentVersionRow)
+        out: dict[str, list[dict[str, Any]]] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(doc_ids), 500):
+                rows = conn.execute(
+                    select(versions.c.doc_id, versions.c.digest, versions.c.version,
+                           versions.c.published_at, versions.c.valid_from,
+                           versions.c.valid_to, versions.c.created_at)
+                    .where(versions.c.doc_id.in_(list(doc_ids[start:start + 500])))
+                ).mappings().all()
+                for r in rows:
+                    item = dict(r)
+                    for key in ("published_at", "valid_from", "valid_to", "created_at"):
+                        item[key] = _utc(item[key])
+                    out.setdefault(item["doc_id"], []).append(item)
+        for items in out.values():
+            items.sort(key=lambda v: (v["created_at"] or datetime.min.replace(tzinfo=UTC),
+                                      v["version"]))
+        return out
+
+    def citing_evidence(self, doc_ids: Sequence[str], *, run_ids: Sequence[str] | None = None
+                        ) -> list[dict[str, Any]]:
+        """The retrieved (not inline) evidence rows that cite any version of ``doc_ids``,
+        with the claim's answer and text and the run's creation time and as-of date:
+        ``{run_id, claim_id, answer_id, claim_text, rank, chunk_id, doc_id,
+        version_digest, superseded, score, coverage, run_created_at, run_as_of,
+        answer_as_of}``.
+        Uses the ``(doc_id, version_digest)`` index of ``retrieval``."""
+        retr, claims, runs, answers = (_table(m.RetrievalRow), _table(m.ClaimRow),
+                                       _table(m.RunRow), _table(m.AnswerRow))
+        out: list[dict[str, Any]] = []
+        with self.engine.connect() as conn:
+            for start in range(0, len(doc_ids), 500):
+                chosen = list(doc_ids[start:start + 500])
+                rows = conn.execute(
+                    select(retr.c.run_id, retr.c.claim_id, retr.c.rank, retr.c.chunk_id,
+                           retr.c.doc_id, retr.c.version_digest, retr.c.superseded,
+                           retr.c.score, retr.c.coverage, claims.c.answer_id,
+                           claims.c.text.label("claim_text"),
+                           runs.c.created_at.label("run_created_at"),
+                           runs.c.as_of.label("run_as_of"),
+                           answers.c.as_of.label("answer_as_of"))
+                    .join(claims, (claims.c.run_id == retr.c.run_id)
+                          & (claims.c.claim_id == retr.c.claim_id))
+                    .join(runs, runs.c.run_id == retr.c.run_id)
+                    .join(answers, (answers.c.run_id == claims.c.run_id)
+                          & (answers.c.answer_id == claims.c.answer_id))
+                    .where(retr.c.doc_id.in_(chosen), retr.c.inline.is_(False))
+                    .where(retr.c.run_id.in_(list(run_ids)) if run_ids is not None
+                           else true())).mappings().all()
+                for r in rows:
+                    item = dict(r)
+                    for key in ("run_created_at", "run_as_of", "answer_as_of"):
+                        item[key] = _utc(item[key])
+                    out.append(item)
+        out.sort(key=lambda r: (r["run_id"], r["answer_id"], r["claim_id"], r["rank"]))
+        return out
+
+    def version_chunks(self, doc_id: str, digest: str) -> list[dict[str, Any]]:
+        """The chunks of one document version ``{chunk_id, start, end, text}``, in order."""
+        chunks = _table(m.ChunkRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(chunks.c.chunk_id, chunks.c.start, chunks.c.end,
+                                       chunks.c.text)
+                                .where(chunks.c.digest == digest, chunks.c.doc_id == doc_id)
+                                .order_by(chunks.c.start)).mappings().all()
+        return [dict(r) for r in rows]
+
+    def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """The text of each of ``chunk_ids`` that the ledger holds."""
+        chunks = _table(m.ChunkRow)
+        out: dict[str, str] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(chunk_ids), 500):
+                out.update({str(c): str(t) for c, t in conn.execute(
+                    select(chunks.c.chunk_id, chunks.c.text)
+                    .where(chunks.c.chunk_id.in_(list(chunk_ids[start:start + 500]))))})
+        return out
+
     def response_cache(self) -> LedgerResponseCache:
         """The LLM response cache kept in this ledger (``get``/``put`` by key)."""
         return LedgerResponseCache(self)
