@@ -69,12 +69,13 @@ def _registered_names() -> set[str]:
 
 
 _COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review",
-                    "serve")
+                    "serve", "fresh")
 _COMMAND_MODULE = {
     "demo": "demo", "audit": "audit", "runs": "audit", "report": "audit", "show": "audit",
     "gate": "audit", "ingest": "index", "search": "index", "claims": "claims",
     "calibrate": "panel", "judge": "judge", "train-judge": "judge", "spans": "spans",
-    "rejudge": "review", "review": "review", "serve": "serve",
+    "rejudge": "review", "review": "review", "serve": "serve", "impact": "fresh",
+    "reaudit": "fresh", "trend": "fresh",
 }
 """Where each command is defined (a shortcut: a name missing here loads every module)."""
 
