@@ -195,8 +195,8 @@ def char_diff(old: str, new: str, *, context: int = 40) -> str:
     return "".join(out)
 
 
-def _best_passage(ledger: Ledger, version: VersionInfo, old_text: str) -> str | None:
-    chunks = ledger.version_chunks(version.doc_id, version.digest)
+def _best_passage(chunks: Sequence[Mapping[str, Any]], old_text: str) -> str | None:
+    """The passage of a new version that corresponds to ``old_text`` (most similar)."""
     if not chunks:
         return None
     return max((str(c["text"]) for c in chunks),
@@ -253,27 +253,42 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
     version_of = {(v["doc_id"], v["digest"]): VersionInfo.of(v)
                   for vs in known.values() for v in vs}
     finished_of = {r.run_id: _utc(r.finished_at or r.created_at or when) for r in infos}
+    as_of_of = {r.run_id: _utc(r.as_of) if r.as_of is not None else None for r in infos}
     claims: list[ImpactedClaim] = []
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         grouped.setdefault((r["run_id"], r["claim_id"]), []).append(r)
-    passages = ledger.chunk_texts(sorted({r["chunk_id"] for r in rows}))
+    found = []
     for (run_id, claim_id), evidence in grouped.items():
         first = evidence[0]
-        t0 = first["answer_as_of"] or first["run_as_of"]
+        t0 = first["answer_as_of"] or as_of_of[run_id]
         changes = _claim_changes(evidence, by_doc, version_of, t0, finished_of[run_id], when,
                                  since)
-        if not changes:
-            continue
+        if changes:
+            found.append((run_id, claim_id, first, t0, changes))
+    passages = ledger.chunk_texts(sorted({old_row["chunk_id"] for *_, changes in found
+                                          for _, _, old_row, _ in changes}))
+    new_chunks = ledger.versions_chunks(sorted({(new.doc_id, new.digest)
+                                                for *_, changes in found
+                                                for _, _, _, new in changes if new}))
+    diffs: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
+    for run_id, claim_id, first, t0, changes in found:
         built = []
         for kind, doc_id, old_row, new in changes:
             old = version_of[(doc_id, old_row["version_digest"])]
             old_text = passages.get(old_row["chunk_id"], "")
-            new_text = _best_passage(ledger, new, old_text) if new is not None else None
-            built.append(EvidenceChange(
-                kind=kind, doc_id=doc_id, old=old, new=new, old_passage=old_text,
-                new_passage=new_text,
-                diff=char_diff(old_text, new_text) if new_text is not None else None))
+            new_text = diff = None
+            if new is not None:  # one diff per (passage, new version), however many cite it
+                key = (old_row["chunk_id"], new.doc_id, new.digest)
+                if key not in diffs:
+                    text = _best_passage(new_chunks.get((new.doc_id, new.digest), []),
+                                         old_text)
+                    diffs[key] = (text, char_diff(old_text, text) if text is not None
+                                  else None)
+                new_text, diff = diffs[key]
+            built.append(EvidenceChange(kind=kind, doc_id=doc_id, old=old, new=new,
+                                        old_passage=old_text, new_passage=new_text,
+                                        diff=diff))
         claims.append(ImpactedClaim(run_id=run_id, answer_id=first["answer_id"],
                                     claim_id=claim_id, text=first["claim_text"], as_of=t0,
                                     changes=tuple(built)))
@@ -345,14 +360,11 @@ def _version_key(v: VersionInfo) -> tuple[datetime, datetime]:
 
 
 def _with_labels(ledger: Ledger, claims: list[ImpactedClaim]) -> list[ImpactedClaim]:
-    by_run: dict[str, set[str]] = {}
+    by_run: dict[str, list[str]] = {}
     for c in claims:
-        by_run.setdefault(c.run_id, set()).add(c.answer_id)
-    labels: dict[tuple[str, str], str | None] = {}
-    for run_id, answer_ids in by_run.items():
-        for r in ledger.claim_results(run_id, answer_ids=sorted(answer_ids)):
-            labels[(run_id, r.claim_id)] = r.label
-    return [replace(c, label=labels.get((c.run_id, c.claim_id))) for c in claims]
+        by_run.setdefault(c.run_id, []).append(c.claim_id)
+    labels = {run_id: ledger.claim_labels(run_id, ids) for run_id, ids in by_run.items()}
+    return [replace(c, label=labels[c.run_id].get(c.claim_id)) for c in claims]
 
 
 def _index_info(ledger: Ledger, manifest: Mapping[str, Any] | None,

@@ -781,14 +781,16 @@ class Ledger:
     def citing_evidence(self, doc_ids: Sequence[str], *, run_ids: Sequence[str] | None = None
                         ) -> list[dict[str, Any]]:
         """The retrieved (not inline) evidence rows that cite any version of ``doc_ids``,
-        with the claim's answer and text and the run's creation time and as-of date:
-        ``{run_id, claim_id, answer_id, claim_text, rank, chunk_id, doc_id,
-        version_digest, superseded, score, coverage, run_created_at, run_as_of,
-        answer_as_of}``.
-        Uses the ``(doc_id, version_digest)`` index of ``retrieval``."""
-        retr, claims, runs, answers = (_table(m.RetrievalRow), _table(m.ClaimRow),
-                                       _table(m.RunRow), _table(m.AnswerRow))
+        with the claim's answer, text and the answer's as-of date: ``{run_id, claim_id,
+        answer_id, claim_text, rank, chunk_id, doc_id, version_digest, superseded, score,
+        coverage, answer_as_of}``, by run, answer, claim and rank. Uses the
+        ``(doc_id, version_digest)`` index of ``retrieval``."""
+        retr, claims, answers = (_table(m.RetrievalRow), _table(m.ClaimRow),
+                                 _table(m.AnswerRow))
+        keys = ("run_id", "claim_id", "rank", "chunk_id", "doc_id", "version_digest",
+                "superseded", "score", "coverage", "answer_id", "claim_text", "answer_as_of")
         out: list[dict[str, Any]] = []
+        dates: dict[Any, datetime | None] = {None: None}
         with self.engine.connect() as conn:
             for start in range(0, len(doc_ids), 500):
                 chosen = list(doc_ids[start:start + 500])
@@ -796,35 +798,65 @@ class Ledger:
                     select(retr.c.run_id, retr.c.claim_id, retr.c.rank, retr.c.chunk_id,
                            retr.c.doc_id, retr.c.version_digest, retr.c.superseded,
                            retr.c.score, retr.c.coverage, claims.c.answer_id,
-                           claims.c.text.label("claim_text"),
-                           runs.c.created_at.label("run_created_at"),
-                           runs.c.as_of.label("run_as_of"),
-                           answers.c.as_of.label("answer_as_of"))
+                           claims.c.text, answers.c.as_of)
                     .join(claims, (claims.c.run_id == retr.c.run_id)
                           & (claims.c.claim_id == retr.c.claim_id))
-                    .join(runs, runs.c.run_id == retr.c.run_id)
                     .join(answers, (answers.c.run_id == claims.c.run_id)
                           & (answers.c.answer_id == claims.c.answer_id))
                     .where(retr.c.doc_id.in_(chosen), retr.c.inline.is_(False))
                     .where(retr.c.run_id.in_(list(run_ids)) if run_ids is not None
-                           else true())).mappings().all()
-                for r in rows:
-                    item = dict(r)
-                    for key in ("run_created_at", "run_as_of", "answer_as_of"):
-                        item[key] = _utc(item[key])
+                           else true())).all()
+                for row in rows:
+                    item = dict(zip(keys, row, strict=True))
+                    when = item["answer_as_of"]
+                    if when not in dates:
+                        dates[when] = _utc(when)
+                    item["answer_as_of"] = dates[when]
                     out.append(item)
         out.sort(key=lambda r: (r["run_id"], r["answer_id"], r["claim_id"], r["rank"]))
         return out
 
-    def version_chunks(self, doc_id: str, digest: str) -> list[dict[str, Any]]:
-        """The chunks of one document version ``{chunk_id, start, end, text}``, in order."""
-        chunks = _table(m.ChunkRow)
+    def claim_labels(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
+        """The label of each of ``claim_ids`` under the run's own panel and stacker
+        (claims without such a verdict are left out); chunked primary-key lookups."""
+        verdicts = _table(m.VerdictRow)
+        out: dict[str, str] = {}
         with self.engine.connect() as conn:
-            rows = conn.execute(select(chunks.c.chunk_id, chunks.c.start, chunks.c.end,
-                                       chunks.c.text)
-                                .where(chunks.c.digest == digest, chunks.c.doc_id == doc_id)
-                                .order_by(chunks.c.start)).mappings().all()
-        return [dict(r) for r in rows]
+            panel = self._run_component_or_none(conn, run_id, "panel")
+            stacker = self._run_component_or_none(conn, run_id, "stacker")
+            for start in range(0, len(claim_ids), 500):
+                query = select(verdicts.c.claim_id, verdicts.c.label).where(
+                    verdicts.c.run_id == run_id,
+                    verdicts.c.claim_id.in_(list(claim_ids[start:start + 500])))
+                if panel is not None:
+                    query = query.where(verdicts.c.panel_digest == panel)
+                if stacker is not None:
+                    query = query.where(verdicts.c.stacker_digest == stacker)
+                out.update({str(c): str(label) for c, label in conn.execute(query)})
+        return out
+
+    def versions_chunks(self, versions: Sequence[tuple[str, str]]
+                        ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """The chunks ``{chunk_id, start, end, text}`` of each ``(doc_id, digest)``
+        version, in order (one chunked query on the chunk digest index)."""
+        chunks = _table(m.ChunkRow)
+        wanted = set(versions)
+        digests = sorted({d for _, d in wanted})
+        out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(digests), 500):
+                rows = conn.execute(
+                    select(chunks.c.chunk_id, chunks.c.doc_id, chunks.c.digest,
+                           chunks.c.start, chunks.c.end, chunks.c.text)
+                    .where(chunks.c.digest.in_(digests[start:start + 500]))).mappings().all()
+                for r in rows:
+                    key = (str(r["doc_id"]), str(r["digest"]))
+                    if key in wanted:
+                        out.setdefault(key, []).append(
+                            {k: r[k] for k in ("chunk_id", "start", "end", "text")})
+        for items in out.values():
+            items.sort(key=lambda c: c["start"])
+        return out
 
     def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """The text of each of ``chunk_ids`` that the ledger holds."""

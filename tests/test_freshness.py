@@ -289,4 +289,4 @@ def test_char_diff_marks_removed_and_added_text() -> None:
     assert char_diff("same", "same") == "same"
     long = "x" * 200
     shown = char_diff(long + " 30 " + long, long + " 45 " + long, context=10)
-    assert shown == "...xxxxxxxxxx [-30-]{+45+} xxxxxxxxxx..."
+    assert shown == "...xxxxxxxxx [-30-]{+45+} xxxxxxxxx..."  # 10 characters each side
