@@ -153,6 +153,13 @@ def test_a_fact_changing_update_makes_the_claim_stale_and_nothing_else_changes(
     change = impact.claims[0].changes[0]
     assert change.old.digest != change.new.digest  # type: ignore[union-attr]
     assert "every [-30-]{+45+} minutes" in (change.diff or "")
+    assert (change.old.version, change.new.version) == ("v1", "v2")  # type: ignore[union-attr]
+    # --since: changes published or ingested from that date on; --run: those runs only
+    assert len(find_impact(world.ledger, as_of=utc(T2), since=utc("2025-02-01"),
+                           runs=[world.run_id[:8]]).claims) == 1
+    assert find_impact(world.ledger, as_of=utc(T2), since=utc("2099-01-01")).claims == ()
+    # not yet visible before the update's publication date
+    assert find_impact(world.ledger, as_of=utc("2025-02-01")).claims == ()
     with Auditor(world.index, world.ledger) as auditor:
         result = reaudit(auditor, world.run_id, as_of=T2, only_impacted=True)
     after = labels_of(world.ledger, result.run_id)
