@@ -533,12 +533,10 @@ def reaudit(auditor: Auditor, run: str, *, as_of: datetime | str,
     answers = [Answer(id=a.id, question=a.question, answer=a.answer,
                       contexts=contexts.get(a.id, ()), as_of=None)
                for a in stored.answers.values()]
-    base = auditor.components()
     components = AuditComponents(
         extractor=_StoredClaims(_component(info.components["extractor"])),
         search=_search_for(auditor, config), panel=auditor.panel, stacker=auditor.stacker,
         config=config, second_opinion=auditor.second_opinion)
-    del base
     roles = run_components(components, index_component(auditor.index.manifest))
     run_id = content_digest({"reaudit_of": parent, "as_of": when.isoformat(),
                              "only_impacted": only_impacted, "config": config.to_dict(),
