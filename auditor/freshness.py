@@ -29,7 +29,7 @@ from auditor.errors import ConfigError
 from auditor.evidence import Evidence, gather_evidence
 from auditor.extract.base import Extraction, Extractor
 from auditor.graph.flow import AuditComponents, build_audit_graph
-from auditor.labels import LabelPolicy
+from auditor.labels import ClaimSignals, LabelPolicy, has_relevant_evidence
 from auditor.report.card import Figure, build_report_card, report_config
 from auditor.report.claims import claim_records
 from auditor.report.compare import Comparison, compare_runs
@@ -433,14 +433,9 @@ def _component(info: Mapping[str, Any]) -> Component:
                      config=dict(info.get("config") or {}))
 
 
-def _evidence_key(ev: Evidence) -> tuple[Any, ...]:
-    def hits(items: Sequence[Any]) -> tuple[Any, ...]:
-        return tuple((h.chunk.chunk_id, h.document.doc_id, h.document.digest,
-                      bool(h.superseded), bool(h.inline)) for h in items)
-
-    dates = tuple((_iso(h.document.published_at), _iso(h.document.valid_from),
-                   _iso(h.document.valid_to)) for h in ev.superseded)
-    return hits(ev.current), hits(ev.superseded), dates
+def _hits_key(items: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple((h.chunk.chunk_id, h.document.doc_id, h.document.digest, bool(h.superseded),
+                  bool(h.inline)) for h in items)
 
 
 def _close(a: Mapping[str, float], b: Mapping[str, float], keys: Iterable[str]) -> bool:
@@ -453,26 +448,60 @@ def _close(a: Mapping[str, float], b: Mapping[str, float], keys: Iterable[str]) 
     return True
 
 
-def evidence_change(old: Evidence, new: Evidence) -> str | None:
-    """Why the evidence of a claim differs between two gatherings (None: it does not):
-    other passages, versions, digests or superseded flags, or relevance, coverage or
-    sentence cosines further apart than :data:`SCORE_TOLERANCE`."""
-    if _evidence_key(old) != _evidence_key(new):
-        before = {(h.chunk.chunk_id, h.superseded): h for h in (*old.current, *old.superseded)}
-        after = {(h.chunk.chunk_id, h.superseded): h for h in (*new.current, *new.superseded)}
-        gone = [f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if s else "")
-                for (c, s), h in before.items() if (c, s) not in after]
-        came = [f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if s else "")
-                for (c, s), h in after.items() if (c, s) not in before]
-        parts = ([f"no longer {', '.join(sorted(set(gone)))}"] if gone else []) + \
-                ([f"now {', '.join(sorted(set(came)))}"] if came else [])
-        return "evidence changed: " + ("; ".join(parts) or "order or version dates changed")
-    keys = [h.chunk.chunk_id for h in (*new.current, *new.superseded)]
-    if not (_close(old.relevance, new.relevance, keys)
+def _same_scores(old: Evidence, new: Evidence, hits: Sequence[Any]) -> bool:
+    keys = [h.chunk.chunk_id for h in hits]
+    return (_close(old.relevance, new.relevance, keys)
             and _close(old.coverage, new.coverage, keys)
-            and _close(old.sentence_relevance, new.sentence_relevance, keys)):
-        return "evidence changed: relevance of the same passages changed"
-    return None
+            and _close(old.sentence_relevance, new.sentence_relevance, keys))
+
+
+def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
+    """Whether any superseded passage is relevant by the labelling rule (only then do the
+    votes against superseded evidence enter the label: ``stale``, the past-period rule)."""
+    return has_relevant_evidence(ClaimSignals(
+        factual=True, relevance=None, p_current=None, stale_relevance=ev.best_superseded,
+        superseded_scores=ev.scores(ev.superseded)), policy)
+
+
+def _describe(old: Sequence[Any], new: Sequence[Any]) -> str:
+    before = {(h.chunk.chunk_id, h.superseded): h for h in old}
+    after = {(h.chunk.chunk_id, h.superseded): h for h in new}
+
+    def name(h: Any, superseded: bool) -> str:
+        return f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if superseded
+                                                               else "")
+
+    gone = sorted({name(h, s) for (c, s), h in before.items() if (c, s) not in after})
+    came = sorted({name(h, s) for (c, s), h in after.items() if (c, s) not in before})
+    parts = ([f"no longer {', '.join(gone)}"] if gone else []) + \
+            ([f"now {', '.join(came)}"] if came else [])
+    return "; ".join(parts) or "order, version dates or relevance changed"
+
+
+def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy | None = None
+                    ) -> str | None:
+    """Why a claim must be judged again given its old and new evidence (None: its label
+    would come out the same, so its verdict can be carried over).
+
+    The current evidence must be the same passages, versions, digests and flags, with
+    relevance, coverage and sentence cosines within :data:`SCORE_TOLERANCE` (the panel's
+    votes and the labelling rules read them). The superseded evidence must be the same
+    too, unless no superseded passage is relevant by ``policy`` before or after: the
+    labelling rules use the votes against superseded evidence only when one is relevant
+    (without ``policy`` it must always be the same)."""
+    if _hits_key(old.current) != _hits_key(new.current) or not _same_scores(
+            old, new, new.current):
+        return "evidence changed: " + _describe(old.current, new.current)
+    dates = [tuple((_iso(h.document.published_at), _iso(h.document.valid_from),
+                    _iso(h.document.valid_to)) for h in ev.superseded) for ev in (old, new)]
+    same_old = (_hits_key(old.superseded) == _hits_key(new.superseded)
+                and dates[0] == dates[1] and _same_scores(old, new, new.superseded))
+    if same_old:
+        return None
+    if policy is not None and not (_superseded_relevant(old, policy)
+                                   or _superseded_relevant(new, policy)):
+        return None
+    return "superseded evidence changed: " + _describe(old.superseded, new.superseded)
 
 
 def _contexts(audits: Sequence[ClaimAudit]) -> dict[str, tuple[Context, ...]]:
@@ -577,18 +606,18 @@ def reaudit(auditor: Auditor, run: str, *, as_of: datetime | str,
         carried: dict[str, tuple[str, str, str]] = {}
         for audit, evidence in zip(old, fresh, strict=True):
             cid = audit.claim.id
-            why = (evidence_change(audit.evidence, evidence) if only_impacted
-                   else "full re-audit")
+            why = (evidence_change(audit.evidence, evidence, config.policy)
+                   if only_impacted else "full re-audit")
             if why is None and cid in impacted:
                 why = f"impacted: {impacted[cid]}"
             if why is None:
                 merged.append(_carried(audit.claim, evidence, verdicts[cid],
                                        carry_votes.get(cid, ()), info.components))
                 carried[cid] = (cid, parent, (
-                    f"evidence at {when.date().isoformat()} is what run {parent[:12]} judged "
-                    f"(as of {_date(audit.evidence.as_of)}): same "
-                    f"{len(evidence.current) + len(evidence.superseded)} passages, "
-                    f"versions and digests"))
+                    f"the evidence its label rests on at {when.date().isoformat()} is what "
+                    f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
+                    f"same {len(evidence.current)} current passages, versions and digests; "
+                    f"superseded passages the same or none relevant"))
             else:
                 rejudged[cid] = why
                 merged.append(None)
