@@ -258,14 +258,26 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         grouped.setdefault((r["run_id"], r["claim_id"]), []).append(r)
+    claims_by_run: dict[str, list[str]] = {}
+    for run_id, claim_id in grouped:
+        claims_by_run.setdefault(run_id, []).append(claim_id)
+    # a claim's as-of date is its answer's (else its run's): first keep the claims that
+    # would be impacted at the earliest possible date (a superset), then look up those
+    # claims' dates and texts and decide
+    earliest = datetime.min.replace(tzinfo=UTC)
     found = []
-    for (run_id, claim_id), evidence in grouped.items():
-        first = evidence[0]
-        t0 = first["answer_as_of"] or as_of_of[run_id]
-        changes = _claim_changes(evidence, by_doc, version_of, t0, finished_of[run_id], when,
-                                 since)
-        if changes:
-            found.append((run_id, claim_id, first, t0, changes))
+    for run_id, ids in claims_by_run.items():
+        candidates = [cid for cid in ids if _claim_changes(
+            grouped[(run_id, cid)], by_doc, version_of, earliest, finished_of[run_id], when,
+            since)]
+        info_of = ledger.claims_of(run_id, candidates)
+        for claim_id in candidates:
+            first = info_of[claim_id]
+            t0 = first["answer_as_of"] or as_of_of[run_id]
+            changes = _claim_changes(grouped[(run_id, claim_id)], by_doc, version_of, t0,
+                                     finished_of[run_id], when, since)
+            if changes:
+                found.append((run_id, claim_id, first, t0, changes))
     passages = ledger.chunk_texts(sorted({old_row["chunk_id"] for *_, changes in found
                                           for _, _, old_row, _ in changes}))
     new_chunks = ledger.versions_chunks(sorted({(new.doc_id, new.digest)
@@ -290,7 +302,7 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
                                         old_passage=old_text, new_passage=new_text,
                                         diff=diff))
         claims.append(ImpactedClaim(run_id=run_id, answer_id=first["answer_id"],
-                                    claim_id=claim_id, text=first["claim_text"], as_of=t0,
+                                    claim_id=claim_id, text=first["text"], as_of=t0,
                                     changes=tuple(built)))
     claims = _with_labels(ledger, claims)
     order = {r: i for i, r in enumerate(run_ids)}

@@ -780,40 +780,45 @@ class Ledger:
 
     def citing_evidence(self, doc_ids: Sequence[str], *, run_ids: Sequence[str] | None = None
                         ) -> list[dict[str, Any]]:
-        """The retrieved (not inline) evidence rows that cite any version of ``doc_ids``,
-        with the claim's answer, text and the answer's as-of date: ``{run_id, claim_id,
-        answer_id, claim_text, rank, chunk_id, doc_id, version_digest, superseded, score,
-        coverage, answer_as_of}``, by run, answer, claim and rank. Uses the
-        ``(doc_id, version_digest)`` index of ``retrieval``."""
-        retr, claims, answers = (_table(m.RetrievalRow), _table(m.ClaimRow),
-                                 _table(m.AnswerRow))
+        """The retrieved (not inline) evidence rows that cite any version of ``doc_ids``
+        (of ``run_ids`` only, when given): ``{run_id, claim_id, rank, chunk_id, doc_id,
+        version_digest, superseded, score, coverage}``, by run, claim and rank. One
+        lookup on the ``(doc_id, version_digest)`` index of ``retrieval`` per 500
+        documents, no join (the runs are filtered here, so the index is always used)."""
+        retr = _table(m.RetrievalRow)
         keys = ("run_id", "claim_id", "rank", "chunk_id", "doc_id", "version_digest",
-                "superseded", "score", "coverage", "answer_id", "claim_text", "answer_as_of")
+                "superseded", "score", "coverage")
+        wanted = set(run_ids) if run_ids is not None else None
         out: list[dict[str, Any]] = []
-        dates: dict[Any, datetime | None] = {None: None}
         with self.engine.connect() as conn:
             for start in range(0, len(doc_ids), 500):
-                chosen = list(doc_ids[start:start + 500])
                 rows = conn.execute(
                     select(retr.c.run_id, retr.c.claim_id, retr.c.rank, retr.c.chunk_id,
                            retr.c.doc_id, retr.c.version_digest, retr.c.superseded,
-                           retr.c.score, retr.c.coverage, claims.c.answer_id,
-                           claims.c.text, answers.c.as_of)
-                    .join(claims, (claims.c.run_id == retr.c.run_id)
-                          & (claims.c.claim_id == retr.c.claim_id))
+                           retr.c.score, retr.c.coverage, retr.c.inline)
+                    .where(retr.c.doc_id.in_(list(doc_ids[start:start + 500])))).all()
+                out.extend(dict(zip(keys, row[:-1], strict=True)) for row in rows
+                           if not row[-1] and (wanted is None or row[0] in wanted))
+        out.sort(key=lambda r: (r["run_id"], r["claim_id"], r["rank"]))
+        return out
+
+    def claims_of(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``{answer_id, text, answer_as_of}`` of each of ``claim_ids`` in ``run_id``
+        (primary-key lookups, 500 at a time)."""
+        claims, answers = _table(m.ClaimRow), _table(m.AnswerRow)
+        out: dict[str, dict[str, Any]] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(claim_ids), 500):
+                rows = conn.execute(
+                    select(claims.c.claim_id, claims.c.answer_id, claims.c.text,
+                           answers.c.as_of)
                     .join(answers, (answers.c.run_id == claims.c.run_id)
                           & (answers.c.answer_id == claims.c.answer_id))
-                    .where(retr.c.doc_id.in_(chosen), retr.c.inline.is_(False))
-                    .where(retr.c.run_id.in_(list(run_ids)) if run_ids is not None
-                           else true())).all()
-                for row in rows:
-                    item = dict(zip(keys, row, strict=True))
-                    when = item["answer_as_of"]
-                    if when not in dates:
-                        dates[when] = _utc(when)
-                    item["answer_as_of"] = dates[when]
-                    out.append(item)
-        out.sort(key=lambda r: (r["run_id"], r["answer_id"], r["claim_id"], r["rank"]))
+                    .where(claims.c.run_id == run_id,
+                           claims.c.claim_id.in_(list(claim_ids[start:start + 500])))).all()
+                for claim_id, answer_id, text, as_of in rows:
+                    out[str(claim_id)] = {"answer_id": answer_id, "text": text,
+                                          "answer_as_of": _utc(as_of)}
         return out
 
     def claim_labels(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
