@@ -375,7 +375,7 @@ def _with_labels(ledger: Ledger, claims: list[ImpactedClaim]) -> list[ImpactedCl
     by_run: dict[str, list[str]] = {}
     for c in claims:
         by_run.setdefault(c.run_id, []).append(c.claim_id)
-    labels = {run_id: ledger.claim_labels(run_id, ids) for run_id, ids in by_run.items()}
+    labels = {run_id: ledger.labels_of_claims(run_id, ids) for run_id, ids in by_run.items()}
     return [replace(c, label=labels[c.run_id].get(c.claim_id)) for c in claims]
 
 

@@ -821,7 +821,7 @@ class Ledger:
                                           "answer_as_of": _utc(as_of)}
         return out
 
-    def claim_labels(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
+    def labels_of_claims(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
         """The label of each of ``claim_ids`` under the run's own panel and stacker
         (claims without such a verdict are left out); chunked primary-key lookups."""
         verdicts = _table(m.VerdictRow)
