@@ -75,7 +75,7 @@ def _report(hostile: str):  # type: ignore[no-untyped-def]
                              n_boot=10, seed=0)
     return FullReport(card=card, label_shares={}, judges=[], human=None, reliability=None,
                       flagged=[{
-        "answer_id": hostile, "label": "contradicted", "p_hallucinated": 0.9,
+        "claim_id": "c" * 64, "deciding_evidence": None, "answer_id": hostile, "label": "contradicted", "p_hallucinated": 0.9,
         "claim": hostile, "error_text": [hostile], "reason": hostile}], notes=[hostile])
 
 
@@ -86,7 +86,7 @@ def test_markdown_report_escapes_answer_text() -> None:
     assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "**bold**" not in text and "[link](" not in text and "\x1b" not in text
     flagged = [line for line in text.splitlines() if "onerror" in line and line.startswith("|")]
-    assert flagged and all(len(re.split(r"(?<!\\)\|", line)) == 8 for line in flagged)
+    assert flagged and all(len(re.split(r"(?<!\\)\|", line)) == 10 for line in flagged)
     # the configuration fence cannot be closed by a value inside it
     fence_lines = [line for line in text.splitlines() if line.startswith("```")]
     assert len(fence_lines) == 2 and fence_lines[0].startswith("````")
