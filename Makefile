@@ -28,6 +28,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check auditor ledger migrations tests bench
+	$(BIN)/ruff format --check auditor ledger migrations tests bench
 	$(BIN)/mypy
 
 clean:

@@ -147,8 +147,11 @@ class Auditor:
             if isinstance(self._index_arg, EvidenceIndex):
                 self._index = self._index_arg
             else:
-                location = (self._index_arg if self._index_arg is not None
-                            else os.environ.get("AUDITOR_INDEX", DEFAULT_INDEX))
+                location = (
+                    self._index_arg
+                    if self._index_arg is not None
+                    else os.environ.get("AUDITOR_INDEX", DEFAULT_INDEX)
+                )
                 self._index = EvidenceIndex.open(location)
         return self._index
 
@@ -161,12 +164,23 @@ class Auditor:
         def search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Hit]]:
             return index.search(queries, n, mode=mode, as_of=when)
 
-        return AuditComponents(extractor=build_extractor(self.config.extractor), search=search,
-                               panel=self.panel, stacker=self.stacker, config=self.config,
-                               second_opinion=self.second_opinion)
+        return AuditComponents(
+            extractor=build_extractor(self.config.extractor),
+            search=search,
+            panel=self.panel,
+            stacker=self.stacker,
+            config=self.config,
+            second_opinion=self.second_opinion,
+        )
 
-    def audit(self, answers: AnswersInput, *, progress: ProgressFn | None = None,
-              on_answer: AnswerFn | None = None, batch_size: int = 16) -> AuditRun:
+    def audit(
+        self,
+        answers: AnswersInput,
+        *,
+        progress: ProgressFn | None = None,
+        on_answer: AnswerFn | None = None,
+        batch_size: int = 16,
+    ) -> AuditRun:
         """Audit ``answers`` (a JSONL path, :class:`~auditor.types.Answer` objects or dicts)
         into the ledger: content-addressed (the same input and configuration find the
         existing run and write nothing) and resumable (a killed run continues at the
@@ -177,39 +191,75 @@ class Auditor:
         if batch_size < 1:
             raise ConfigError(f"batch_size: must be >= 1, got {batch_size}")
         items = coerce_answers(answers)
-        summary = execute_audit(items, self.components(), self.ledger,
-                                index_component=index_component(self.index.manifest),
-                                batch_size=batch_size, progress=progress, on_answer=on_answer)
-        return AuditRun(summary.run_id, summary.reused, summary.answers_written,
-                        summary.answers_total, claim_records(self.ledger, summary.run_id))
+        summary = execute_audit(
+            items,
+            self.components(),
+            self.ledger,
+            index_component=index_component(self.index.manifest),
+            batch_size=batch_size,
+            progress=progress,
+            on_answer=on_answer,
+        )
+        return AuditRun(
+            summary.run_id,
+            summary.reused,
+            summary.answers_written,
+            summary.answers_total,
+            claim_records(self.ledger, summary.run_id),
+        )
 
-    def rejudge(self, run: str, *, panel: str | Path | Panel | None = None,
-                stacker: str | Path | Stacker | None = None,
-                second_opinion: str | Judge | None = None,
-                n_boot: int = 2000, seed: int = 0) -> BridgeResult:
+    def rejudge(
+        self,
+        run: str,
+        *,
+        panel: str | Path | Panel | None = None,
+        stacker: str | Path | Stacker | None = None,
+        second_opinion: str | Judge | None = None,
+        n_boot: int = 2000,
+        seed: int = 0,
+    ) -> BridgeResult:
         """Re-judge a run's claims (id or unique prefix) on its stored evidence with another
         panel and stacker (default: this auditor's), through the same graph nodes and the
         run's own configuration; the new verdicts sit beside the old ones."""
         from auditor.bridging import rejudge
         from auditor.runner import attach_cache
 
-        new_panel = panel if isinstance(panel, Panel) else (
-            load_panel(panel) if panel is not None else self.panel)
-        new_stacker = stacker if isinstance(stacker, Stacker) else (
-            load_stacker(stacker) if stacker is not None else self.stacker)
+        new_panel = (
+            panel
+            if isinstance(panel, Panel)
+            else (load_panel(panel) if panel is not None else self.panel)
+        )
+        new_stacker = (
+            stacker
+            if isinstance(stacker, Stacker)
+            else (load_stacker(stacker) if stacker is not None else self.stacker)
+        )
         judge = _second_opinion(second_opinion, new_panel)
         attach_cache(new_panel, self.ledger)
-        return rejudge(self.ledger, self.ledger.find_run(run), new_panel, new_stacker,
-                       second_opinion=judge, n_boot=n_boot, seed=seed)
+        return rejudge(
+            self.ledger,
+            self.ledger.find_run(run),
+            new_panel,
+            new_stacker,
+            second_opinion=judge,
+            n_boot=n_boot,
+            seed=seed,
+        )
 
-    def gate(self, run: str, *, rules: Iterable[GateRule] = (), baseline: str | None = None,
-             n_boot: int = 2000, seed: int = 0) -> GateResult:
+    def gate(
+        self,
+        run: str,
+        *,
+        rules: Iterable[GateRule] = (),
+        baseline: str | None = None,
+        n_boot: int = 2000,
+        seed: int = 0,
+    ) -> GateResult:
         """Pass or fail a run on its figures' intervals and against a baseline run
         (:mod:`auditor.gate`)."""
         from auditor.gate import gate_run
 
-        return gate_run(self.ledger, run, rules=rules, baseline=baseline, n_boot=n_boot,
-                        seed=seed)
+        return gate_run(self.ledger, run, rules=rules, baseline=baseline, n_boot=n_boot, seed=seed)
 
     # -- reading back ------------------------------------------------------------------
     def run_id(self, run: str) -> str:
@@ -221,27 +271,53 @@ class Auditor:
         from auditor.report.card import build_report_card, report_config
 
         info = self.ledger.get_run(self.ledger.find_run(run))
-        return build_report_card(info.run_id, self.ledger.claim_results(info.run_id),
-                                 config=report_config(info), n_boot=n_boot, seed=seed)
+        return build_report_card(
+            info.run_id,
+            self.ledger.claim_results(info.run_id),
+            config=report_config(info),
+            n_boot=n_boot,
+            seed=seed,
+        )
 
-    def full_report(self, run: str, *, compare: str | None = None, n_boot: int = 2000,
-                    seed: int = 0, history: bool = True) -> FullReport:
+    def full_report(
+        self,
+        run: str,
+        *,
+        compare: str | None = None,
+        n_boot: int = 2000,
+        seed: int = 0,
+        history: bool = True,
+    ) -> FullReport:
         """The whole report of a run (card, judges, human audits, history, comparison)."""
         from auditor.report.full import build_full_report
 
         other = self.ledger.find_run(compare) if compare is not None else None
-        return build_full_report(self.ledger, self.ledger.find_run(run), compare_to=other,
-                                 n_boot=n_boot, seed=seed, history=history)
+        return build_full_report(
+            self.ledger,
+            self.ledger.find_run(run),
+            compare_to=other,
+            n_boot=n_boot,
+            seed=seed,
+            history=history,
+        )
 
-    def report(self, run: str, *, format: Literal["md", "json", "html"] = "md",
-               compare: str | None = None, n_boot: int = 2000, seed: int = 0) -> str:
+    def report(
+        self,
+        run: str,
+        *,
+        format: Literal["md", "json", "html"] = "md",
+        compare: str | None = None,
+        n_boot: int = 2000,
+        seed: int = 0,
+    ) -> str:
         """A run's report as Markdown, JSON or one self-contained HTML file."""
         from auditor.report.full import full_to_json, full_to_markdown
 
         if format not in ("md", "json", "html"):
             raise ConfigError(f"format: must be md, json or html, got {format!r}")
-        full = self.full_report(run, compare=compare, n_boot=n_boot, seed=seed,
-                                history=format == "html")
+        full = self.full_report(
+            run, compare=compare, n_boot=n_boot, seed=seed, history=format == "html"
+        )
         if format == "html":
             from auditor.report.html import to_html
 
@@ -254,8 +330,10 @@ def _second_opinion(judge: str | Judge | None, panel: Panel) -> Judge | None:
     stored beside the members' votes, by name)."""
     built = build_judge(judge) if isinstance(judge, str) else judge
     if built is not None and built.name in panel.member_names:
-        raise ConfigError(f"second_opinion: {built.name!r} is already a member of the panel "
-                          f"{panel.name!r}; choose another judge (an LLM judge, a plugin)")
+        raise ConfigError(
+            f"second_opinion: {built.name!r} is already a member of the panel "
+            f"{panel.name!r}; choose another judge (an LLM judge, a plugin)"
+        )
     return built
 
 
@@ -284,14 +362,16 @@ def audit_answers(
     """
     if (documents is None) == (index is None):
         raise ConfigError("give exactly one of documents= (files to ingest) or index=")
-    with tempfile.TemporaryDirectory(prefix="auditor-") as tmp, \
-            open_ledger(":memory:") as ledger:
+    with tempfile.TemporaryDirectory(prefix="auditor-") as tmp, open_ledger(":memory:") as ledger:
         if documents is not None:
             from auditor.retrieval import ingest, load_documents
 
-            paths = ([documents] if isinstance(documents, str | Path) else list(documents))
-            ingest(load_documents([Path(p) for p in paths]), Path(tmp) / "index",
-                   on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
+            paths = [documents] if isinstance(documents, str | Path) else list(documents)
+            ingest(
+                load_documents([Path(p) for p in paths]),
+                Path(tmp) / "index",
+                on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks),
+            )
             index = Path(tmp) / "index"
         with Auditor(index, ledger, panel=panel, stacker=stacker, config=config) as auditor:
             return auditor.audit(answers)

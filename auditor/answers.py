@@ -32,8 +32,9 @@ def load_answers(path: str | Path) -> list[Answer]:
     return answers
 
 
-def answers_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, source: str
-                         ) -> list[Answer]:
+def answers_from_records(
+    records: Iterable[tuple[int, Mapping[str, Any]]], *, source: str
+) -> list[Answer]:
     """Validate ``(line, record)`` pairs as :func:`load_answers` does (errors name
     ``source``, the line and the field)."""
     answers: list[Answer] = []
@@ -41,8 +42,9 @@ def answers_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, so
     file = source
     for line, record in records:
         if not isinstance(record, Mapping):
-            raise InputError(f"expected an object, got {type(record).__name__}", file=file,
-                             line=line)
+            raise InputError(
+                f"expected an object, got {type(record).__name__}", file=file, line=line
+            )
         record = dict(record)
         check_fields(record, ANSWER_FIELDS, file=file, line=line)
         answer_id = require(record, "id", (str, int), file=file, line=line)
@@ -50,15 +52,20 @@ def answers_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, so
         if not answer_id.strip():
             raise InputError("must not be empty", file=file, line=line, field="id")
         if answer_id in seen:
-            raise InputError(f"duplicate answer id {answer_id!r} (first on line "
-                             f"{seen[answer_id]})", file=file, line=line, field="id")
+            raise InputError(
+                f"duplicate answer id {answer_id!r} (first on line {seen[answer_id]})",
+                file=file,
+                line=line,
+                field="id",
+            )
         seen[answer_id] = line
         question = require(record, "question", str, file=file, line=line, optional=True) or ""
         text = require(record, "answer", str, file=file, line=line)
         contexts = _contexts(record.get("contexts"), file=file, line=line)
         as_of = parse_datetime(record.get("as_of"), file=file, line=line, field="as_of")
-        answers.append(Answer(id=answer_id, question=question, answer=text,
-                              contexts=contexts, as_of=as_of))
+        answers.append(
+            Answer(id=answer_id, question=question, answer=text, contexts=contexts, as_of=as_of)
+        )
     return answers
 
 
@@ -72,8 +79,10 @@ def coerce_answers(answers: AnswersInput) -> list[Answer]:
     if isinstance(answers, str | Path):
         return load_answers(answers)
     if not isinstance(answers, Sequence):
-        raise InputError(f"expected a JSONL path or a sequence of answers, got "
-                         f"{type(answers).__name__}", field="answers")
+        raise InputError(
+            f"expected a JSONL path or a sequence of answers, got {type(answers).__name__}",
+            field="answers",
+        )
     if all(isinstance(a, Answer) for a in answers):
         out = [a for a in answers if isinstance(a, Answer)]
         ids = [a.id for a in out]
@@ -83,8 +92,9 @@ def coerce_answers(answers: AnswersInput) -> list[Answer]:
     records: list[tuple[int, Any]] = []
     for i, item in enumerate(answers):
         if isinstance(item, Answer):
-            records.append((i + 1, {**asdict(item), "contexts": [asdict(c) for c in
-                                                                 item.contexts]}))
+            records.append(
+                (i + 1, {**asdict(item), "contexts": [asdict(c) for c in item.contexts]})
+            )
         else:
             records.append((i + 1, item))
     return answers_from_records(records, source="answers")
@@ -103,13 +113,18 @@ def _contexts(value: object, *, file: str, line: int) -> tuple[Context, ...]:
         check_fields(item, CONTEXT_FIELDS, file=file, line=line, where=f"{where}.")
         text = item.get("text")
         if not isinstance(text, str):
-            raise InputError("missing or non-string 'text'", file=file, line=line,
-                             field=f"{where}.text")
+            raise InputError(
+                "missing or non-string 'text'", file=file, line=line, field=f"{where}.text"
+            )
         ctx_id = item.get("id")
-        contexts.append(Context(
-            id=str(ctx_id) if ctx_id not in (None, "") else f"ctx-{i}",
-            text=nfc(text),
-            source=item.get("source") if isinstance(item.get("source"), str) else None,
-            published_at=parse_datetime(item.get("published_at"), file=file, line=line,
-                                        field=f"{where}.published_at")))
+        contexts.append(
+            Context(
+                id=str(ctx_id) if ctx_id not in (None, "") else f"ctx-{i}",
+                text=nfc(text),
+                source=item.get("source") if isinstance(item.get("source"), str) else None,
+                published_at=parse_datetime(
+                    item.get("published_at"), file=file, line=line, field=f"{where}.published_at"
+                ),
+            )
+        )
     return tuple(contexts)

@@ -46,12 +46,16 @@ class BridgeResult:
     """New labels (compared) against the run's own labels (reference)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "old": {"panel": self.old_panel,
-                                               "stacker": self.old_stacker},
-                "new": {"panel": self.new_panel, "stacker": self.new_stacker},
-                "n_claims": self.n_claims, "votes_written": self.votes_written,
-                "verdicts_written": self.verdicts_written, "reused": self.reused,
-                "agreement": self.agreement.to_dict()}
+        return {
+            "run_id": self.run_id,
+            "old": {"panel": self.old_panel, "stacker": self.old_stacker},
+            "new": {"panel": self.new_panel, "stacker": self.new_stacker},
+            "n_claims": self.n_claims,
+            "votes_written": self.votes_written,
+            "verdicts_written": self.verdicts_written,
+            "reused": self.reused,
+            "agreement": self.agreement.to_dict(),
+        }
 
 
 @dataclass(frozen=True)
@@ -69,44 +73,84 @@ def stored_run(ledger: Ledger, run_id: str) -> StoredRun:
     configuration from the ledger: what the original run's labelling read."""
     info = ledger.get_run(run_id)
     config = AuditConfig.from_dict(info.config, source=f"run {run_id[:12]}")
-    answers = {a["answer_id"]: Answer(id=a["answer_id"], question=a["question"] or "",
-                                      answer=a["answer"], as_of=a["as_of"])
-               for a in ledger.run_answers(run_id)}
+    answers = {
+        a["answer_id"]: Answer(
+            id=a["answer_id"], question=a["question"] or "", answer=a["answer"], as_of=a["as_of"]
+        )
+        for a in ledger.run_answers(run_id)
+    }
     rows = ledger.claim_evidence(run_id, with_document_text=True)
     audits = []
     for c in ledger.claim_results(run_id):
-        claim = Claim(id=c.claim_id, answer_id=c.answer_id, text=c.text,
-                      spans=tuple(c.spans), factual=c.factual, kind=c.kind)
+        claim = Claim(
+            id=c.claim_id,
+            answer_id=c.answer_id,
+            text=c.text,
+            spans=tuple(c.spans),
+            factual=c.factual,
+            kind=c.kind,
+        )
         stored = rows.get(c.claim_id, [])
         hits = [_hit(e) for e in stored]
         evidence = Evidence(
             current=tuple(h for h in hits if not h.superseded),
             superseded=tuple(h for h in hits if h.superseded),
             relevance={e["chunk_id"]: float(e["score"]) for e in stored},
-            coverage={e["chunk_id"]: float(e["coverage"]) for e in stored
-                      if e["coverage"] is not None},
-            sentence_relevance={e["chunk_id"]: float(e["sentence_relevance"]) for e in stored
-                                if e["sentence_relevance"] is not None},
-            as_of=answers[c.answer_id].as_of or config.as_of)
+            coverage={
+                e["chunk_id"]: float(e["coverage"]) for e in stored if e["coverage"] is not None
+            },
+            sentence_relevance={
+                e["chunk_id"]: float(e["sentence_relevance"])
+                for e in stored
+                if e["sentence_relevance"] is not None
+            },
+            as_of=answers[c.answer_id].as_of or config.as_of,
+        )
         audits.append(ClaimAudit(claim, evidence))
     return StoredRun(audits, answers, config)
 
 
 def _hit(e: Mapping[str, Any]) -> Hit:
-    document = DocumentVersion(doc_id=e["doc_id"], version=e["version"], text=e["doc_text"],
-                               digest=e["version_digest"], source=e["source"],
-                               published_at=e["published_at"], valid_from=e["valid_from"],
-                               valid_to=e["valid_to"], superseded=e["superseded"])
-    chunk = Chunk(chunk_id=e["chunk_id"], doc_id=e["doc_id"], version=e["version"],
-                  digest=e["version_digest"], start=int(e["start"]), end=int(e["end"]),
-                  text=e["text"])
-    return Hit(chunk=chunk, document=document, score=float(e["score"]), rank=int(e["rank"]),
-               superseded=bool(e["superseded"]), inline=bool(e["inline"]))
+    document = DocumentVersion(
+        doc_id=e["doc_id"],
+        version=e["version"],
+        text=e["doc_text"],
+        digest=e["version_digest"],
+        source=e["source"],
+        published_at=e["published_at"],
+        valid_from=e["valid_from"],
+        valid_to=e["valid_to"],
+        superseded=e["superseded"],
+    )
+    chunk = Chunk(
+        chunk_id=e["chunk_id"],
+        doc_id=e["doc_id"],
+        version=e["version"],
+        digest=e["version_digest"],
+        start=int(e["start"]),
+        end=int(e["end"]),
+        text=e["text"],
+    )
+    return Hit(
+        chunk=chunk,
+        document=document,
+        score=float(e["score"]),
+        rank=int(e["rank"]),
+        superseded=bool(e["superseded"]),
+        inline=bool(e["inline"]),
+    )
 
 
-def rejudge(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
-            second_opinion: Judge | None = None, n_boot: int = 2000, seed: int = 0
-            ) -> BridgeResult:
+def rejudge(
+    ledger: Ledger,
+    run_id: str,
+    panel: Panel,
+    stacker: Stacker,
+    *,
+    second_opinion: Judge | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> BridgeResult:
     """Re-judge every claim of ``run_id`` (a full id) with ``panel`` + ``stacker`` on the
     stored evidence, through the same graph nodes as an audit (entering at ``judge``,
     with the run's recorded configuration); store votes and verdicts beside the old ones
@@ -119,8 +163,11 @@ def rejudge(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
     old_stacker = str(info.components.get("stacker", {}).get("digest", ""))
     old = ledger.claim_results(run_id)
     new_panel, new_stacker = panel.digest, stacker.digest
-    existing = {c.claim_id for c in ledger.claim_results(
-        run_id, panel_digest=new_panel, stacker_digest=new_stacker) if c.label is not None}
+    existing = {
+        c.claim_id
+        for c in ledger.claim_results(run_id, panel_digest=new_panel, stacker_digest=new_stacker)
+        if c.label is not None
+    }
     n_votes = n_verdicts = 0
     reused = existing >= {c.claim_id for c in old}
     if not reused:
@@ -128,32 +175,62 @@ def rejudge(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
         judges = [*panel.members, *([second_opinion] if second_opinion else [])]
         digests = {j.name: j.digest for j in judges}
         n_votes, n_verdicts = ledger.record_bridge(
-            run_id, panel=panel.component(), stacker=stacker.component(),
+            run_id,
+            panel=panel.component(),
+            stacker=stacker.component(),
             judges=[j.component() for j in judges],
             votes=[v for a in audits for v in vote_records(a, digests)],
-            verdicts=[verdict_record(a) for a in audits])
-    new = {c.claim_id: c.label for c in ledger.claim_results(
-        run_id, panel_digest=new_panel, stacker_digest=new_stacker)}
-    agreement = label_agreement([c.label for c in old], [new.get(c.claim_id) for c in old],
-                                [c.answer_id for c in old], n_boot=n_boot, seed=seed)
-    return BridgeResult(run_id=run_id, old_panel=old_panel, old_stacker=old_stacker,
-                        new_panel=new_panel, new_stacker=new_stacker, n_claims=len(old),
-                        votes_written=n_votes, verdicts_written=n_verdicts, reused=reused,
-                        agreement=agreement)
+            verdicts=[verdict_record(a) for a in audits],
+        )
+    new = {
+        c.claim_id: c.label
+        for c in ledger.claim_results(run_id, panel_digest=new_panel, stacker_digest=new_stacker)
+    }
+    agreement = label_agreement(
+        [c.label for c in old],
+        [new.get(c.claim_id) for c in old],
+        [c.answer_id for c in old],
+        n_boot=n_boot,
+        seed=seed,
+    )
+    return BridgeResult(
+        run_id=run_id,
+        old_panel=old_panel,
+        old_stacker=old_stacker,
+        new_panel=new_panel,
+        new_stacker=new_stacker,
+        n_claims=len(old),
+        votes_written=n_votes,
+        verdicts_written=n_verdicts,
+        reused=reused,
+        agreement=agreement,
+    )
 
 
-def replay(ledger: Ledger, run_id: str, panel: Panel, stacker: Stacker, *,
-           second_opinion: Judge | None = None) -> list[ClaimAudit]:
+def replay(
+    ledger: Ledger,
+    run_id: str,
+    panel: Panel,
+    stacker: Stacker,
+    *,
+    second_opinion: Judge | None = None,
+) -> list[ClaimAudit]:
     """Judge, stack, label and localise a run's stored claims again (writing nothing):
     the audit graph entered at ``judge`` with the run's stored evidence and configuration.
     With the run's own panel and stacker it reproduces the run's verdicts."""
     check_members(panel, stacker)
     run = stored_run(ledger, run_id)
-    components = AuditComponents(extractor=_NoExtractor(), search=_no_search, panel=panel,
-                                 stacker=stacker, config=run.config,
-                                 second_opinion=second_opinion)
+    components = AuditComponents(
+        extractor=_NoExtractor(),
+        search=_no_search,
+        panel=panel,
+        stacker=stacker,
+        config=run.config,
+        second_opinion=second_opinion,
+    )
     state = build_audit_graph(components, entry="judge").invoke(
-        {"answers": list(run.answers.values()), "audits": run.audits})
+        {"answers": list(run.answers.values()), "audits": run.audits}
+    )
     return state["audits"]
 
 
@@ -170,8 +247,13 @@ class _NoExtractor(Extractor):
         raise RuntimeError("a re-judge uses the stored claims; it never extracts")
 
 
-def bridged_labels(ledger: Ledger, run_id: str, panel_digest: str, stacker_digest: str
-                   ) -> Sequence[str | None]:
+def bridged_labels(
+    ledger: Ledger, run_id: str, panel_digest: str, stacker_digest: str
+) -> Sequence[str | None]:
     """The labels of a run's claims under one panel/stacker version (None where absent)."""
-    return [c.label for c in ledger.claim_results(run_id, panel_digest=panel_digest,
-                                                  stacker_digest=stacker_digest)]
+    return [
+        c.label
+        for c in ledger.claim_results(
+            run_id, panel_digest=panel_digest, stacker_digest=stacker_digest
+        )
+    ]

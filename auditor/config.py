@@ -58,8 +58,9 @@ class AuditConfig:
 
             object.__setattr__(self, "as_of", parse_datetime(self.as_of, field="as_of"))
         if self.mode not in RETRIEVAL_MODES:
-            raise ConfigError(f"mode: must be one of {', '.join(RETRIEVAL_MODES)}, "
-                              f"got {self.mode!r}")
+            raise ConfigError(
+                f"mode: must be one of {', '.join(RETRIEVAL_MODES)}, got {self.mode!r}"
+            )
         for name in ("k", "n_current"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ConfigError(f"{name}: must be >= 1, got {getattr(self, name)!r}")
@@ -68,11 +69,11 @@ class AuditConfig:
         if self.n_current > self.k:
             raise ConfigError(f"n_current: must be <= k ({self.k}), got {self.n_current}")
         if not 0.0 <= self.second_opinion_band < 0.5:
-            raise ConfigError(f"second_opinion_band: must be in [0, 0.5), got "
-                              f"{self.second_opinion_band}")
+            raise ConfigError(
+                f"second_opinion_band: must be in [0, 0.5), got {self.second_opinion_band}"
+            )
         if not isinstance(self.policy, LabelPolicy):
-            raise ConfigError(f"policy: expected a LabelPolicy, got "
-                              f"{type(self.policy).__name__}")
+            raise ConfigError(f"policy: expected a LabelPolicy, got {type(self.policy).__name__}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (recorded with the run and digested into its id)."""
@@ -81,8 +82,9 @@ class AuditConfig:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, source: str = "run configuration"
-                  ) -> AuditConfig:
+    def from_dict(
+        cls, data: Mapping[str, Any], *, source: str = "run configuration"
+    ) -> AuditConfig:
         """The configuration recorded with a run (fields it lacks take their defaults)."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}

@@ -36,8 +36,7 @@ def sample_path(name: str) -> Path:
     return Path(str(resources.files("auditor.samples").joinpath(name)))
 
 
-def prepare_sample_index(index_dir: str | Path, ledger: Ledger | str | Path
-                         ) -> Path:
+def prepare_sample_index(index_dir: str | Path, ledger: Ledger | str | Path) -> Path:
     """Ingest the bundled sample corpus into ``index_dir`` (its versions into ``ledger``);
     re-ingesting the same corpus changes nothing. Returns ``index_dir``."""
     index_dir = Path(index_dir)
@@ -46,14 +45,17 @@ def prepare_sample_index(index_dir: str | Path, ledger: Ledger | str | Path
         ingest(docs, index_dir, on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
     else:
         with open_ledger(ledger) as opened:
-            ingest(docs, index_dir,
-                   on_commit=lambda r: opened.record_corpus(r.versions, r.chunks))
+            ingest(docs, index_dir, on_commit=lambda r: opened.record_corpus(r.versions, r.chunks))
     return index_dir
 
 
 def run_demo(
-    ledger: Ledger, workdir: Path, *, status: Status | None = None,
-    progress: Callable[[int, int], None] | None = None, n_boot: int = 2000,
+    ledger: Ledger,
+    workdir: Path,
+    *,
+    status: Status | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    n_boot: int = 2000,
 ) -> DemoResult:
     """Ingest the sample corpus, audit the sample answers, write the report card."""
     say = status or (lambda _msg: None)

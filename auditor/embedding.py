@@ -67,8 +67,7 @@ CACHE_SIZE = 32_768
 _cache: dict[str, NDArray[np.float32]] = {}
 
 
-def encode(texts: list[str], batch_size: int = 64, *, cache: bool = True
-           ) -> NDArray[np.float32]:
+def encode(texts: list[str], batch_size: int = 64, *, cache: bool = True) -> NDArray[np.float32]:
     """L2-normalised float32 embeddings, one row per text.
 
     With ``cache`` (the default) texts already encoded or :func:`remember`-ed in this
@@ -113,7 +112,10 @@ def clear_cache() -> None:
 
 def _run_model(texts: list[str], batch_size: int) -> NDArray[np.float32]:
     vectors = load_encoder().encode(
-        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+        texts,
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
         show_progress_bar=False,
     )
     return np.asarray(vectors, dtype=np.float32)

@@ -69,8 +69,10 @@ class Evidence:
 
     def scores(self, hits: Sequence[Hit]) -> list[tuple[float, float]]:
         """(cosine, coverage) per hit (coverage 1.0 where it was not computed)."""
-        return [(self.relevance[h.chunk.chunk_id], self.coverage.get(h.chunk.chunk_id, 1.0))
-                for h in hits]
+        return [
+            (self.relevance[h.chunk.chunk_id], self.coverage.get(h.chunk.chunk_id, 1.0))
+            for h in hits
+        ]
 
     @property
     def superseded_margin(self) -> float | None:
@@ -84,9 +86,11 @@ class Evidence:
         for h in self.current:
             value = rel.get(h.chunk.chunk_id, self.relevance[h.chunk.chunk_id])
             current[h.document.doc_id] = max(value, current.get(h.document.doc_id, value))
-        margins = [rel.get(h.chunk.chunk_id, self.relevance[h.chunk.chunk_id])
-                   - current[h.document.doc_id]
-                   for h in self.superseded if h.document.doc_id in current]
+        margins = [
+            rel.get(h.chunk.chunk_id, self.relevance[h.chunk.chunk_id]) - current[h.document.doc_id]
+            for h in self.superseded
+            if h.document.doc_id in current
+        ]
         return max(margins, default=None)
 
 
@@ -101,11 +105,23 @@ def inline_evidence(answer: Answer, as_of: datetime | None = None) -> list[Hit]:
             continue
         digest = sha256_text(ctx.text)
         doc_id = f"inline:{answer.id}:{ctx.id}"
-        version = DocumentVersion(doc_id=doc_id, version="inline", text=ctx.text, digest=digest,
-                                  source=ctx.source, published_at=ctx.published_at)
-        chunk = Chunk(chunk_id=f"{digest[:24]}:0:{len(ctx.text)}", doc_id=doc_id,
-                      version="inline", digest=digest, start=0, end=len(ctx.text),
-                      text=ctx.text)
+        version = DocumentVersion(
+            doc_id=doc_id,
+            version="inline",
+            text=ctx.text,
+            digest=digest,
+            source=ctx.source,
+            published_at=ctx.published_at,
+        )
+        chunk = Chunk(
+            chunk_id=f"{digest[:24]}:0:{len(ctx.text)}",
+            doc_id=doc_id,
+            version="inline",
+            digest=digest,
+            start=0,
+            end=len(ctx.text),
+            text=ctx.text,
+        )
         hits.append(Hit(chunk=chunk, document=version, score=1.0, rank=rank, inline=True))
     return hits
 
@@ -148,8 +164,12 @@ def gather_evidence(
         hits = candidates[i]
         relevance = {h.chunk.chunk_id: float(sims[row, position[h.chunk.text]]) for h in hits}
         words = content_words(claims[i].text)
-        coverage = {h.chunk.chunk_id: (len(words & content_words(h.chunk.text)) / len(words)
-                                       if words else 0.0) for h in hits}
+        coverage = {
+            h.chunk.chunk_id: (
+                len(words & content_words(h.chunk.text)) / len(words) if words else 0.0
+            )
+            for h in hits
+        }
         ordered = sorted(hits, key=lambda h: (not h.inline, h.rank))  # retrieval order
         current = tuple(h for h in ordered if not h.superseded)[:n_current]
         withdrawn = tuple(h for h in ordered if h.superseded and not h.document.superseded)
@@ -157,16 +177,22 @@ def gather_evidence(
         old = tuple(h for h in replaced if dated_supersession(h, when[i]))
         undated = tuple(h for h in replaced if not dated_supersession(h, when[i]))
         n_contexts = len(answers[claims[i].answer_id].contexts)
-        evidence[i] = Evidence(current=current, superseded=old[:n_superseded],
-                               relevance=relevance, coverage=coverage, as_of=when[i],
-                               undated_superseded=undated[:n_superseded],
-                               dropped_inline=n_contexts - len(inline[i]),
-                               withdrawn=withdrawn[:n_superseded])
+        evidence[i] = Evidence(
+            current=current,
+            superseded=old[:n_superseded],
+            relevance=relevance,
+            coverage=coverage,
+            as_of=when[i],
+            undated_superseded=undated[:n_superseded],
+            dropped_inline=n_contexts - len(inline[i]),
+            withdrawn=withdrawn[:n_superseded],
+        )
     return _with_sentence_relevance(evidence, factual, claim_vecs)
 
 
-def _with_sentence_relevance(evidence: list[Evidence], factual: Sequence[int],
-                             claim_vecs: np.ndarray) -> list[Evidence]:
+def _with_sentence_relevance(
+    evidence: list[Evidence], factual: Sequence[int], claim_vecs: np.ndarray
+) -> list[Evidence]:
     """Best sentence cosine per chunk, for the versions of documents that have both a
     current and a superseded version among a claim's evidence (what
     :attr:`Evidence.superseded_margin` compares: a chunk whose other sentences changed
@@ -176,8 +202,7 @@ def _with_sentence_relevance(evidence: list[Evidence], factual: Sequence[int],
     group: list[int] = []
     for row, i in enumerate(factual):
         ev = evidence[i]
-        both = ({h.document.doc_id for h in ev.current}
-                & {h.document.doc_id for h in ev.superseded})
+        both = {h.document.doc_id for h in ev.current} & {h.document.doc_id for h in ev.superseded}
         for h in (*ev.current, *ev.superseded):
             if h.document.doc_id in both:
                 parts = sentences(h.chunk.text)

@@ -76,18 +76,30 @@ class VersionInfo:
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> VersionInfo:
-        return cls(doc_id=row["doc_id"], version=row["version"], digest=row["digest"],
-                   published_at=row.get("published_at"), valid_from=row.get("valid_from"),
-                   valid_to=row.get("valid_to"), created_at=row.get("created_at"))
+        return cls(
+            doc_id=row["doc_id"],
+            version=row["version"],
+            digest=row["digest"],
+            published_at=row.get("published_at"),
+            valid_from=row.get("valid_from"),
+            valid_to=row.get("valid_to"),
+            created_at=row.get("created_at"),
+        )
 
     @property
     def visible_from(self) -> datetime | None:
         return self.published_at if self.published_at is not None else self.valid_from
 
     def to_dict(self) -> dict[str, Any]:
-        return {"doc_id": self.doc_id, "version": self.version, "digest": self.digest,
-                "published_at": _iso(self.published_at), "valid_from": _iso(self.valid_from),
-                "valid_to": _iso(self.valid_to), "ingested_at": _iso(self.created_at)}
+        return {
+            "doc_id": self.doc_id,
+            "version": self.version,
+            "digest": self.digest,
+            "published_at": _iso(self.published_at),
+            "valid_from": _iso(self.valid_from),
+            "valid_to": _iso(self.valid_to),
+            "ingested_at": _iso(self.created_at),
+        }
 
 
 @dataclass(frozen=True)
@@ -107,10 +119,15 @@ class EvidenceChange:
     """Character diff of the passage: ``[-removed-]{+added+}`` marks in context."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "doc_id": self.doc_id, "old": self.old.to_dict(),
-                "new": self.new.to_dict() if self.new else None,
-                "old_passage": self.old_passage, "new_passage": self.new_passage,
-                "diff": self.diff}
+        return {
+            "kind": self.kind,
+            "doc_id": self.doc_id,
+            "old": self.old.to_dict(),
+            "new": self.new.to_dict() if self.new else None,
+            "old_passage": self.old_passage,
+            "new_passage": self.new_passage,
+            "diff": self.diff,
+        }
 
 
 @dataclass(frozen=True)
@@ -137,9 +154,16 @@ class ImpactedClaim:
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "answer_id": self.answer_id, "claim_id": self.claim_id,
-                "text": self.text, "label": self.label, "as_of": _iso(self.as_of),
-                "reason": self.reason, "changes": [c.to_dict() for c in self.changes]}
+        return {
+            "run_id": self.run_id,
+            "answer_id": self.answer_id,
+            "claim_id": self.claim_id,
+            "text": self.text,
+            "label": self.label,
+            "as_of": _iso(self.as_of),
+            "reason": self.reason,
+            "changes": [c.to_dict() for c in self.changes],
+        }
 
 
 @dataclass(frozen=True)
@@ -199,15 +223,21 @@ def _best_passage(chunks: Sequence[Mapping[str, Any]], old_text: str) -> str | N
     """The passage of a new version that corresponds to ``old_text`` (most similar)."""
     if not chunks:
         return None
-    return max((str(c["text"]) for c in chunks),
-               key=lambda t: difflib.SequenceMatcher(None, old_text, t,
-                                                     autojunk=False).ratio())
+    return max(
+        (str(c["text"]) for c in chunks),
+        key=lambda t: difflib.SequenceMatcher(None, old_text, t, autojunk=False).ratio(),
+    )
 
 
-def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
-                since: datetime | None = None, as_of: datetime | None = None,
-                index_manifest: Mapping[str, Any] | None = None,
-                index_versions: Iterable[tuple[str, str]] = ()) -> ImpactReport:
+def find_impact(
+    ledger: Ledger,
+    *,
+    runs: Sequence[str] | None = None,
+    since: datetime | None = None,
+    as_of: datetime | None = None,
+    index_manifest: Mapping[str, Any] | None = None,
+    index_versions: Iterable[tuple[str, str]] = (),
+) -> ImpactReport:
     """The claims of ``runs`` (ids or prefixes; default every audit run) whose deciding
     evidence changed by ``as_of`` (default now), read from the ledger without judging.
     Deciding evidence: the retrieved passages relevant by the run's labelling rule
@@ -228,8 +258,11 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
     """
     when = _utc(as_of) if as_of is not None else _now()
     since = _utc(since) if since is not None else None
-    infos = ([ledger.get_run(ledger.find_run(r)) for r in runs] if runs
-             else [r for r in ledger.list_runs() if r.kind in AUDIT_KINDS])
+    infos = (
+        [ledger.get_run(ledger.find_run(r)) for r in runs]
+        if runs
+        else [r for r in ledger.list_runs() if r.kind in AUDIT_KINDS]
+    )
     run_ids = tuple(r.run_id for r in infos)
     index_info = _index_info(ledger, index_manifest, index_versions)
     if not infos:
@@ -245,13 +278,19 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
         by_doc.setdefault(row["doc_id"], []).append(VersionInfo.of(row))
     if not by_doc:
         return ImpactReport(when, since, run_ids, (), 0, index_info)
-    policies = {r.run_id: AuditConfig.from_dict(r.config, source=f"run {r.run_id[:12]}").policy
-                for r in infos}
-    rows = [r for r in ledger.citing_evidence(sorted(by_doc), run_ids=list(run_ids))
-            if _deciding(r, policies[r["run_id"]])]
+    policies = {
+        r.run_id: AuditConfig.from_dict(r.config, source=f"run {r.run_id[:12]}").policy
+        for r in infos
+    }
+    rows = [
+        r
+        for r in ledger.citing_evidence(sorted(by_doc), run_ids=list(run_ids))
+        if _deciding(r, policies[r["run_id"]])
+    ]
     known = ledger.document_versions(sorted(by_doc))
-    version_of = {(v["doc_id"], v["digest"]): VersionInfo.of(v)
-                  for vs in known.values() for v in vs}
+    version_of = {
+        (v["doc_id"], v["digest"]): VersionInfo.of(v) for vs in known.values() for v in vs
+    }
     finished_of = {r.run_id: _utc(r.finished_at or r.created_at or when) for r in infos}
     as_of_of = {r.run_id: _utc(r.as_of) if r.as_of is not None else None for r in infos}
     claims: list[ImpactedClaim] = []
@@ -267,22 +306,42 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
     earliest = datetime.min.replace(tzinfo=UTC)
     found = []
     for run_id, ids in claims_by_run.items():
-        candidates = [cid for cid in ids if _claim_changes(
-            grouped[(run_id, cid)], by_doc, version_of, earliest, finished_of[run_id], when,
-            since)]
+        candidates = [
+            cid
+            for cid in ids
+            if _claim_changes(
+                grouped[(run_id, cid)],
+                by_doc,
+                version_of,
+                earliest,
+                finished_of[run_id],
+                when,
+                since,
+            )
+        ]
         info_of = ledger.claims_of(run_id, candidates)
         for claim_id in candidates:
             first = info_of[claim_id]
             t0 = first["answer_as_of"] or as_of_of[run_id]
-            changes = _claim_changes(grouped[(run_id, claim_id)], by_doc, version_of, t0,
-                                     finished_of[run_id], when, since)
+            changes = _claim_changes(
+                grouped[(run_id, claim_id)],
+                by_doc,
+                version_of,
+                t0,
+                finished_of[run_id],
+                when,
+                since,
+            )
             if changes:
                 found.append((run_id, claim_id, first, t0, changes))
-    passages = ledger.chunk_texts(sorted({old_row["chunk_id"] for *_, changes in found
-                                          for _, _, old_row, _ in changes}))
-    new_chunks = ledger.versions_chunks(sorted({(new.doc_id, new.digest)
-                                                for *_, changes in found
-                                                for _, _, _, new in changes if new}))
+    passages = ledger.chunk_texts(
+        sorted({old_row["chunk_id"] for *_, changes in found for _, _, old_row, _ in changes})
+    )
+    new_chunks = ledger.versions_chunks(
+        sorted(
+            {(new.doc_id, new.digest) for *_, changes in found for _, _, _, new in changes if new}
+        )
+    )
     diffs: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
     for run_id, claim_id, first, t0, changes in found:
         built = []
@@ -293,22 +352,36 @@ def find_impact(ledger: Ledger, *, runs: Sequence[str] | None = None,
             if new is not None:  # one diff per (passage, new version), however many cite it
                 key = (old_row["chunk_id"], new.doc_id, new.digest)
                 if key not in diffs:
-                    text = _best_passage(new_chunks.get((new.doc_id, new.digest), []),
-                                         old_text)
-                    diffs[key] = (text, char_diff(old_text, text) if text is not None
-                                  else None)
+                    text = _best_passage(new_chunks.get((new.doc_id, new.digest), []), old_text)
+                    diffs[key] = (text, char_diff(old_text, text) if text is not None else None)
                 new_text, diff = diffs[key]
-            built.append(EvidenceChange(kind=kind, doc_id=doc_id, old=old, new=new,
-                                        old_passage=old_text, new_passage=new_text,
-                                        diff=diff))
-        claims.append(ImpactedClaim(run_id=run_id, answer_id=first["answer_id"],
-                                    claim_id=claim_id, text=first["text"], as_of=t0,
-                                    changes=tuple(built)))
+            built.append(
+                EvidenceChange(
+                    kind=kind,
+                    doc_id=doc_id,
+                    old=old,
+                    new=new,
+                    old_passage=old_text,
+                    new_passage=new_text,
+                    diff=diff,
+                )
+            )
+        claims.append(
+            ImpactedClaim(
+                run_id=run_id,
+                answer_id=first["answer_id"],
+                claim_id=claim_id,
+                text=first["text"],
+                as_of=t0,
+                changes=tuple(built),
+            )
+        )
     claims = _with_labels(ledger, claims)
     order = {r: i for i, r in enumerate(run_ids)}
     claims.sort(key=lambda c: (order[c.run_id], c.answer_id, c.claim_id))
-    return ImpactReport(when, since, run_ids, tuple(claims),
-                        sum(len(v) for v in by_doc.values()), index_info)
+    return ImpactReport(
+        when, since, run_ids, tuple(claims), sum(len(v) for v in by_doc.values()), index_info
+    )
 
 
 def _deciding(row: Mapping[str, Any], policy: LabelPolicy) -> bool:
@@ -317,14 +390,20 @@ def _deciding(row: Mapping[str, Any], policy: LabelPolicy) -> bool:
     strong cosine); passages below it never make a claim supported or stale."""
     cos = float(row["score"])
     cov = 1.0 if row["coverage"] is None else float(row["coverage"])
-    return cos >= policy.min_relevance and (cos >= policy.strong_relevance
-                                            or cov >= policy.min_coverage)
+    return cos >= policy.min_relevance and (
+        cos >= policy.strong_relevance or cov >= policy.min_coverage
+    )
 
 
-def _claim_changes(evidence: Sequence[Mapping[str, Any]], by_doc: Mapping[str, list[VersionInfo]],
-                   version_of: Mapping[tuple[str, str], VersionInfo], t0: datetime | None,
-                   finished: datetime, when: datetime, since: datetime | None
-                   ) -> list[tuple[str, str, Mapping[str, Any], VersionInfo | None]]:
+def _claim_changes(
+    evidence: Sequence[Mapping[str, Any]],
+    by_doc: Mapping[str, list[VersionInfo]],
+    version_of: Mapping[tuple[str, str], VersionInfo],
+    t0: datetime | None,
+    finished: datetime,
+    when: datetime,
+    since: datetime | None,
+) -> list[tuple[str, str, Mapping[str, Any], VersionInfo | None]]:
     """``(kind, doc_id, evidence row it rested on, new version)`` per changed document."""
     out: list[tuple[str, str, Mapping[str, Any], VersionInfo | None]] = []
     cited: dict[str, list[Mapping[str, Any]]] = {}
@@ -341,13 +420,18 @@ def _claim_changes(evidence: Sequence[Mapping[str, Any]], by_doc: Mapping[str, l
             start = v.visible_from
             if start is not None and _utc(start) > when:
                 continue  # not visible yet at the date looked at
-            ingested_after = (v.created_at is not None and _utc(v.created_at) > finished
-                              and (since is None or _utc(v.created_at) >= since))
-            published_after = (start is not None and low is not None and _utc(start) > low)
+            ingested_after = (
+                v.created_at is not None
+                and _utc(v.created_at) > finished
+                and (since is None or _utc(v.created_at) >= since)
+            )
+            published_after = start is not None and low is not None and _utc(start) > low
             if not (ingested_after or published_after):
                 continue
-            key = (_utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
-                   _utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC))
+            key = (
+                _utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
+                _utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
+            )
             if newest is None or key > _version_key(newest):
                 newest = v
         if newest is not None:
@@ -367,8 +451,10 @@ def _claim_changes(evidence: Sequence[Mapping[str, Any]], by_doc: Mapping[str, l
 
 def _version_key(v: VersionInfo) -> tuple[datetime, datetime]:
     start = v.visible_from
-    return (_utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
-            _utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC))
+    return (
+        _utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
+        _utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
+    )
 
 
 def _with_labels(ledger: Ledger, claims: list[ImpactedClaim]) -> list[ImpactedClaim]:
@@ -379,18 +465,21 @@ def _with_labels(ledger: Ledger, claims: list[ImpactedClaim]) -> list[ImpactedCl
     return [replace(c, label=labels[c.run_id].get(c.claim_id)) for c in claims]
 
 
-def _index_info(ledger: Ledger, manifest: Mapping[str, Any] | None,
-                versions: Iterable[tuple[str, str]]) -> dict[str, Any]:
+def _index_info(
+    ledger: Ledger, manifest: Mapping[str, Any] | None, versions: Iterable[tuple[str, str]]
+) -> dict[str, Any]:
     if manifest is None:
         return {}
     pairs = sorted(set(versions))
     known = ledger.document_versions(sorted({d for d, _ in pairs}))
     have = {(v["doc_id"], v["digest"]) for vs in known.values() for v in vs}
     missing = [f"{d}@{g[:12]}" for d, g in pairs if (d, g) not in have]
-    return {"generation": manifest.get("generation"),
-            "corpus_digest": manifest.get("corpus_digest"),
-            "versions": manifest.get("versions"),
-            "versions_not_in_ledger": missing}
+    return {
+        "generation": manifest.get("generation"),
+        "corpus_digest": manifest.get("corpus_digest"),
+        "versions": manifest.get("versions"),
+        "versions_not_in_ledger": missing,
+    }
 
 
 # ---------------------------------------------------------------------- reaudit
@@ -440,14 +529,20 @@ class _StoredClaims(Extractor):
 
 
 def _component(info: Mapping[str, Any]) -> Component:
-    return Component(kind=str(info["kind"]), name=str(info["name"]),
-                     version=str(info["version"]), digest=str(info["digest"]),
-                     config=dict(info.get("config") or {}))
+    return Component(
+        kind=str(info["kind"]),
+        name=str(info["name"]),
+        version=str(info["version"]),
+        digest=str(info["digest"]),
+        config=dict(info.get("config") or {}),
+    )
 
 
 def _hits_key(items: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple((h.chunk.chunk_id, h.document.doc_id, h.document.digest, bool(h.superseded),
-                  bool(h.inline)) for h in items)
+    return tuple(
+        (h.chunk.chunk_id, h.document.doc_id, h.document.digest, bool(h.superseded), bool(h.inline))
+        for h in items
+    )
 
 
 def _close(a: Mapping[str, float], b: Mapping[str, float], keys: Iterable[str]) -> bool:
@@ -462,17 +557,26 @@ def _close(a: Mapping[str, float], b: Mapping[str, float], keys: Iterable[str]) 
 
 def _same_scores(old: Evidence, new: Evidence, hits: Sequence[Any]) -> bool:
     keys = [h.chunk.chunk_id for h in hits]
-    return (_close(old.relevance, new.relevance, keys)
-            and _close(old.coverage, new.coverage, keys)
-            and _close(old.sentence_relevance, new.sentence_relevance, keys))
+    return (
+        _close(old.relevance, new.relevance, keys)
+        and _close(old.coverage, new.coverage, keys)
+        and _close(old.sentence_relevance, new.sentence_relevance, keys)
+    )
 
 
 def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
     """Whether any superseded passage is relevant by the labelling rule (only then do the
     votes against superseded evidence enter the label: ``stale``, the past-period rule)."""
-    return has_relevant_evidence(ClaimSignals(
-        factual=True, relevance=None, p_current=None, stale_relevance=ev.best_superseded,
-        superseded_scores=ev.scores(ev.superseded)), policy)
+    return has_relevant_evidence(
+        ClaimSignals(
+            factual=True,
+            relevance=None,
+            p_current=None,
+            stale_relevance=ev.best_superseded,
+            superseded_scores=ev.scores(ev.superseded),
+        ),
+        policy,
+    )
 
 
 def _describe(old: Sequence[Any], new: Sequence[Any]) -> str:
@@ -480,18 +584,17 @@ def _describe(old: Sequence[Any], new: Sequence[Any]) -> str:
     after = {(h.chunk.chunk_id, h.superseded): h for h in new}
 
     def name(h: Any, superseded: bool) -> str:
-        return f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if superseded
-                                                               else "")
+        return f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if superseded else "")
 
     gone = sorted({name(h, s) for (c, s), h in before.items() if (c, s) not in after})
     came = sorted({name(h, s) for (c, s), h in after.items() if (c, s) not in before})
-    parts = ([f"no longer {', '.join(gone)}"] if gone else []) + \
-            ([f"now {', '.join(came)}"] if came else [])
+    parts = ([f"no longer {', '.join(gone)}"] if gone else []) + (
+        [f"now {', '.join(came)}"] if came else []
+    )
     return "; ".join(parts) or "order, version dates or relevance changed"
 
 
-def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy | None = None
-                    ) -> str | None:
+def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy | None = None) -> str | None:
     """Why a claim must be judged again given its old and new evidence (None: its label
     would come out the same, so its verdict can be carried over).
 
@@ -501,17 +604,25 @@ def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy | None = N
     too, unless no superseded passage is relevant by ``policy`` before or after: the
     labelling rules use the votes against superseded evidence only when one is relevant
     (without ``policy`` it must always be the same)."""
-    if _hits_key(old.current) != _hits_key(new.current) or not _same_scores(
-            old, new, new.current):
+    if _hits_key(old.current) != _hits_key(new.current) or not _same_scores(old, new, new.current):
         return "evidence changed: " + _describe(old.current, new.current)
-    dates = [tuple((_iso(h.document.published_at), _iso(h.document.valid_from),
-                    _iso(h.document.valid_to)) for h in ev.superseded) for ev in (old, new)]
-    same_old = (_hits_key(old.superseded) == _hits_key(new.superseded)
-                and dates[0] == dates[1] and _same_scores(old, new, new.superseded))
+    dates = [
+        tuple(
+            (_iso(h.document.published_at), _iso(h.document.valid_from), _iso(h.document.valid_to))
+            for h in ev.superseded
+        )
+        for ev in (old, new)
+    ]
+    same_old = (
+        _hits_key(old.superseded) == _hits_key(new.superseded)
+        and dates[0] == dates[1]
+        and _same_scores(old, new, new.superseded)
+    )
     if same_old:
         return None
-    if policy is not None and not (_superseded_relevant(old, policy)
-                                   or _superseded_relevant(new, policy)):
+    if policy is not None and not (
+        _superseded_relevant(old, policy) or _superseded_relevant(new, policy)
+    ):
         return None
     return "superseded evidence changed: " + _describe(old.superseded, new.superseded)
 
@@ -526,14 +637,26 @@ def _contexts(audits: Sequence[ClaimAudit]) -> dict[str, tuple[Context, ...]]:
                 continue
             prefix = f"inline:{audit.claim.answer_id}:"
             ctx_id = hit.document.doc_id.removeprefix(prefix)
-            out.setdefault(audit.claim.answer_id, {}).setdefault(ctx_id, Context(
-                id=ctx_id, text=hit.chunk.text, source=hit.document.source,
-                published_at=hit.document.published_at))
+            out.setdefault(audit.claim.answer_id, {}).setdefault(
+                ctx_id,
+                Context(
+                    id=ctx_id,
+                    text=hit.chunk.text,
+                    source=hit.document.source,
+                    published_at=hit.document.published_at,
+                ),
+            )
     return {a: tuple(c.values()) for a, c in out.items()}
 
 
-def reaudit(auditor: Auditor, run: str, *, as_of: datetime | str,
-            only_impacted: bool = True, batch_size: int = 64) -> ReauditResult:
+def reaudit(
+    auditor: Auditor,
+    run: str,
+    *,
+    as_of: datetime | str,
+    only_impacted: bool = True,
+    batch_size: int = 64,
+) -> ReauditResult:
     """Re-audit the answers of ``run`` (id or prefix) as of ``as_of`` into a new run
     (kind ``reaudit``) linked to it.
 
@@ -555,47 +678,80 @@ def reaudit(auditor: Auditor, run: str, *, as_of: datetime | str,
     parent = ledger.find_run(run)
     info = ledger.get_run(parent)
     if info.kind not in AUDIT_KINDS:
-        raise ConfigError(f"run {parent[:12]} is a {info.kind} run; only audit runs can be "
-                          "re-audited")
+        raise ConfigError(
+            f"run {parent[:12]} is a {info.kind} run; only audit runs can be re-audited"
+        )
     own = {role: str(c["digest"]) for role, c in info.components.items()}
     mine = {"panel": auditor.panel.digest, "stacker": auditor.stacker.digest}
     for role, digest in mine.items():
         if own.get(role) != digest:
             raise ConfigError(
                 f"run {parent[:12]} was judged by {role} {own.get(role, '?')[:12]}, the "
-                f"auditor has {digest[:12]}: re-audit with the run's own {role} (--{role})")
+                f"auditor has {digest[:12]}: re-audit with the run's own {role} (--{role})"
+            )
     so_digest = auditor.second_opinion.digest if auditor.second_opinion else None
     if own.get("second_opinion") != so_digest:
-        raise ConfigError(f"run {parent[:12]} second opinion {own.get('second_opinion')} "
-                          f"differs from the auditor's {so_digest}; use the run's own")
+        raise ConfigError(
+            f"run {parent[:12]} second opinion {own.get('second_opinion')} "
+            f"differs from the auditor's {so_digest}; use the run's own"
+        )
     stored = stored_run(ledger, parent)
     config = replace(stored.config, as_of=when)
     contexts = _contexts(stored.audits)
-    answers = [Answer(id=a.id, question=a.question, answer=a.answer,
-                      contexts=contexts.get(a.id, ()), as_of=None)
-               for a in stored.answers.values()]
+    answers = [
+        Answer(
+            id=a.id,
+            question=a.question,
+            answer=a.answer,
+            contexts=contexts.get(a.id, ()),
+            as_of=None,
+        )
+        for a in stored.answers.values()
+    ]
     components = AuditComponents(
         extractor=_StoredClaims(_component(info.components["extractor"])),
-        search=_search_for(auditor, config), panel=auditor.panel, stacker=auditor.stacker,
-        config=config, second_opinion=auditor.second_opinion)
+        search=_search_for(auditor, config),
+        panel=auditor.panel,
+        stacker=auditor.stacker,
+        config=config,
+        second_opinion=auditor.second_opinion,
+    )
     roles = run_components(components, index_component(auditor.index.manifest))
-    run_id = content_digest({"reaudit_of": parent, "as_of": when.isoformat(),
-                             "only_impacted": only_impacted, "config": config.to_dict(),
-                             "components": {r: c.digest for r, c in sorted(roles.items())}})
-    begun = ledger.begin_run(run_id, kind="reaudit", input_digest=info.input_digest,
-                             as_of=when, config=config.to_dict(), components=roles,
-                             n_answers=len(answers))
+    run_id = content_digest(
+        {
+            "reaudit_of": parent,
+            "as_of": when.isoformat(),
+            "only_impacted": only_impacted,
+            "config": config.to_dict(),
+            "components": {r: c.digest for r, c in sorted(roles.items())},
+        }
+    )
+    begun = ledger.begin_run(
+        run_id,
+        kind="reaudit",
+        input_digest=info.input_digest,
+        as_of=when,
+        config=config.to_dict(),
+        components=roles,
+        n_answers=len(answers),
+    )
     n_claims = len(stored.audits)
     if begun.status == "complete":
         return _result(ledger, run_id, parent, when, only_impacted, True, n_claims, {})
-    impacted = ({c.claim_id: c.reason for c in
-                 find_impact(ledger, runs=[parent], as_of=when).claims}
-                if only_impacted else {})
-    carry_votes = _stored_votes(ledger, parent, info.components, [
-        a.claim.id for a in stored.audits])
+    impacted = (
+        {c.claim_id: c.reason for c in find_impact(ledger, runs=[parent], as_of=when).claims}
+        if only_impacted
+        else {}
+    )
+    carry_votes = _stored_votes(
+        ledger, parent, info.components, [a.claim.id for a in stored.audits]
+    )
     verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
-    digests = {role.removeprefix("judge:"): c.digest for role, c in roles.items()
-               if role.startswith("judge:")}
+    digests = {
+        role.removeprefix("judge:"): c.digest
+        for role, c in roles.items()
+        if role.startswith("judge:")
+    }
     if auditor.second_opinion is not None:
         digests[auditor.second_opinion.name] = auditor.second_opinion.digest
     done = ledger.done_answer_ids(run_id)
@@ -608,38 +764,65 @@ def reaudit(auditor: Auditor, run: str, *, as_of: datetime | str,
     rejudged: dict[str, str] = {}
     todo = [a for a in answers if a.id not in done]
     for start in range(0, len(todo), batch_size):
-        batch = todo[start:start + batch_size]
+        batch = todo[start : start + batch_size]
         old = [audit for a in batch for audit in audits_of.get(a.id, [])]
-        fresh = gather_evidence([a.claim for a in old], {a.id: a for a in batch},
-                                components.search, default_as_of=when, k=config.k,
-                                n_current=config.n_current, n_superseded=config.n_superseded)
+        fresh = gather_evidence(
+            [a.claim for a in old],
+            {a.id: a for a in batch},
+            components.search,
+            default_as_of=when,
+            k=config.k,
+            n_current=config.n_current,
+            n_superseded=config.n_superseded,
+        )
         merged: list[ClaimAudit | None] = []
         judge_now: list[ClaimAudit] = []
         carried: dict[str, tuple[str, str, str]] = {}
         for audit, evidence in zip(old, fresh, strict=True):
             cid = audit.claim.id
-            why = (evidence_change(audit.evidence, evidence, config.policy)
-                   if only_impacted else "full re-audit")
+            why = (
+                evidence_change(audit.evidence, evidence, config.policy)
+                if only_impacted
+                else "full re-audit"
+            )
             if why is None and cid in impacted:
                 why = f"impacted: {impacted[cid]}"
             if why is None:
-                merged.append(_carried(audit.claim, evidence, verdicts[cid],
-                                       carry_votes.get(cid, ()), info.components))
-                carried[cid] = (cid, parent, (
-                    f"the evidence its label rests on at {when.date().isoformat()} is what "
-                    f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
-                    f"same {len(evidence.current)} current passages, versions and digests; "
-                    f"superseded passages the same or none relevant"))
+                merged.append(
+                    _carried(
+                        audit.claim,
+                        evidence,
+                        verdicts[cid],
+                        carry_votes.get(cid, ()),
+                        info.components,
+                    )
+                )
+                carried[cid] = (
+                    cid,
+                    parent,
+                    (
+                        f"the evidence its label rests on at {when.date().isoformat()} is what "
+                        f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
+                        f"same {len(evidence.current)} current passages, versions and digests; "
+                        f"superseded passages the same or none relevant"
+                    ),
+                )
             else:
                 rejudged[cid] = why
                 merged.append(None)
                 judge_now.append(ClaimAudit(audit.claim, evidence))
-        judged = iter(graph.invoke({"answers": batch, "audits": judge_now})["audits"]
-                      if judge_now else [])
+        judged = iter(
+            graph.invoke({"answers": batch, "audits": judge_now})["audits"] if judge_now else []
+        )
         audits = [a if a is not None else next(judged) for a in merged]
-        state = {"answers": batch, "audits": audits,
-                 "extractions": [Extraction(a.id, tuple(x.claim for x in audits_of.get(a.id, [])),
-                                            extractor) for a in batch]}
+        state = {
+            "answers": batch,
+            "audits": audits,
+            "extractions": [
+                Extraction(a.id, tuple(x.claim for x in audits_of.get(a.id, [])), extractor)
+                for a in batch
+            ],
+        }
         for result in answer_results(state, seq_of, digests):  # type: ignore[arg-type]
             marks = [carried[c.claim_id] for c in result.claims if c.claim_id in carried]
             if marks:  # the marks first: a resumed run re-writes them (idempotent)
@@ -647,9 +830,18 @@ def reaudit(auditor: Auditor, run: str, *, as_of: datetime | str,
             ledger.record_answer(run_id, result)
     ledger.finish_run(run_id)
     n_carried = len(ledger.carried_claims(run_id))
-    ledger.record_run_link(run_id, parent, relation="reaudit", details={
-        "as_of": when.isoformat(), "only_impacted": only_impacted, "n_claims": n_claims,
-        "n_rejudged": n_claims - n_carried, "n_carried": n_carried})
+    ledger.record_run_link(
+        run_id,
+        parent,
+        relation="reaudit",
+        details={
+            "as_of": when.isoformat(),
+            "only_impacted": only_impacted,
+            "n_claims": n_claims,
+            "n_rejudged": n_claims - n_carried,
+            "n_carried": n_carried,
+        },
+    )
     return _result(ledger, run_id, parent, when, only_impacted, False, n_claims, rejudged)
 
 
@@ -666,48 +858,96 @@ def _search_for(auditor: Auditor, config: AuditConfig) -> Any:
     return search
 
 
-def _stored_votes(ledger: Ledger, run_id: str, components: Mapping[str, Mapping[str, Any]],
-                  claim_ids: Sequence[str]) -> dict[str, tuple[Vote, ...]]:
+def _stored_votes(
+    ledger: Ledger,
+    run_id: str,
+    components: Mapping[str, Mapping[str, Any]],
+    claim_ids: Sequence[str],
+) -> dict[str, tuple[Vote, ...]]:
     """The run's own judges' votes per claim (bridged votes of other versions left out)."""
-    own = {str(c["digest"]) for role, c in components.items()
-           if role.startswith("judge:") or role == "second_opinion"}
+    own = {
+        str(c["digest"])
+        for role, c in components.items()
+        if role.startswith("judge:") or role == "second_opinion"
+    }
     out: dict[str, tuple[Vote, ...]] = {}
     for cid, rows in ledger.claim_votes(run_id, claim_ids=list(claim_ids)).items():
-        out[cid] = tuple(Vote(judge=r["judge_name"], value=float(r["value"]),
-                              raw=r["raw"] or "", latency_s=float(r["latency_s"] or 0.0),
-                              error=r["error"], scores=dict(r["scores"] or {}))
-                         for r in rows if r["judge_digest"] in own)
+        out[cid] = tuple(
+            Vote(
+                judge=r["judge_name"],
+                value=float(r["value"]),
+                raw=r["raw"] or "",
+                latency_s=float(r["latency_s"] or 0.0),
+                error=r["error"],
+                scores=dict(r["scores"] or {}),
+            )
+            for r in rows
+            if r["judge_digest"] in own
+        )
     return out
 
 
-def _carried(claim: Claim, evidence: Evidence, result: Any, votes: Sequence[Vote],
-             components: Mapping[str, Mapping[str, Any]]) -> ClaimAudit:
+def _carried(
+    claim: Claim,
+    evidence: Evidence,
+    result: Any,
+    votes: Sequence[Vote],
+    components: Mapping[str, Mapping[str, Any]],
+) -> ClaimAudit:
     """A claim audit with the stored votes and verdict (nothing judged)."""
     second = components.get("second_opinion", {}).get("name")
     members = [str(c["name"]) for role, c in components.items() if role.startswith("judge:")]
-    panel_votes = sorted((v for v in votes if v.judge != second),
-                         key=lambda v: members.index(v.judge) if v.judge in members else 0)
+    panel_votes = sorted(
+        (v for v in votes if v.judge != second),
+        key=lambda v: members.index(v.judge) if v.judge in members else 0,
+    )
     so = next((v for v in votes if v.judge == second), None)
     if result.label is None:
         raise ConfigError(f"claim {claim.id[:12]} has no verdict in its run; cannot carry it")
-    verdict = Verdict(claim_id=claim.id, label=Label(result.label),
-                      p_hallucinated=result.p_hallucinated, reason=result.reason or "",
-                      error_spans=tuple((int(a), int(b)) for a, b in result.error_spans))
-    return ClaimAudit(claim, evidence, votes=tuple(panel_votes), second_opinion=so,
-                      p_current=result.p_hallucinated, verdict=verdict)
+    verdict = Verdict(
+        claim_id=claim.id,
+        label=Label(result.label),
+        p_hallucinated=result.p_hallucinated,
+        reason=result.reason or "",
+        error_spans=tuple((int(a), int(b)) for a, b in result.error_spans),
+    )
+    return ClaimAudit(
+        claim,
+        evidence,
+        votes=tuple(panel_votes),
+        second_opinion=so,
+        p_current=result.p_hallucinated,
+        verdict=verdict,
+    )
 
 
-def _result(ledger: Ledger, run_id: str, parent: str, when: datetime, only_impacted: bool,
-            reused: bool, n_claims: int, rejudged: Mapping[str, str]) -> ReauditResult:
+def _result(
+    ledger: Ledger,
+    run_id: str,
+    parent: str,
+    when: datetime,
+    only_impacted: bool,
+    reused: bool,
+    n_claims: int,
+    rejudged: Mapping[str, str],
+) -> ReauditResult:
     carried = ledger.carried_claims(run_id)
     answers = claim_records(ledger, run_id)
     for record in answers:
         for claim in record["claims"]:
             claim["carried"] = carried.get(claim["id"])
-    return ReauditResult(run_id=run_id, parent_run_id=parent, as_of=when,
-                         only_impacted=only_impacted, reused=reused, n_claims=n_claims,
-                         n_rejudged=0 if reused else len(rejudged), n_carried=len(carried),
-                         rejudged=dict(rejudged), answers=answers)
+    return ReauditResult(
+        run_id=run_id,
+        parent_run_id=parent,
+        as_of=when,
+        only_impacted=only_impacted,
+        reused=reused,
+        n_claims=n_claims,
+        n_rejudged=0 if reused else len(rejudged),
+        n_carried=len(carried),
+        rejudged=dict(rejudged),
+        answers=answers,
+    )
 
 
 # ---------------------------------------------------------------------- trend
@@ -723,9 +963,14 @@ class TrendPoint:
     figures: Mapping[str, Figure]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "kind": self.kind, "as_of": _iso(self.as_of),
-                "n_answers": self.n_answers, "n_claims": self.n_claims,
-                "figures": {k: f.to_dict() for k, f in self.figures.items()}}
+        return {
+            "run_id": self.run_id,
+            "kind": self.kind,
+            "as_of": _iso(self.as_of),
+            "n_answers": self.n_answers,
+            "n_claims": self.n_claims,
+            "figures": {k: f.to_dict() for k, f in self.figures.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -739,41 +984,63 @@ class Trend:
     seed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"figures": list(TREND_FIGURES),
-                "runs": [p.to_dict() for p in self.points],
-                "changes": [{"from": s.run_a, "to": s.run_b,
-                             "shared_claims": s.n_shared_claims,
-                             "shared_answers": s.n_shared_answers,
-                             "figures": {n: s.figure(n).to_dict() for n in TREND_FIGURES},
-                             "transitions": {a: dict(b) for a, b in s.transitions.items()}}
-                            for s in self.steps],
-                "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "level": 0.95,
-                              "cluster": "answer", "paired": "consecutive runs, shared claims"}}
+        return {
+            "figures": list(TREND_FIGURES),
+            "runs": [p.to_dict() for p in self.points],
+            "changes": [
+                {
+                    "from": s.run_a,
+                    "to": s.run_b,
+                    "shared_claims": s.n_shared_claims,
+                    "shared_answers": s.n_shared_answers,
+                    "figures": {n: s.figure(n).to_dict() for n in TREND_FIGURES},
+                    "transitions": {a: dict(b) for a, b in s.transitions.items()},
+                }
+                for s in self.steps
+            ],
+            "bootstrap": {
+                "n_boot": self.n_boot,
+                "seed": self.seed,
+                "level": 0.95,
+                "cluster": "answer",
+                "paired": "consecutive runs, shared claims",
+            },
+        }
 
 
-def series_runs(ledger: Ledger, *, runs: Sequence[str] | None = None,
-                since: datetime | None = None) -> list[str]:
+def series_runs(
+    ledger: Ledger, *, runs: Sequence[str] | None = None, since: datetime | None = None
+) -> list[str]:
     """The runs of a trend, oldest as-of first: ``runs`` as given, else the audit runs with
     an as-of date at or after ``since`` that form one series (runs of the same answers,
     or linked by a re-audit). Several series: a :class:`ConfigError` naming them."""
     if runs:
         infos = [ledger.get_run(ledger.find_run(r)) for r in runs]
     else:
-        infos = [r for r in ledger.list_runs() if r.kind in AUDIT_KINDS and r.status ==
-                 "complete" and (since is None or (r.as_of is not None
-                                                   and _utc(r.as_of) >= _utc(since)))]
+        infos = [
+            r
+            for r in ledger.list_runs()
+            if r.kind in AUDIT_KINDS
+            and r.status == "complete"
+            and (since is None or (r.as_of is not None and _utc(r.as_of) >= _utc(since)))
+        ]
         groups = _series(ledger, infos)
         if len(groups) > 1:
             names = "; ".join(" ".join(r[:12] for r in g) for g in groups)
-            raise ConfigError(f"the runs form {len(groups)} separate series ({names}); "
-                              "choose one with --runs")
+            raise ConfigError(
+                f"the runs form {len(groups)} separate series ({names}); choose one with --runs"
+            )
         chosen = set(groups[0]) if groups else set()
         infos = [r for r in infos if r.run_id in chosen]
     if not infos:
         raise ConfigError("no audit runs to follow (check --runs or --since)")
     never = datetime.min.replace(tzinfo=UTC)
-    infos.sort(key=lambda r: (_utc(r.as_of) if r.as_of else never,
-                              _utc(r.created_at) if r.created_at else never))
+    infos.sort(
+        key=lambda r: (
+            _utc(r.as_of) if r.as_of else never,
+            _utc(r.created_at) if r.created_at else never,
+        )
+    )
     return [r.run_id for r in infos]
 
 
@@ -803,8 +1070,14 @@ def _series(ledger: Ledger, infos: Sequence[Any]) -> list[list[str]]:
     return list(groups.values())
 
 
-def build_trend(ledger: Ledger, *, runs: Sequence[str] | None = None,
-                since: datetime | None = None, n_boot: int = 2000, seed: int = 0) -> Trend:
+def build_trend(
+    ledger: Ledger,
+    *,
+    runs: Sequence[str] | None = None,
+    since: datetime | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Trend:
     """Support precision, stale, contradicted and decidable rates of a series of runs
     (:func:`series_runs`), each with its 95% cluster-bootstrap interval, and the paired
     change of each figure between consecutive runs on their shared claims
@@ -815,13 +1088,22 @@ def build_trend(ledger: Ledger, *, runs: Sequence[str] | None = None,
     for run_id in ids:
         info = ledger.get_run(run_id)
         claims[run_id] = ledger.claim_results(run_id)
-        card = build_report_card(run_id, claims[run_id], config=report_config(info),
-                                 n_boot=n_boot, seed=seed)
-        points.append(TrendPoint(run_id=run_id, kind=info.kind, as_of=info.as_of,
-                                 n_answers=card.n_answers, n_claims=card.n_claims,
-                                 figures={n: card.figure(n) for n in TREND_FIGURES}))
-    steps = tuple(compare_runs(a, claims[a], b, claims[b], n_boot=n_boot, seed=seed)
-                  for a, b in pairwise(ids))
+        card = build_report_card(
+            run_id, claims[run_id], config=report_config(info), n_boot=n_boot, seed=seed
+        )
+        points.append(
+            TrendPoint(
+                run_id=run_id,
+                kind=info.kind,
+                as_of=info.as_of,
+                n_answers=card.n_answers,
+                n_claims=card.n_claims,
+                figures={n: card.figure(n) for n in TREND_FIGURES},
+            )
+        )
+    steps = tuple(
+        compare_runs(a, claims[a], b, claims[b], n_boot=n_boot, seed=seed) for a, b in pairwise(ids)
+    )
     return Trend(points=tuple(points), steps=steps, n_boot=n_boot, seed=seed)
 
 
@@ -835,16 +1117,32 @@ def _fmt(f: Figure | None) -> str:
 def trend_rows(trend: Trend) -> tuple[list[list[str]], list[list[str]]]:
     """Plain table rows: one per run (figures with intervals) and one per consecutive
     change and figure (delta with its paired interval and the verdict)."""
-    runs = [[p.run_id[:12], p.kind, _date(p.as_of), str(p.n_claims),
-             *(_fmt(p.figures[n]) for n in TREND_FIGURES)] for p in trend.points]
+    runs = [
+        [
+            p.run_id[:12],
+            p.kind,
+            _date(p.as_of),
+            str(p.n_claims),
+            *(_fmt(p.figures[n]) for n in TREND_FIGURES),
+        ]
+        for p in trend.points
+    ]
     changes = []
     for s in trend.steps:
         for n in TREND_FIGURES:
             d = s.figure(n)
             delta = "-" if d.delta is None else f"{d.delta:+.3f}"
             ci = f"[{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]" if d.ci else "-"
-            changes.append([f"{s.run_a[:12]} -> {s.run_b[:12]}", str(s.n_shared_claims), n,
-                            delta, ci, d.verdict])
+            changes.append(
+                [
+                    f"{s.run_a[:12]} -> {s.run_b[:12]}",
+                    str(s.n_shared_claims),
+                    n,
+                    delta,
+                    ci,
+                    d.verdict,
+                ]
+            )
     return runs, changes
 
 
@@ -860,13 +1158,22 @@ def trend_html(trend: Trend) -> str:
     fig, ax = plt.subplots(figsize=(8, 4))
     xs = list(range(len(trend.points)))
     for name in TREND_FIGURES:
-        pts = [(x, p.figures[name]) for x, p in zip(xs, trend.points, strict=True)
-               if p.figures[name].value is not None]
+        pts = [
+            (x, p.figures[name])
+            for x, p in zip(xs, trend.points, strict=True)
+            if p.figures[name].value is not None
+        ]
         if not pts:
             continue
         values = [float(f.value) for _, f in pts]  # type: ignore[arg-type]
-        ax.errorbar([x for x, _ in pts], values, yerr=_errors(values, [f.ci for _, f in pts]),
-                    marker="o", capsize=4, label=name.replace("_", " "))
+        ax.errorbar(
+            [x for x, _ in pts],
+            values,
+            yerr=_errors(values, [f.ci for _, f in pts]),
+            marker="o",
+            capsize=4,
+            label=name.replace("_", " "),
+        )
     ax.set_xticks(xs, [_date(p.as_of) for p in trend.points], rotation=20)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("share")
@@ -877,18 +1184,26 @@ def trend_html(trend: Trend) -> str:
 
     def table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         th = "".join(f"<th>{escape(h)}</th>" for h in head)
-        body = "".join("<tr>" + "".join(
-            f'<td class="{escape(c) if c in ("improved", "worse", "unresolved") else ""}">'
-            f"{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f'<td class="{escape(c) if c in ("improved", "worse", "unresolved") else ""}">'
+                f"{escape(c)}</td>"
+                for c in row
+            )
+            + "</tr>"
+            for row in rows
+        )
         return f"<table><tr>{th}</tr>{body}</table>"
 
-    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Factuality trend"
-            f"</title><style>{_CSS}</style></head><body><h1>Factuality over time</h1>"
-            f"{plot}<h2>Runs</h2>"
-            + table(["run", "kind", "as of", "claims", *TREND_FIGURES], runs)
-            + "<h2>Paired change between consecutive runs (shared claims)</h2>"
-            + table(["runs", "shared claims", "figure", "delta", "95% interval", "verdict"],
-                    changes)
-            + f"<p class=\"note\">Intervals: 95% cluster bootstrap over answers, B = "
-              f"{trend.n_boot}, seed {trend.seed}; changes are paired on the claims both "
-              "runs share.</p></body></html>\n")
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Factuality trend'
+        f"</title><style>{_CSS}</style></head><body><h1>Factuality over time</h1>"
+        f"{plot}<h2>Runs</h2>"
+        + table(["run", "kind", "as of", "claims", *TREND_FIGURES], runs)
+        + "<h2>Paired change between consecutive runs (shared claims)</h2>"
+        + table(["runs", "shared claims", "figure", "delta", "95% interval", "verdict"], changes)
+        + f'<p class="note">Intervals: 95% cluster bootstrap over answers, B = '
+        f"{trend.n_boot}, seed {trend.seed}; changes are paired on the claims both "
+        "runs share.</p></body></html>\n"
+    )

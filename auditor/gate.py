@@ -64,10 +64,15 @@ class GateRule:
             raise InputError(f"unknown figure {self.figure!r}{hint}", field=option)
         if self.bound not in ("min", "max"):
             raise InputError(f"bound must be min or max, got {self.bound!r}", field="bound")
-        if not (isinstance(self.value, int | float) and math.isfinite(self.value)
-                and 0.0 <= self.value <= 1.0):
-            raise InputError(f"{self.figure}: the bound must be a number in [0, 1], got "
-                             f"{self.value!r}", field=option)
+        if not (
+            isinstance(self.value, int | float)
+            and math.isfinite(self.value)
+            and 0.0 <= self.value <= 1.0
+        ):
+            raise InputError(
+                f"{self.figure}: the bound must be a number in [0, 1], got {self.value!r}",
+                field=option,
+            )
 
     @classmethod
     def parse(cls, text: str, bound: Bound) -> GateRule:
@@ -78,8 +83,9 @@ class GateRule:
         try:
             number = float(value)
         except ValueError:
-            raise InputError(f"{name.strip()}: not a number: {value!r}",
-                             field=f"--{bound}") from None
+            raise InputError(
+                f"{name.strip()}: not a number: {value!r}", field=f"--{bound}"
+            ) from None
         return cls(name.strip(), bound, number)
 
 
@@ -114,27 +120,42 @@ class GateResult:
         return [c for c in self.checks if not c.passed]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "baseline": self.baseline, "passed": self.passed,
-                "checks": [asdict(c) for c in self.checks], "warnings": list(self.warnings)}
+        return {
+            "run_id": self.run_id,
+            "baseline": self.baseline,
+            "passed": self.passed,
+            "checks": [asdict(c) for c in self.checks],
+            "warnings": list(self.warnings),
+        }
 
     def to_text(self) -> str:
         """One line per check, then the outcome."""
-        lines = [f"gate for run {self.run_id[:12]}"
-                 + (f" against baseline {self.baseline[:12]}" if self.baseline else "")]
-        lines += [f"  {'PASS' if c.passed else 'FAIL'}  {c.name}: {c.message}"
-                  for c in self.checks]
+        lines = [
+            f"gate for run {self.run_id[:12]}"
+            + (f" against baseline {self.baseline[:12]}" if self.baseline else "")
+        ]
+        lines += [f"  {'PASS' if c.passed else 'FAIL'}  {c.name}: {c.message}" for c in self.checks]
         lines += [f"  note: {w}" for w in self.warnings]
-        lines.append("PASSED" if self.passed else
-                     f"FAILED ({len(self.failures)} of {len(self.checks)} checks)")
+        lines.append(
+            "PASSED"
+            if self.passed
+            else f"FAILED ({len(self.failures)} of {len(self.checks)} checks)"
+        )
         return "\n".join(lines) + "\n"
 
     def to_junit(self) -> str:
         """JUnit XML: one test case per check, for CI systems."""
-        suite = ET.Element("testsuite", name="auditor gate", tests=str(len(self.checks)),
-                           failures=str(len(self.failures)), errors="0")
+        suite = ET.Element(
+            "testsuite",
+            name="auditor gate",
+            tests=str(len(self.checks)),
+            failures=str(len(self.failures)),
+            errors="0",
+        )
         for c in self.checks:
-            case = ET.SubElement(suite, "testcase", name=c.name,
-                                 classname=f"auditor.gate.run_{self.run_id[:12]}")
+            case = ET.SubElement(
+                suite, "testcase", name=c.name, classname=f"auditor.gate.run_{self.run_id[:12]}"
+            )
             if not c.passed:
                 ET.SubElement(case, "failure", message=c.message).text = c.message
         return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
@@ -156,8 +177,9 @@ def _fmt(value: float | None, ci: Sequence[float] | None) -> str:
     return f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
 
 
-def evaluate_gate(card: ReportCard, rules: Iterable[GateRule],
-                  comparison: Comparison | None = None) -> GateResult:
+def evaluate_gate(
+    card: ReportCard, rules: Iterable[GateRule], comparison: Comparison | None = None
+) -> GateResult:
     """Check ``card`` against ``rules`` and, with ``comparison`` (baseline = run A, this
     run = run B), check that no gated figure got worse (see the module doc)."""
     rules = list(rules)
@@ -169,47 +191,72 @@ def evaluate_gate(card: ReportCard, rules: Iterable[GateRule],
         fig = card.figure(rule.figure)
         ci = (fig.ci[0], fig.ci[1]) if fig.ci else None
         bound = None if ci is None else (ci[0] if rule.bound == "min" else ci[1])
-        ok = bound is not None and (bound >= rule.value if rule.bound == "min"
-                                    else bound <= rule.value)
+        ok = bound is not None and (
+            bound >= rule.value if rule.bound == "min" else bound <= rule.value
+        )
         side = "lower" if rule.bound == "min" else "upper"
         sign = ">=" if rule.bound == "min" else "<="
-        message = (f"{_fmt(fig.value, ci)}: {side} bound "
-                   + (f"{bound:.3f}" if bound is not None else "undefined")
-                   + f" must be {sign} {rule.value:g}")
-        checks.append(GateCheck(f"{rule.bound} {rule.figure}", ok, message, rule.figure,
-                                fig.value, ci, rule.value))
+        message = (
+            f"{_fmt(fig.value, ci)}: {side} bound "
+            + (f"{bound:.3f}" if bound is not None else "undefined")
+            + f" must be {sign} {rule.value:g}"
+        )
+        checks.append(
+            GateCheck(
+                f"{rule.bound} {rule.figure}", ok, message, rule.figure, fig.value, ci, rule.value
+            )
+        )
     notes = list(card.warnings)
     if comparison is not None:
         named = [f for f in dict.fromkeys(r.figure for r in rules) if DIRECTION.get(f, 0)]
         skipped = [r.figure for r in rules if not DIRECTION.get(r.figure, 0)]
         if skipped:
-            notes.append(f"not compared with the baseline (neither direction is better): "
-                         f"{', '.join(dict.fromkeys(skipped))}")
+            notes.append(
+                f"not compared with the baseline (neither direction is better): "
+                f"{', '.join(dict.fromkeys(skipped))}"
+            )
         if not named:
             named = list(BASELINE_FIGURES)
         if comparison.n_shared_claims == 0:
-            checks.append(GateCheck(
-                "baseline shared claims", False,
-                "the run and the baseline share no claim (claims are matched by answer id, "
-                "span and text): nothing can be compared"))
+            checks.append(
+                GateCheck(
+                    "baseline shared claims",
+                    False,
+                    "the run and the baseline share no claim (claims are matched by answer id, "
+                    "span and text): nothing can be compared",
+                )
+            )
         for name in named:
             delta = comparison.figure(name)
             worse = delta.verdict == "worse"
-            ci_text = (f" [{delta.ci[0]:+.3f}, {delta.ci[1]:+.3f}]" if delta.ci else "")
+            ci_text = f" [{delta.ci[0]:+.3f}, {delta.ci[1]:+.3f}]" if delta.ci else ""
             change = "undefined" if delta.delta is None else f"{delta.delta:+.3f}{ci_text}"
-            checks.append(GateCheck(
-                f"baseline {name}", not worse,
-                f"{_fmt(delta.value_a, None)} -> {_fmt(delta.value_b, None)}, paired change "
-                f"{change} on {comparison.n_shared_claims} shared claims ({delta.verdict}; "
-                f"{delta.better} is better)", name, delta.delta, delta.ci))
+            checks.append(
+                GateCheck(
+                    f"baseline {name}",
+                    not worse,
+                    f"{_fmt(delta.value_a, None)} -> {_fmt(delta.value_b, None)}, paired change "
+                    f"{change} on {comparison.n_shared_claims} shared claims ({delta.verdict}; "
+                    f"{delta.better} is better)",
+                    name,
+                    delta.delta,
+                    delta.ci,
+                )
+            )
     if not checks:
         raise InputError("nothing to check: give --min/--max rules or a --baseline")
-    return GateResult(card.run_id, checks, comparison.run_a if comparison else None,
-                      tuple(notes))
+    return GateResult(card.run_id, checks, comparison.run_a if comparison else None, tuple(notes))
 
 
-def gate_run(ledger: Ledger, run: str, *, rules: Iterable[GateRule] = (),
-             baseline: str | None = None, n_boot: int = 2000, seed: int = 0) -> GateResult:
+def gate_run(
+    ledger: Ledger,
+    run: str,
+    *,
+    rules: Iterable[GateRule] = (),
+    baseline: str | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> GateResult:
     """:func:`evaluate_gate` on a run of ``ledger`` (ids or unique prefixes)."""
     from auditor.report.card import build_report_card, report_config
     from auditor.report.compare import compare_runs
@@ -217,20 +264,26 @@ def gate_run(ledger: Ledger, run: str, *, rules: Iterable[GateRule] = (),
     run_id = ledger.find_run(run)
     info = ledger.get_run(run_id)
     claims = ledger.claim_results(run_id)
-    card = build_report_card(run_id, claims, config=report_config(info), n_boot=n_boot,
-                             seed=seed)
+    card = build_report_card(run_id, claims, config=report_config(info), n_boot=n_boot, seed=seed)
     comparison = None
     if baseline is not None:
         base_id = ledger.find_run(baseline)
-        comparison = compare_runs(base_id, ledger.claim_results(base_id), run_id, claims,
-                                  n_boot=n_boot, seed=seed)
+        comparison = compare_runs(
+            base_id, ledger.claim_results(base_id), run_id, claims, n_boot=n_boot, seed=seed
+        )
     return evaluate_gate(card, rules, comparison)
 
 
-def assert_audit(run: AuditRun | str, *, db: str | Ledger | None = None,
-                 min: Mapping[str, float] | None = None,
-                 max: Mapping[str, float] | None = None, baseline: str | None = None,
-                 n_boot: int = 2000, seed: int = 0) -> GateResult:
+def assert_audit(
+    run: AuditRun | str,
+    *,
+    db: str | Ledger | None = None,
+    min: Mapping[str, float] | None = None,
+    max: Mapping[str, float] | None = None,
+    baseline: str | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> GateResult:
     """For teams that gate with pytest: fail (``AssertionError`` with the gate's report)
     unless the run passes. ``db``: the ledger (default ``$AUDITOR_DB`` or
     ``.auditor/ledger.db``).
@@ -245,19 +298,21 @@ def assert_audit(run: AuditRun | str, *, db: str | Ledger | None = None,
     from ledger import Ledger as LedgerType
     from ledger import open_ledger
 
-    rules = ([GateRule(k, "min", v) for k, v in (min or {}).items()]
-             + [GateRule(k, "max", v) for k, v in (max or {}).items()])
+    rules = [GateRule(k, "min", v) for k, v in (min or {}).items()] + [
+        GateRule(k, "max", v) for k, v in (max or {}).items()
+    ]
     run_ref = run if isinstance(run, str) else run.run_id
     if isinstance(db, LedgerType):
-        result = gate_run(db, run_ref, rules=rules, baseline=baseline, n_boot=n_boot,
-                          seed=seed)
+        result = gate_run(db, run_ref, rules=rules, baseline=baseline, n_boot=n_boot, seed=seed)
     else:
         import os
 
-        with open_ledger(db or os.environ.get("AUDITOR_DB", DEFAULT_LEDGER),
-                         create=db == ":memory:") as ledger:
-            result = gate_run(ledger, run_ref, rules=rules, baseline=baseline,
-                              n_boot=n_boot, seed=seed)
+        with open_ledger(
+            db or os.environ.get("AUDITOR_DB", DEFAULT_LEDGER), create=db == ":memory:"
+        ) as ledger:
+            result = gate_run(
+                ledger, run_ref, rules=rules, baseline=baseline, n_boot=n_boot, seed=seed
+            )
     if not result.passed:
         raise AssertionError(result.to_text())
     return result

@@ -29,23 +29,34 @@ class HumanAudit:
     note: str | None = None
 
 
-def _resolve_claim(prefix: str, claim_ids: set[str], run_id: str, *, file: str | None = None,
-                   line: int | None = None) -> str:
+def _resolve_claim(
+    prefix: str,
+    claim_ids: set[str],
+    run_id: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+) -> str:
     matches = [c for c in claim_ids if c.startswith(prefix)] if prefix else []
     if not matches:
-        raise InputError(f"run {run_id[:12]} has no claim {prefix!r}", file=file, line=line,
-                         field="claim_id")
+        raise InputError(
+            f"run {run_id[:12]} has no claim {prefix!r}", file=file, line=line, field="claim_id"
+        )
     if len(matches) > 1:
-        raise InputError(f"claim id prefix {prefix!r} is ambiguous", file=file, line=line,
-                         field="claim_id")
+        raise InputError(
+            f"claim id prefix {prefix!r} is ambiguous", file=file, line=line, field="claim_id"
+        )
     return matches[0]
 
 
-def _check(label: str, reviewer: str, *, file: str | None = None, line: int | None = None
-           ) -> None:
+def _check(label: str, reviewer: str, *, file: str | None = None, line: int | None = None) -> None:
     if label not in HUMAN_LABELS:
-        raise InputError(f"unknown label {label!r} (one of {', '.join(sorted(HUMAN_LABELS))})",
-                         file=file, line=line, field="label")
+        raise InputError(
+            f"unknown label {label!r} (one of {', '.join(sorted(HUMAN_LABELS))})",
+            file=file,
+            line=line,
+            field="label",
+        )
     if not reviewer.strip():
         raise InputError("must not be empty", file=file, line=line, field="reviewer")
 

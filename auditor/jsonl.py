@@ -39,21 +39,30 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(f"not valid UTF-8 (byte {exc.start})", file=str(path),
-                             line=number) from None
+            raise InputError(
+                f"not valid UTF-8 (byte {exc.start})", file=str(path), line=number
+            ) from None
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                             file=str(path), line=number) from None
+            raise InputError(
+                f"malformed JSON: {exc.msg} (column {exc.colno})", file=str(path), line=number
+            ) from None
         if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object, got {type(obj).__name__}",
-                             file=str(path), line=number)
+            raise InputError(
+                f"expected a JSON object, got {type(obj).__name__}", file=str(path), line=number
+            )
         yield number, obj
 
 
-def check_fields(record: Mapping[str, Any], known: Collection[str], *,
-                 file: str | Path | None, line: int | None, where: str = "") -> None:
+def check_fields(
+    record: Mapping[str, Any],
+    known: Collection[str],
+    *,
+    file: str | Path | None,
+    line: int | None,
+    where: str = "",
+) -> None:
     """Refuse a record with a field not in ``known``, naming it and the closest known one.
 
     A misspelt optional field (``"publised_at"``) would otherwise be silently
@@ -64,13 +73,22 @@ def check_fields(record: Mapping[str, Any], known: Collection[str], *,
             continue
         close = difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InputError(f"unknown field{hint} (known: {', '.join(sorted(known))})",
-                         file=_s(file), line=line, field=f"{where}{name}")
+        raise InputError(
+            f"unknown field{hint} (known: {', '.join(sorted(known))})",
+            file=_s(file),
+            line=line,
+            field=f"{where}{name}",
+        )
 
 
 def require(
-    record: dict[str, Any], field: str, kind: type[T] | tuple[type, ...], *,
-    file: str | Path | None, line: int | None, optional: bool = False,
+    record: dict[str, Any],
+    field: str,
+    kind: type[T] | tuple[type, ...],
+    *,
+    file: str | Path | None,
+    line: int | None,
+    optional: bool = False,
 ) -> Any:
     """Return ``record[field]`` checked against ``kind``; ``None`` if optional and absent."""
     if field not in record or record[field] is None:
@@ -79,17 +97,23 @@ def require(
         raise InputError("missing required field", file=_s(file), line=line, field=field)
     value = record[field]
     if isinstance(value, bool) and kind in (int, float, (int, float)):
-        raise InputError(f"expected a number, got {value!r}", file=_s(file), line=line,
-                         field=field)
+        raise InputError(f"expected a number, got {value!r}", file=_s(file), line=line, field=field)
     if not isinstance(value, kind):
         expected = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise InputError(f"expected {expected}, got {type(value).__name__}", file=_s(file),
-                         line=line, field=field)
+        raise InputError(
+            f"expected {expected}, got {type(value).__name__}",
+            file=_s(file),
+            line=line,
+            field=field,
+        )
     return value
 
 
 def parse_datetime(
-    value: Any, *, file: str | Path | None = None, line: int | None = None,
+    value: Any,
+    *,
+    file: str | Path | None = None,
+    line: int | None = None,
     field: str | None = None,
 ) -> datetime | None:
     """Parse an ISO-8601 date or datetime; timezone-less means UTC. ``None`` stays ``None``."""
@@ -104,11 +128,16 @@ def parse_datetime(
         try:
             parsed = datetime.fromisoformat(text)
         except ValueError:
-            raise InputError(f"not an ISO-8601 date: {value!r}", file=_s(file), line=line,
-                             field=field) from None
+            raise InputError(
+                f"not an ISO-8601 date: {value!r}", file=_s(file), line=line, field=field
+            ) from None
     else:
-        raise InputError(f"expected an ISO-8601 date string, got {type(value).__name__}",
-                         file=_s(file), line=line, field=field)
+        raise InputError(
+            f"expected an ISO-8601 date string, got {type(value).__name__}",
+            file=_s(file),
+            line=line,
+            field=field,
+        )
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)

@@ -71,14 +71,20 @@ class LabelPolicy:
     finds the current version supporting (the update changed what the claim states)."""
 
     def __post_init__(self) -> None:
-        for name in ("threshold", "min_relevance", "contradiction_at", "max_abstain_share",
-                     "strong_relevance", "min_coverage", "subject_relevance"):
+        for name in (
+            "threshold",
+            "min_relevance",
+            "contradiction_at",
+            "max_abstain_share",
+            "strong_relevance",
+            "min_coverage",
+            "subject_relevance",
+        ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name}: must be in [0, 1], got {value}")
         if not 0.0 < self.missing_detail_at <= 2.0:
-            raise ValueError(f"missing_detail_at: must be in (0, 2], got "
-                             f"{self.missing_detail_at}")
+            raise ValueError(f"missing_detail_at: must be in (0, 2], got {self.missing_detail_at}")
         if not 0.0 < self.stale_margin <= 2.0:
             raise ValueError(f"stale_margin: must be in (0, 2], got {self.stale_margin}")
         if not 0.0 <= self.undecided_band < 0.5:
@@ -114,8 +120,9 @@ class ClaimSignals:
 
 _YEAR = r"(?:[A-Z][a-z]+\.? )?(?:\d{1,2},? )?(1[5-9]\d\d|20\d\d)"
 _PERIODS = (
-    re.compile(rf"\b(?:from|between) {_YEAR} (?:to|until|till|through|and|-) {_YEAR}\b",
-               re.IGNORECASE),
+    re.compile(
+        rf"\b(?:from|between) {_YEAR} (?:to|until|till|through|and|-) {_YEAR}\b", re.IGNORECASE
+    ),
     re.compile(r"\b(1[5-9]\d\d|20\d\d)\s*(?:-|–)\s*(1[5-9]\d\d|20\d\d)\b"),
     re.compile(rf"\b(?:as of|during|as at) {_YEAR}\b", re.IGNORECASE),
     re.compile(rf"^\s*(?:in|by) {_YEAR}\b", re.IGNORECASE),
@@ -150,14 +157,20 @@ def strip_period(text: str) -> str:
 
 def contradiction_signal(votes: Sequence[Vote]) -> float:
     """The strongest contradiction score among non-abstaining votes (0 when none)."""
-    scores = [float(v.scores.get("contradiction", 0.0)) for v in votes
-              if v.value != ABSTAIN and v.error is None]
+    scores = [
+        float(v.scores.get("contradiction", 0.0))
+        for v in votes
+        if v.value != ABSTAIN and v.error is None
+    ]
     return max(scores, default=0.0)
 
 
 def _flagged(votes: Sequence[Vote], key: str, at: float) -> list[str]:
-    return sorted(v.judge for v in votes if v.value != ABSTAIN and v.error is None
-                  and float(v.scores.get(key, 0.0)) >= at)
+    return sorted(
+        v.judge
+        for v in votes
+        if v.value != ABSTAIN and v.error is None and float(v.scores.get(key, 0.0)) >= at
+    )
 
 
 def clear_conflicts(votes: Sequence[Vote], policy: LabelPolicy | None = None) -> list[str]:
@@ -185,25 +198,30 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
     return covered(claim, evidence)
 
 
-def _relevant(best: float | None, scores: Sequence[tuple[float, float]],
-              policy: LabelPolicy, subject: bool = False) -> bool:
-    if subject and best is not None and best >= max(policy.subject_relevance,
-                                                     policy.min_relevance):
+def _relevant(
+    best: float | None,
+    scores: Sequence[tuple[float, float]],
+    policy: LabelPolicy,
+    subject: bool = False,
+) -> bool:
+    if subject and best is not None and best >= max(policy.subject_relevance, policy.min_relevance):
         return True
     if not scores:
         return best is not None and best >= policy.min_relevance
-    return any(cos >= policy.min_relevance
-               and (cos >= policy.strong_relevance or cov >= policy.min_coverage)
-               for cos, cov in scores)
+    return any(
+        cos >= policy.min_relevance
+        and (cos >= policy.strong_relevance or cov >= policy.min_coverage)
+        for cos, cov in scores
+    )
 
 
 def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = None) -> bool:
     """True when any current or superseded evidence is relevant to the claim (rule 2): a
     claim without it is ``unknown`` whatever the panel says, so it is not judged."""
     policy = policy or LabelPolicy()
-    return (_relevant(signals.relevance, signals.current_scores, policy,
-                      signals.subject_covered)
-            or _relevant(signals.stale_relevance, signals.superseded_scores, policy))
+    return _relevant(
+        signals.relevance, signals.current_scores, policy, signals.subject_covered
+    ) or _relevant(signals.stale_relevance, signals.superseded_scores, policy)
 
 
 def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tuple[Label, str]:
@@ -211,24 +229,28 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     policy = policy or LabelPolicy()
     if not signals.factual:
         return Label.NOT_FACTUAL, "not a factual claim"
-    current_ok = _relevant(signals.relevance, signals.current_scores, policy,
-                           signals.subject_covered)
+    current_ok = _relevant(
+        signals.relevance, signals.current_scores, policy, signals.subject_covered
+    )
     stale_ok = _relevant(signals.stale_relevance, signals.superseded_scores, policy)
     if not current_ok and not stale_ok:
-        best = max((r for r in (signals.relevance, signals.stale_relevance) if r is not None),
-                   default=None)
+        best = max(
+            (r for r in (signals.relevance, signals.stale_relevance) if r is not None), default=None
+        )
         shown = "none" if best is None else f"{best:.2f}"
-        return Label.UNKNOWN, (f"no relevant evidence (best cosine {shown}; needs "
-                               f">= {policy.min_relevance:.2f} with {policy.min_coverage:.0%} "
-                               f"of the claim's content words, or >= "
-                               f"{policy.strong_relevance:.2f})")
-    stale_support = (stale_ok and signals.p_superseded is not None
-                     and signals.p_superseded < policy.threshold)
+        return Label.UNKNOWN, (
+            f"no relevant evidence (best cosine {shown}; needs "
+            f">= {policy.min_relevance:.2f} with {policy.min_coverage:.0%} "
+            f"of the claim's content words, or >= "
+            f"{policy.strong_relevance:.2f})"
+        )
+    stale_support = (
+        stale_ok and signals.p_superseded is not None and signals.p_superseded < policy.threshold
+    )
     past = signals.superseded_valid_at_claim_time
     if not current_ok:
         if stale_support and past:
-            return Label.SUPPORTED, ("supported by the version valid at the time the claim "
-                                     "states")
+            return Label.SUPPORTED, ("supported by the version valid at the time the claim states")
         if stale_support:
             return Label.STALE, "supported only by superseded evidence"
         return Label.UNKNOWN, "no relevant current evidence"
@@ -239,37 +261,56 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     if stale_support and conflicts:
         assert signals.p_superseded is not None
         if past:
-            return Label.SUPPORTED, (f"supported by the version valid at the time the claim "
-                                     f"states (p={signals.p_superseded:.2f}); the current "
-                                     f"version states otherwise")
-        return Label.STALE, (f"supported by a superseded version (p={signals.p_superseded:.2f}) "
-                             f"that the current version contradicts ({', '.join(conflicts)})")
-    closer_to_old = (stale_support and signals.superseded_margin is not None
-                     and signals.superseded_margin >= policy.stale_margin
-                     and signals.p_superseded is not None and signals.p_superseded <= p)
+            return Label.SUPPORTED, (
+                f"supported by the version valid at the time the claim "
+                f"states (p={signals.p_superseded:.2f}); the current "
+                f"version states otherwise"
+            )
+        return Label.STALE, (
+            f"supported by a superseded version (p={signals.p_superseded:.2f}) "
+            f"that the current version contradicts ({', '.join(conflicts)})"
+        )
+    closer_to_old = (
+        stale_support
+        and signals.superseded_margin is not None
+        and signals.superseded_margin >= policy.stale_margin
+        and signals.p_superseded is not None
+        and signals.p_superseded <= p
+    )
     if closer_to_old and not past:
-        return Label.STALE, (f"matches a superseded version better than its current version "
-                             f"(cosine +{signals.superseded_margin:.2f}, "
-                             f"p={signals.p_superseded:.2f}; current p={p:.2f})")
+        return Label.STALE, (
+            f"matches a superseded version better than its current version "
+            f"(cosine +{signals.superseded_margin:.2f}, "
+            f"p={signals.p_superseded:.2f}; current p={p:.2f})"
+        )
     if conflicts:
-        return Label.CONTRADICTED, (f"contradicted by current evidence: a clear conflict in "
-                                    f"the same slot (p={p:.2f}; from {', '.join(conflicts)})")
+        return Label.CONTRADICTED, (
+            f"contradicted by current evidence: a clear conflict in "
+            f"the same slot (p={p:.2f}; from {', '.join(conflicts)})"
+        )
     missing = missing_details(signals.votes, policy)
     if missing and stale_support:
         assert signals.p_superseded is not None
         if past:
-            return Label.SUPPORTED, (f"supported by the version valid at the time the claim "
-                                     f"states (p={signals.p_superseded:.2f})")
-        return Label.STALE, (f"supported by a superseded version (p={signals.p_superseded:.2f})"
-                             f"; the current version no longer states it "
-                             f"({', '.join(missing)})")
+            return Label.SUPPORTED, (
+                f"supported by the version valid at the time the claim "
+                f"states (p={signals.p_superseded:.2f})"
+            )
+        return Label.STALE, (
+            f"supported by a superseded version (p={signals.p_superseded:.2f})"
+            f"; the current version no longer states it "
+            f"({', '.join(missing)})"
+        )
     if missing:
-        return Label.NOT_SUPPORTED, (f"the evidence about the claim never states its detail "
-                                     f"(p={p:.2f}; from {', '.join(missing)})")
+        return Label.NOT_SUPPORTED, (
+            f"the evidence about the claim never states its detail "
+            f"(p={p:.2f}; from {', '.join(missing)})"
+        )
     abstained = sum(v.value == ABSTAIN for v in signals.votes)
     if abstained > policy.max_abstain_share * len(signals.votes):
-        return Label.UNKNOWN, (f"panel undecided: {abstained} of {len(signals.votes)} members "
-                               "abstained")
+        return Label.UNKNOWN, (
+            f"panel undecided: {abstained} of {len(signals.votes)} members abstained"
+        )
     if p == policy.threshold:  # e.g. a non-admissible stacker's fallback member abstained
         return Label.UNKNOWN, f"panel undecided: p={p:.2f} is at the threshold"
     if abs(p - policy.threshold) < policy.undecided_band:
@@ -277,15 +318,21 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     if p < policy.threshold:
         return Label.SUPPORTED, f"supported by current evidence (p={p:.2f})"
     if stale_support and past:
-        return Label.SUPPORTED, (f"supported by the version valid at the time the claim states "
-                                 f"(p={signals.p_superseded:.2f}; current p={p:.2f})")
+        return Label.SUPPORTED, (
+            f"supported by the version valid at the time the claim states "
+            f"(p={signals.p_superseded:.2f}; current p={p:.2f})"
+        )
     if stale_support:
         assert signals.p_superseded is not None
-        return Label.STALE, (f"not supported by current evidence (p={p:.2f}) but supported by "
-                             f"a superseded version (p={signals.p_superseded:.2f})")
+        return Label.STALE, (
+            f"not supported by current evidence (p={p:.2f}) but supported by "
+            f"a superseded version (p={signals.p_superseded:.2f})"
+        )
     contradiction = contradiction_signal(signals.votes)
     if contradiction >= policy.contradiction_at:
         fired = _flagged(signals.votes, "contradiction", policy.contradiction_at)
-        return Label.CONTRADICTED, (f"contradicted by current evidence (p={p:.2f}; "
-                                    f"contradiction {contradiction:.2f} from {', '.join(fired)})")
+        return Label.CONTRADICTED, (
+            f"contradicted by current evidence (p={p:.2f}; "
+            f"contradiction {contradiction:.2f} from {', '.join(fired)})"
+        )
     return Label.NOT_SUPPORTED, f"not supported by current evidence (p={p:.2f})"

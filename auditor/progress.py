@@ -31,8 +31,9 @@ _open_line: Progress | None = None
 """The terminal progress line currently drawn (not yet ended by a newline)."""
 
 
-def progress_enabled(*, quiet: bool = False, force: bool = False,
-                     stream: IO[str] | None = None) -> bool:
+def progress_enabled(
+    *, quiet: bool = False, force: bool = False, stream: IO[str] | None = None
+) -> bool:
     """Whether to show progress: never with ``quiet``; always with ``force``; else only
     when ``stream`` (default stderr) is a terminal."""
     if quiet:
@@ -62,11 +63,19 @@ class Progress:
     or call :meth:`close`; :meth:`callback` adapts it to ``progress(done, total)``.
     """
 
-    def __init__(self, label: str, total: int | None = None, *, unit: str = "",
-                 enabled: bool = True, stream: IO[str] | None = None,
-                 tty: bool | None = None, refresh: float = 0.2,
-                 log_interval: float = 10.0, clock: Callable[[], float] = time.monotonic
-                 ) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int | None = None,
+        *,
+        unit: str = "",
+        enabled: bool = True,
+        stream: IO[str] | None = None,
+        tty: bool | None = None,
+        refresh: float = 0.2,
+        log_interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.label, self.total, self.unit = label, total, unit
         self.enabled = enabled
         self.stream = stream if stream is not None else sys.stderr
@@ -176,14 +185,25 @@ def quiet_third_party() -> None:
     """Silence model-loading progress bars and advisory log lines of third-party
     libraries (transformers' "Loading weights", huggingface_hub downloads, tqdm bars of
     sentence-transformers), before or after they are imported. Errors still show."""
-    for key, value in (("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TRANSFORMERS_VERBOSITY", "error"),
-                       ("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1"),
-                       ("TOKENIZERS_PARALLELISM", "false"), ("TQDM_DISABLE", "1")):
+    for key, value in (
+        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+        ("TRANSFORMERS_VERBOSITY", "error"),
+        ("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1"),
+        ("TOKENIZERS_PARALLELISM", "false"),
+        ("TQDM_DISABLE", "1"),
+    ):
         os.environ.setdefault(key, value)
     import logging
 
-    for name in ("transformers", "sentence_transformers", "huggingface_hub", "torch",
-                 "safetensors", "faiss", "bm25s"):
+    for name in (
+        "transformers",
+        "sentence_transformers",
+        "huggingface_hub",
+        "torch",
+        "safetensors",
+        "faiss",
+        "bm25s",
+    ):
         logging.getLogger(name).setLevel(logging.ERROR)
     hf_logging = sys.modules.get("transformers.utils.logging")
     if hf_logging is not None:  # already imported: switch its bars off directly

@@ -17,8 +17,14 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """Factories of one kind of component, by name."""
 
-    def __init__(self, kind: str, load_builtins: Callable[[], None], *,
-                 entry_points: str | None = None, base: type | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        load_builtins: Callable[[], None],
+        *,
+        entry_points: str | None = None,
+        base: type | None = None,
+    ) -> None:
         self.kind = kind
         self._load_builtins = load_builtins
         self._group = entry_points
@@ -66,19 +72,21 @@ class Registry(Generic[T]):
             factory = self._factories[name]
         except KeyError:
             known = ", ".join(sorted(self._factories))
-            raise ConfigError(f"unknown {self.kind} {name!r}; registered {self.kind}s: "
-                              f"{known}") from None
+            raise ConfigError(
+                f"unknown {self.kind} {name!r}; registered {self.kind}s: {known}"
+            ) from None
         return self._call(name, factory, params)
 
-    def _call(self, name: str, factory: Callable[..., T], params: Mapping[str, Any] | None
-              ) -> T:
+    def _call(self, name: str, factory: Callable[..., T], params: Mapping[str, Any] | None) -> T:
         try:
             built = factory(**dict(params or {}))
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{self.kind} {name!r}: bad parameters: {exc}") from None
         if self._base is not None and not isinstance(built, self._base):
-            raise ConfigError(f"{self.kind} {name!r}: the factory made a "
-                              f"{type(built).__name__}, not a {self._base.__name__}")
+            raise ConfigError(
+                f"{self.kind} {name!r}: the factory made a "
+                f"{type(built).__name__}, not a {self._base.__name__}"
+            )
         return built
 
     def _import(self, spec: str) -> Callable[..., T]:
@@ -89,12 +97,12 @@ class Registry(Generic[T]):
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
-            raise ConfigError(f"{self.kind} {spec!r}: cannot import {module_name!r}: "
-                              f"{exc}") from None
+            raise ConfigError(
+                f"{self.kind} {spec!r}: cannot import {module_name!r}: {exc}"
+            ) from None
         factory = getattr(module, attr, None)
         if not callable(factory):
-            raise ConfigError(f"{self.kind} {spec!r}: {module_name!r} has no factory "
-                              f"{attr!r}")
+            raise ConfigError(f"{self.kind} {spec!r}: {module_name!r} has no factory {attr!r}")
         return factory
 
 

@@ -51,8 +51,7 @@ def input_digest(answers: Sequence[Answer]) -> str:
     return content_digest([asdict(a) for a in answers])
 
 
-def run_components(components: AuditComponents, index_component: Component
-                   ) -> dict[str, Component]:
+def run_components(components: AuditComponents, index_component: Component) -> dict[str, Component]:
     """The versioned components of a run, by role."""
     roles: dict[str, Component] = {
         "extractor": components.extractor.component,
@@ -67,13 +66,18 @@ def run_components(components: AuditComponents, index_component: Component
     return roles
 
 
-def run_id_of(answers: Sequence[Answer], components: AuditComponents,
-              index_component: Component) -> str:
+def run_id_of(
+    answers: Sequence[Answer], components: AuditComponents, index_component: Component
+) -> str:
     """The content address of an audit: input answers, configuration and every component."""
     roles = run_components(components, index_component)
-    return content_digest({"input": input_digest(answers),
-                           "config": components.config.to_dict(),
-                           "components": {r: c.digest for r, c in sorted(roles.items())}})
+    return content_digest(
+        {
+            "input": input_digest(answers),
+            "config": components.config.to_dict(),
+            "components": {r: c.digest for r, c in sorted(roles.items())},
+        }
+    )
 
 
 def execute_audit(
@@ -94,16 +98,25 @@ def execute_audit(
     roles = run_components(components, index_component)
     digest = input_digest(answers)
     run_id = run_id_of(answers, components, index_component)
-    info = ledger.begin_run(run_id, kind="audit", input_digest=digest,
-                            as_of=components.config.as_of, config=components.config.to_dict(),
-                            components=roles, n_answers=len(answers))
+    info = ledger.begin_run(
+        run_id,
+        kind="audit",
+        input_digest=digest,
+        as_of=components.config.as_of,
+        config=components.config.to_dict(),
+        components=roles,
+        n_answers=len(answers),
+    )
     if info.status == "complete":
         return RunSummary(run_id, True, 0, len(answers))
     done = ledger.done_answer_ids(run_id)
     todo = [(seq, a) for seq, a in enumerate(answers) if a.id not in done]
     seq_of = {a.id: seq for seq, a in todo}
-    digests = {role.removeprefix("judge:"): c.digest for role, c in roles.items()
-               if role.startswith("judge:")}
+    digests = {
+        role.removeprefix("judge:"): c.digest
+        for role, c in roles.items()
+        if role.startswith("judge:")
+    }
     if components.second_opinion is not None:
         digests[components.second_opinion.name] = components.second_opinion.digest
     written = 0
@@ -125,7 +138,7 @@ def execute_audit(
 
     graph = build_audit_graph(components, write)
     for start in range(0, len(todo), batch_size):
-        graph.invoke({"answers": [a for _, a in todo[start:start + batch_size]]})
+        graph.invoke({"answers": [a for _, a in todo[start : start + batch_size]]})
     ledger.finish_run(run_id)
     return RunSummary(run_id, False, written, len(answers))
 
@@ -133,21 +146,37 @@ def execute_audit(
 def vote_records(audit: ClaimAudit, judge_digests: Mapping[str, str]) -> list[VoteRecord]:
     """The ledger rows of a claim's votes: the panel's, then any second opinion."""
     votes = [*audit.votes, *([audit.second_opinion] if audit.second_opinion else [])]
-    return [VoteRecord(claim_id=audit.claim.id, judge_digest=judge_digests[v.judge],
-                       judge_name=v.judge, value=v.value, raw=v.raw, scores=dict(v.scores),
-                       latency_s=v.latency_s, error=v.error) for v in votes]
+    return [
+        VoteRecord(
+            claim_id=audit.claim.id,
+            judge_digest=judge_digests[v.judge],
+            judge_name=v.judge,
+            value=v.value,
+            raw=v.raw,
+            scores=dict(v.scores),
+            latency_s=v.latency_s,
+            error=v.error,
+        )
+        for v in votes
+    ]
 
 
 def verdict_record(audit: ClaimAudit) -> VerdictRecord:
     """The ledger row of a claim's verdict."""
     verdict = audit.verdict
     assert verdict is not None, "the graph labels every claim"
-    return VerdictRecord(audit.claim.id, verdict.label.value, verdict.p_hallucinated,
-                         verdict.reason, verdict.error_spans)
+    return VerdictRecord(
+        audit.claim.id,
+        verdict.label.value,
+        verdict.p_hallucinated,
+        verdict.reason,
+        verdict.error_spans,
+    )
 
 
-def answer_results(state: AuditState, seq_of: Mapping[str, int],
-                   judge_digests: Mapping[str, str]) -> list[AnswerResult]:
+def answer_results(
+    state: AuditState, seq_of: Mapping[str, int], judge_digests: Mapping[str, str]
+) -> list[AnswerResult]:
     """Group a finished batch state into one ledger record per answer."""
     audits_of: dict[str, list[ClaimAudit]] = {a.id: [] for a in state["answers"]}
     for audit in state["audits"]:
@@ -161,38 +190,61 @@ def answer_results(state: AuditState, seq_of: Mapping[str, int],
         inline_ids: set[str] = set()
         for audit in audits_of[answer.id]:
             claim, ev = audit.claim, audit.evidence
-            claims.append(ClaimRecord(claim.id, claim.text, claim.spans, claim.factual,
-                                      claim.kind))
+            claims.append(ClaimRecord(claim.id, claim.text, claim.spans, claim.factual, claim.kind))
             for rank, hit in enumerate((*ev.current, *ev.superseded)):
                 cid = hit.chunk.chunk_id
-                retrievals.append(RetrievalRecord(
-                    claim_id=claim.id, rank=rank, chunk_id=cid,
-                    doc_id=hit.document.doc_id, version_digest=hit.document.digest,
-                    score=ev.relevance.get(cid, hit.score),
-                    superseded=hit.superseded, inline=hit.inline, query=claim.text,
-                    coverage=ev.coverage.get(cid),
-                    sentence_relevance=ev.sentence_relevance.get(cid)))
+                retrievals.append(
+                    RetrievalRecord(
+                        claim_id=claim.id,
+                        rank=rank,
+                        chunk_id=cid,
+                        doc_id=hit.document.doc_id,
+                        version_digest=hit.document.digest,
+                        score=ev.relevance.get(cid, hit.score),
+                        superseded=hit.superseded,
+                        inline=hit.inline,
+                        query=claim.text,
+                        coverage=ev.coverage.get(cid),
+                        sentence_relevance=ev.sentence_relevance.get(cid),
+                    )
+                )
                 versions[(hit.document.doc_id, hit.document.digest)] = hit.document
                 chunks[cid] = hit.chunk
                 if hit.inline:
                     inline_ids.add(hit.document.doc_id)
             votes.extend(vote_records(audit, judge_digests))
             verdicts.append(verdict_record(audit))
-        results.append(AnswerResult(
-            answer_id=answer.id, question=answer.question, answer=answer.answer,
-            answer_digest=sha256_text(answer.answer), as_of=answer.as_of,
-            seq=seq_of[answer.id], claims=claims, retrievals=retrievals, votes=votes,
-            verdicts=verdicts, evidence_versions=list(versions.values()),
-            evidence_chunks=list(chunks.values()), inline_doc_ids=frozenset(inline_ids),
-            extractor=extractions[answer.id].extractor,
-            extraction=_extraction_record(extractions[answer.id])))
+        results.append(
+            AnswerResult(
+                answer_id=answer.id,
+                question=answer.question,
+                answer=answer.answer,
+                answer_digest=sha256_text(answer.answer),
+                as_of=answer.as_of,
+                seq=seq_of[answer.id],
+                claims=claims,
+                retrievals=retrievals,
+                votes=votes,
+                verdicts=verdicts,
+                evidence_versions=list(versions.values()),
+                evidence_chunks=list(chunks.values()),
+                inline_doc_ids=frozenset(inline_ids),
+                extractor=extractions[answer.id].extractor,
+                extraction=_extraction_record(extractions[answer.id]),
+            )
+        )
     return results
 
 
 def _extraction_record(extraction: Extraction) -> dict[str, Any]:
-    return {"extractor": extraction.extractor.name, "digest": extraction.extractor.digest,
-            "fallback": extraction.fallback, "notes": list(extraction.notes),
-            "raw": extraction.raw, "usage": dict(extraction.usage)}
+    return {
+        "extractor": extraction.extractor.name,
+        "digest": extraction.extractor.digest,
+        "fallback": extraction.fallback,
+        "notes": list(extraction.notes),
+        "raw": extraction.raw,
+        "usage": dict(extraction.usage),
+    }
 
 
 def index_component(manifest: Mapping[str, Any]) -> Component:
@@ -201,8 +253,13 @@ def index_component(manifest: Mapping[str, Any]) -> Component:
     corpus the same way gives the same component."""
     content = {k: v for k, v in manifest.items() if k not in _VOLATILE_MANIFEST_KEYS}
     digest = content_digest(content)
-    return Component(kind="index", name="evidence-index", version=digest[:12], digest=digest,
-                     config=dict(manifest))
+    return Component(
+        kind="index",
+        name="evidence-index",
+        version=digest[:12],
+        digest=digest,
+        config=dict(manifest),
+    )
 
 
 _VOLATILE_MANIFEST_KEYS = frozenset({"created_at", "generation"})
@@ -214,16 +271,22 @@ def check_members(panel: Panel, stacker: Stacker) -> None:
     if stacker.members != panel.member_names:
         raise ConfigError(
             f"the stacker was fitted on members {list(stacker.members)} but the panel has "
-            f"{list(panel.member_names)}; fit a stacker for this panel (auditor calibrate)")
+            f"{list(panel.member_names)}; fit a stacker for this panel (auditor calibrate)"
+        )
 
 
-GIVEN_CLAIMS = Component(kind="extractor", name="given-claims", version="1",
-                         digest=content_digest({"extractor": "given-claims", "version": "1"}),
-                         config={"note": "claims supplied with the data, not extracted"})
+GIVEN_CLAIMS = Component(
+    kind="extractor",
+    name="given-claims",
+    version="1",
+    digest=content_digest({"extractor": "given-claims", "version": "1"}),
+    config={"note": "claims supplied with the data, not extracted"},
+)
 
 
-def record_calibration(ledger: Ledger, items: Sequence[CalibrationItem],
-                       result: CalibrationResult, panel: Panel) -> RunSummary:
+def record_calibration(
+    ledger: Ledger, items: Sequence[CalibrationItem], result: CalibrationResult, panel: Panel
+) -> RunSummary:
     """Write a calibration to the ledger: one run (kind ``calibration``), each item as an
     answer with one given claim, its evidence (inline), every member's vote, the
     out-of-fold stacked verdict, and the gold label as a human audit ``gold``.
@@ -231,23 +294,45 @@ def record_calibration(ledger: Ledger, items: Sequence[CalibrationItem],
     Idempotent: the same data, panel, seed and bootstrap size give the same run.
     """
     stacker = result.stacker
-    roles: dict[str, Component] = {"extractor": GIVEN_CLAIMS, "panel": panel.component(),
-                                   "stacker": stacker.component()}
+    roles: dict[str, Component] = {
+        "extractor": GIVEN_CLAIMS,
+        "panel": panel.component(),
+        "stacker": stacker.component(),
+    }
     for judge in panel.members:
         roles[f"judge:{judge.name}"] = judge.component()
     report = result.report
-    config = {"seed": report["seed"], "n_boot": report["n_boot"],
-              "n_folds": report.get("n_folds"), "data_digest": report["data_digest"],
-              "admissibility": report["admissibility"], "decision": report.get("decision"),
-              "ladder": [{k: r[k] for k in ("name", "kappa", "kappa_ci", "bacc", "bacc_ci")}
-                         for r in report["ladder"]],
-              "paired": report["paired"]}
-    run_id = content_digest({"kind": "calibration", "data": report["data_digest"],
-                             "seed": report["seed"], "n_boot": report["n_boot"],
-                             "components": {r: c.digest for r, c in sorted(roles.items())}})
-    info = ledger.begin_run(run_id, kind="calibration", input_digest=report["data_digest"],
-                            as_of=None, config=config, components=roles,
-                            n_answers=len(items))
+    config = {
+        "seed": report["seed"],
+        "n_boot": report["n_boot"],
+        "n_folds": report.get("n_folds"),
+        "data_digest": report["data_digest"],
+        "admissibility": report["admissibility"],
+        "decision": report.get("decision"),
+        "ladder": [
+            {k: r[k] for k in ("name", "kappa", "kappa_ci", "bacc", "bacc_ci")}
+            for r in report["ladder"]
+        ],
+        "paired": report["paired"],
+    }
+    run_id = content_digest(
+        {
+            "kind": "calibration",
+            "data": report["data_digest"],
+            "seed": report["seed"],
+            "n_boot": report["n_boot"],
+            "components": {r: c.digest for r, c in sorted(roles.items())},
+        }
+    )
+    info = ledger.begin_run(
+        run_id,
+        kind="calibration",
+        input_digest=report["data_digest"],
+        as_of=None,
+        config=config,
+        components=roles,
+        n_answers=len(items),
+    )
     if info.status == "complete":
         return RunSummary(run_id, True, 0, len(items))
     done = ledger.done_answer_ids(run_id)
@@ -258,29 +343,70 @@ def record_calibration(ledger: Ledger, items: Sequence[CalibrationItem],
         if item.id in done:
             continue
         claim_id = sha256_text(f"calibration:{item.id}")
-        answer = Answer(id=item.id, question=item.question or "", answer=item.claim,
-                        contexts=tuple(Context(id=f"e{i}", text=text)
-                                       for i, text in enumerate(item.evidence)))
+        answer = Answer(
+            id=item.id,
+            question=item.question or "",
+            answer=item.claim,
+            contexts=tuple(Context(id=f"e{i}", text=text) for i, text in enumerate(item.evidence)),
+        )
         hits = inline_evidence(answer)
         pred = predictions[item.id]
         label = "not_supported" if pred["stacked_label"] else "supported"
-        ledger.record_answer(run_id, AnswerResult(
-            answer_id=item.id, question=item.question, answer=item.claim,
-            answer_digest=sha256_text(item.claim), as_of=None, seq=seq,
-            claims=[ClaimRecord(claim_id, item.claim, [(0, len(item.claim))], True, "claim")],
-            retrievals=[RetrievalRecord(claim_id, rank, h.chunk.chunk_id, h.document.doc_id,
-                                        h.document.digest, 1.0, False, True, item.claim)
-                        for rank, h in enumerate(hits)],
-            votes=[VoteRecord(claim_id, judge_digests[v.judge], v.judge, v.value, v.raw,
-                              dict(v.scores), v.latency_s, v.error) for v in votes],
-            verdicts=[VerdictRecord(claim_id, label, pred["stacked_prob"],
-                                    f"out-of-fold stacked prediction (fold {pred['fold']})")],
-            evidence_versions=[h.document for h in hits],
-            evidence_chunks=[h.chunk for h in hits],
-            inline_doc_ids=frozenset(h.document.doc_id for h in hits),
-            extraction={"dataset": item.dataset, "cluster": item.cluster}))
-        ledger.record_human_audits(run_id, [(claim_id, "gold", "hallucinated" if item.label
-                                             else "supported", item.dataset)])
+        ledger.record_answer(
+            run_id,
+            AnswerResult(
+                answer_id=item.id,
+                question=item.question,
+                answer=item.claim,
+                answer_digest=sha256_text(item.claim),
+                as_of=None,
+                seq=seq,
+                claims=[ClaimRecord(claim_id, item.claim, [(0, len(item.claim))], True, "claim")],
+                retrievals=[
+                    RetrievalRecord(
+                        claim_id,
+                        rank,
+                        h.chunk.chunk_id,
+                        h.document.doc_id,
+                        h.document.digest,
+                        1.0,
+                        False,
+                        True,
+                        item.claim,
+                    )
+                    for rank, h in enumerate(hits)
+                ],
+                votes=[
+                    VoteRecord(
+                        claim_id,
+                        judge_digests[v.judge],
+                        v.judge,
+                        v.value,
+                        v.raw,
+                        dict(v.scores),
+                        v.latency_s,
+                        v.error,
+                    )
+                    for v in votes
+                ],
+                verdicts=[
+                    VerdictRecord(
+                        claim_id,
+                        label,
+                        pred["stacked_prob"],
+                        f"out-of-fold stacked prediction (fold {pred['fold']})",
+                    )
+                ],
+                evidence_versions=[h.document for h in hits],
+                evidence_chunks=[h.chunk for h in hits],
+                inline_doc_ids=frozenset(h.document.doc_id for h in hits),
+                extraction={"dataset": item.dataset, "cluster": item.cluster},
+            ),
+        )
+        ledger.record_human_audits(
+            run_id,
+            [(claim_id, "gold", "hallucinated" if item.label else "supported", item.dataset)],
+        )
         written += 1
     ledger.finish_run(run_id)
     return RunSummary(run_id, False, written, len(items))

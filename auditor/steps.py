@@ -60,15 +60,20 @@ class ClaimAudit:
         """What the labelling rules read (:func:`auditor.labels.decide_label`)."""
         ev = self.evidence
         return ClaimSignals(
-            factual=self.claim.factual, relevance=ev.best_current, p_current=self.p_current,
-            votes=self.votes, stale_relevance=ev.best_superseded,
+            factual=self.claim.factual,
+            relevance=ev.best_current,
+            p_current=self.p_current,
+            votes=self.votes,
+            stale_relevance=ev.best_superseded,
             p_superseded=self.p_superseded,
-            superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text,
-                                                               ev.superseded),
+            superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text, ev.superseded),
             superseded_margin=ev.superseded_margin,
-            current_scores=ev.scores(ev.current), superseded_scores=ev.scores(ev.superseded),
-            subject_covered=subject_in_evidence(self.claim.text,
-                                                [h.chunk.text for h in ev.current]))
+            current_scores=ev.scores(ev.current),
+            superseded_scores=ev.scores(ev.superseded),
+            subject_covered=subject_in_evidence(
+                self.claim.text, [h.chunk.text for h in ev.current]
+            ),
+        )
 
 
 def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
@@ -77,8 +82,11 @@ def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
     return audit.claim.factual and has_relevant_evidence(audit.signals(), policy)
 
 
-_CITATION = re.compile(r"\s*(?:\[(?:\d+|[a-z]{1,3}\d+)(?:\s*[,;-]\s*\d+)*\]"
-                       r"|\((?:source|see|ref)[^()]{0,80}\)|https?://\S+)", re.IGNORECASE)
+_CITATION = re.compile(
+    r"\s*(?:\[(?:\d+|[a-z]{1,3}\d+)(?:\s*[,;-]\s*\d+)*\]"
+    r"|\((?:source|see|ref)[^()]{0,80}\)|https?://\S+)",
+    re.IGNORECASE,
+)
 
 
 def judged_text(claim_text: str) -> str:
@@ -89,32 +97,43 @@ def judged_text(claim_text: str) -> str:
     return cleaned or claim_text
 
 
-def _pairs(claims: Sequence[Claim], answers: Mapping[str, Answer],
-           evidence: Sequence[Sequence[Hit]]) -> list[JudgePair]:
-    return [JudgePair(claim=judged_text(c.text), evidence=tuple(h.chunk.text for h in hits),
-                      question=answers[c.answer_id].question or None)
-            for c, hits in zip(claims, evidence, strict=True)]
+def _pairs(
+    claims: Sequence[Claim], answers: Mapping[str, Answer], evidence: Sequence[Sequence[Hit]]
+) -> list[JudgePair]:
+    return [
+        JudgePair(
+            claim=judged_text(c.text),
+            evidence=tuple(h.chunk.text for h in hits),
+            question=answers[c.answer_id].question or None,
+        )
+        for c, hits in zip(claims, evidence, strict=True)
+    ]
 
 
-def judge_audits(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer], panel: Panel
-                 ) -> list[ClaimAudit]:
+def judge_audits(
+    audits: Sequence[ClaimAudit], answers: Mapping[str, Answer], panel: Panel
+) -> list[ClaimAudit]:
     """Panel votes for each audit against its current and its superseded evidence, in one
     batch. A claim about its own past period is judged against old versions without the
     period (the version's validity is checked against it when labelling)."""
     todo = [a for a in audits if a.evidence.current]
     stale = [a for a in audits if a.evidence.superseded]
     unscoped = [replace(a.claim, text=strip_period(a.claim.text)) for a in stale]
-    pairs = (_pairs([a.claim for a in todo], answers, [a.evidence.current for a in todo])
-             + _pairs(unscoped, answers, [a.evidence.superseded for a in stale]))
+    pairs = _pairs([a.claim for a in todo], answers, [a.evidence.current for a in todo]) + _pairs(
+        unscoped, answers, [a.evidence.superseded for a in stale]
+    )
     rows = panel.judge_sync(pairs) if pairs else []
     current = {a.claim.id: tuple(r) for a, r in zip(todo, rows[: len(todo)], strict=True)}
-    old = {a.claim.id: tuple(r) for a, r in zip(stale, rows[len(todo):], strict=True)}
-    return [replace(a, votes=current.get(a.claim.id, ()), stale_votes=old.get(a.claim.id, ()))
-            for a in audits]
+    old = {a.claim.id: tuple(r) for a, r in zip(stale, rows[len(todo) :], strict=True)}
+    return [
+        replace(a, votes=current.get(a.claim.id, ()), stale_votes=old.get(a.claim.id, ()))
+        for a in audits
+    ]
 
 
-def _stack(rows: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[str]
-           ) -> list[float | None]:
+def _stack(
+    rows: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[str]
+) -> list[float | None]:
     judged = [i for i, row in enumerate(rows) if row]
     out: list[float | None] = [None] * len(rows)
     if judged:  # a vote stacker reads the votes, a score stacker the judges' scores too
@@ -124,30 +143,36 @@ def _stack(rows: Sequence[Sequence[Vote]], stacker: Stacker, members: Sequence[s
     return out
 
 
-def stack_audits(audits: Sequence[ClaimAudit], stacker: Stacker, members: Sequence[str]
-                 ) -> list[ClaimAudit]:
+def stack_audits(
+    audits: Sequence[ClaimAudit], stacker: Stacker, members: Sequence[str]
+) -> list[ClaimAudit]:
     """Stacked P(hallucinated) against current and superseded evidence (None: not judged)."""
     p_cur = _stack([a.votes for a in audits], stacker, members)
     p_old = _stack([a.stale_votes for a in audits], stacker, members)
-    return [replace(a, p_current=c, p_stacked=c, p_superseded=o)
-            for a, c, o in zip(audits, p_cur, p_old, strict=True)]
+    return [
+        replace(a, p_current=c, p_stacked=c, p_superseded=o)
+        for a, c, o in zip(audits, p_cur, p_old, strict=True)
+    ]
 
 
 def is_uncertain(audit: ClaimAudit, policy: LabelPolicy, band: float) -> bool:
     """True when the stacked probability lies within ``band`` of the threshold."""
-    return (band > 0 and audit.p_current is not None
-            and abs(audit.p_current - policy.threshold) <= band)
+    return (
+        band > 0 and audit.p_current is not None and abs(audit.p_current - policy.threshold) <= band
+    )
 
 
-def second_opinions(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer],
-                    judge: Judge) -> list[ClaimAudit]:
+def second_opinions(
+    audits: Sequence[ClaimAudit], answers: Mapping[str, Answer], judge: Judge
+) -> list[ClaimAudit]:
     """Ask ``judge`` about each audit (against current evidence). The rule: a vote that is
     not an abstention moves the probability halfway towards it, ``p = (p + vote) / 2``, so
     it decides the side of a claim left within the band; an abstention changes nothing."""
     if not audits:
         return []
-    votes = judge.judge_sync(_pairs([a.claim for a in audits], answers,
-                                    [a.evidence.current for a in audits]))
+    votes = judge.judge_sync(
+        _pairs([a.claim for a in audits], answers, [a.evidence.current for a in audits])
+    )
     out = []
     for audit, vote in zip(audits, votes, strict=True):
         p = audit.p_current
@@ -163,16 +188,27 @@ def label_audits(audits: Sequence[ClaimAudit], policy: LabelPolicy) -> list[Clai
     for audit in audits:
         label, reason = decide_label(audit.signals(), policy)
         if audit.second_opinion is not None and audit.p_stacked is not None:
-            reason += (f"; second opinion {audit.second_opinion.judge} voted "
-                       f"{audit.second_opinion.value:g} (stacked p={audit.p_stacked:.2f})")
-        out.append(replace(audit, verdict=Verdict(claim_id=audit.claim.id, label=label,
-                                                  p_hallucinated=audit.p_current,
-                                                  reason=reason)))
+            reason += (
+                f"; second opinion {audit.second_opinion.judge} voted "
+                f"{audit.second_opinion.value:g} (stacked p={audit.p_stacked:.2f})"
+            )
+        out.append(
+            replace(
+                audit,
+                verdict=Verdict(
+                    claim_id=audit.claim.id,
+                    label=label,
+                    p_hallucinated=audit.p_current,
+                    reason=reason,
+                ),
+            )
+        )
     return out
 
 
-def localize_audits(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer]
-                    ) -> list[ClaimAudit]:
+def localize_audits(
+    audits: Sequence[ClaimAudit], answers: Mapping[str, Answer]
+) -> list[ClaimAudit]:
     """Add the error spans (answer offsets) to every unsupported verdict."""
     from auditor.spans.localize import localize_error
 
@@ -181,8 +217,7 @@ def localize_audits(audits: Sequence[ClaimAudit], answers: Mapping[str, Answer]
         verdict = audit.verdict
         if verdict is not None and verdict.label in UNSUPPORTED_LABELS:
             texts = [h.chunk.text for h in audit.evidence.current]  # errors vs current evidence
-            spans = localize_error(answers[audit.claim.answer_id].answer, audit.claim.spans,
-                                   texts)
+            spans = localize_error(answers[audit.claim.answer_id].answer, audit.claim.spans, texts)
             audit = replace(audit, verdict=replace(verdict, error_spans=tuple(spans)))
         out.append(audit)
     return out

@@ -57,8 +57,7 @@ from auditor.entailment.train import _sample, evaluate
 
 def part_heldout(root: Path, per_source: int, seed: int = 0) -> dict[str, object]:
     pairs = [p for p in load_mix(root / "nli") if p.split == "eval"]
-    held_out = _sample(pairs, {s: per_source for s in LABEL_MAPPING},
-                       np.random.default_rng(seed))
+    held_out = _sample(pairs, {s: per_source for s in LABEL_MAPPING}, np.random.default_rng(seed))
     results: dict[str, object] = {}
     for quantize in (False, True):
         model = load_model(quantize=quantize, threads=2)
@@ -72,12 +71,13 @@ def part_heldout(root: Path, per_source: int, seed: int = 0) -> dict[str, object
         for source, row in metrics.items():
             acc3 = f"{row['accuracy']:.3f}" if "accuracy" in row else "  -  "
             bacc3 = f"{row['balanced_accuracy']:.3f}" if "balanced_accuracy" in row else "  -  "
-            print(f"  {source:15s} {int(row['n']):5d}  {acc3}  {bacc3}  "
-                  f"{row['binary_accuracy']:.3f}  {row['binary_balanced_accuracy']:.3f}")
+            print(
+                f"  {source:15s} {int(row['n']):5d}  {acc3}  {bacc3}  "
+                f"{row['binary_accuracy']:.3f}  {row['binary_balanced_accuracy']:.3f}"
+            )
     fp32, int8 = results["fp32"], results["int8"]
     assert isinstance(fp32, dict) and isinstance(int8, dict)
-    cost = {s: {k: round(fp32[s][k] - int8[s][k], 4) for k in fp32[s] if k != "n"}
-            for s in fp32}
+    cost = {s: {k: round(fp32[s][k] - int8[s][k], 4) for k in fp32[s] if k != "n"} for s in fp32}
     print("\naccuracy cost of int8 (fp32 minus int8):")
     for source, row in cost.items():
         print(f"  {source:15s} " + "  ".join(f"{k} {v:+.3f}" for k, v in row.items()))
@@ -111,24 +111,32 @@ def part_speed(root: Path, n: int, repeats: int = 3) -> dict[str, float]:
             best = min(best, time.perf_counter() - start)
         rates["int8" if quantize else "fp32"] = len(windows) / best
     tokens = np.mean([len(t) for t in model.tokenizer(windows[:32], claims[:32])["input_ids"]])
-    print(f"{len(windows)} pairs (200-word window + 30-word claim, ~{tokens:.0f} tokens), "
-          f"2 threads, batch 32, best of {repeats}:")
-    print(f"  fp32 {rates['fp32']:.1f} pairs/s; int8 {rates['int8']:.1f} pairs/s; "
-          f"int8/fp32 speed ratio {rates['int8'] / rates['fp32']:.2f}")
+    print(
+        f"{len(windows)} pairs (200-word window + 30-word claim, ~{tokens:.0f} tokens), "
+        f"2 threads, batch 32, best of {repeats}:"
+    )
+    print(
+        f"  fp32 {rates['fp32']:.1f} pairs/s; int8 {rates['int8']:.1f} pairs/s; "
+        f"int8/fp32 speed ratio {rates['int8'] / rates['fp32']:.2f}"
+    )
     return rates
 
 
 DEFAULT_CONFIGS = '[{"name": "shipped", "params": {}}]'
 
 
-def _doc_records(root: Path, split: str, n: int, seed: int, names: Sequence[str] | None = None
-                 ) -> dict[str, list[dict[str, object]]]:
+def _doc_records(
+    root: Path, split: str, n: int, seed: int, names: Sequence[str] | None = None
+) -> dict[str, list[dict[str, object]]]:
     from auditor.entailment.synth import evaluation_split
 
     out = {}
     for name in names or shared.DATASETS:
-        records = [r for r in shared.load(name, root)
-                   if evaluation_split(name, str(r["claim"]), r["evidence"]) == split]
+        records = [
+            r
+            for r in shared.load(name, root)
+            if evaluation_split(name, str(r["claim"]), r["evidence"]) == split
+        ]
         if len(records) > n:
             keep = np.sort(np.random.default_rng(seed).choice(len(records), n, replace=False))
             records = [records[i] for i in keep]
@@ -143,16 +151,25 @@ def _params(config: dict[str, object]) -> dict[str, Any]:
     return dict(params)
 
 
-def part_docs(root: Path, n: int, configs: list[dict[str, object]], split: str = "eval",
-              seed: int = 0, n_boot: int = 2000, scores_out: str | None = None,
-              names: Sequence[str] | None = None) -> dict[str, object]:
+def part_docs(
+    root: Path,
+    n: int,
+    configs: list[dict[str, object]],
+    split: str = "eval",
+    seed: int = 0,
+    n_boot: int = 2000,
+    scores_out: str | None = None,
+    names: Sequence[str] | None = None,
+) -> dict[str, object]:
     """The judge per configuration on the held-out (or training-side) document sets."""
     from auditor.judges.entailment import EntailmentJudge
     from auditor.stacking.metrics import bootstrap_scores, interval
 
     sets = _doc_records(root, split, n, seed, names)
-    judges: list[Any] = [baseline_judge(_params(c)) if c.get("baseline") else
-                         EntailmentJudge(**_params(c)) for c in configs]
+    judges: list[Any] = [
+        baseline_judge(_params(c)) if c.get("baseline") else EntailmentJudge(**_params(c))
+        for c in configs
+    ]
     names = [str(c["name"]) for c in configs]
     results: dict[str, object] = {"split": split, "n_max": n, "configs": configs}
     kept: dict[str, object] = {}
@@ -172,37 +189,51 @@ def part_docs(root: Path, n: int, configs: list[dict[str, object]], split: str =
                 raise RuntimeError(f"{names[j]} on {dataset}: {errors[0]}")
             votes[:, j] = [v.value for v in out]
             item_scores.append([dict(v.scores) for v in out])
-        boot = bootstrap_scores(votes, labels, clusters, n_boot=n_boot,
-                                rng=np.random.default_rng(seed))
+        boot = bootstrap_scores(
+            votes, labels, clusters, n_boot=n_boot, rng=np.random.default_rng(seed)
+        )
         row: dict[str, object] = {"n": len(records), "positives": int(labels.sum())}
-        print(f"\n== {dataset} ({split} part): n={len(records)} "
-              f"not-supported={int(labels.sum())}")
+        print(f"\n== {dataset} ({split} part): n={len(records)} not-supported={int(labels.sum())}")
         for j, name in enumerate(names):
             bci = interval(boot.boot_bacc[:, j])
             kci = interval(boot.boot_kappa[:, j])
             abst = float(np.mean(votes[:, j] == 0.5))
-            row[name] = {"bacc": float(boot.bacc[j]), "bacc_ci": list(bci),
-                         "kappa": float(boot.kappa[j]), "kappa_ci": list(kci),
-                         "abstain": abst}
-            line = (f"  {name:14s} bacc {boot.bacc[j]:.3f} [{bci[0]:.3f}, {bci[1]:.3f}]  "
-                    f"kappa {boot.kappa[j]:.3f} [{kci[0]:.3f}, {kci[1]:.3f}]  abstain {abst:.2f}")
+            row[name] = {
+                "bacc": float(boot.bacc[j]),
+                "bacc_ci": list(bci),
+                "kappa": float(boot.kappa[j]),
+                "kappa_ci": list(kci),
+                "abstain": abst,
+            }
+            line = (
+                f"  {name:14s} bacc {boot.bacc[j]:.3f} [{bci[0]:.3f}, {bci[1]:.3f}]  "
+                f"kappa {boot.kappa[j]:.3f} [{kci[0]:.3f}, {kci[1]:.3f}]  abstain {abst:.2f}"
+            )
             if j:
                 d = boot.boot_bacc[:, j] - boot.boot_bacc[:, 0]
                 dci = interval(d)
                 row[name]["delta_bacc_vs_" + names[0]] = [  # type: ignore[index]
-                    float(boot.bacc[j] - boot.bacc[0]), *dci]
-                line += (f"  d-bacc {boot.bacc[j] - boot.bacc[0]:+.3f} "
-                         f"[{dci[0]:+.3f}, {dci[1]:+.3f}]")
+                    float(boot.bacc[j] - boot.bacc[0]),
+                    *dci,
+                ]
+                line += (
+                    f"  d-bacc {boot.bacc[j] - boot.bacc[0]:+.3f} [{dci[0]:+.3f}, {dci[1]:+.3f}]"
+                )
             print(line)
         results[dataset] = row
-        kept[dataset] = {"labels": labels.tolist(), "clusters": clusters,
-                         "scores": item_scores, "votes": votes.tolist()}
+        kept[dataset] = {
+            "labels": labels.tolist(),
+            "clusters": clusters,
+            "scores": item_scores,
+            "votes": votes.tolist(),
+        }
     results["seconds"] = seconds
-    print("\njudge seconds per configuration: " +
-          ", ".join(f"{k} {v:.0f}s" for k, v in seconds.items()))
+    print(
+        "\njudge seconds per configuration: "
+        + ", ".join(f"{k} {v:.0f}s" for k, v in seconds.items())
+    )
     if scores_out:
-        Path(scores_out).write_text(json.dumps({"names": names, "sets": kept}),
-                                    encoding="utf-8")
+        Path(scores_out).write_text(json.dumps({"names": names, "sets": kept}), encoding="utf-8")
     return results
 
 
@@ -224,17 +255,24 @@ def part_tune(scores_path: str, config: int = -1) -> dict[str, float]:
         for hi in grid[grid >= lo]:
             baccs = []
             for _, labels, e, c in per_set:
-                vote = np.where(np.isnan(e), 0.5, np.where(e >= hi, 0.0,
-                                                           np.where(e < lo, 1.0, 0.5)))
+                vote = np.where(
+                    np.isnan(e), 0.5, np.where(e >= hi, 0.0, np.where(e < lo, 1.0, 0.5))
+                )
                 vote = np.where(c > 0, 1.0, vote)
                 baccs.append(float(kappa_bacc(vote, labels, warn=False)[1][0]))
             table.append((float(np.nanmean(baccs)), float(hi - lo), float(lo), float(hi)))
     best = max(t[0] for t in table)
     chosen = max((t for t in table if t[0] >= best - 0.005), key=lambda t: (t[1], t[0]))
-    print(f"best mean bacc {best:.3f}; chosen reject_below {chosen[2]:.3f} support_at "
-          f"{chosen[3]:.3f} (mean bacc {chosen[0]:.3f}, band {chosen[1]:.3f})")
-    return {"best": best, "mean_bacc": chosen[0], "reject_below": chosen[2],
-            "support_at": chosen[3]}
+    print(
+        f"best mean bacc {best:.3f}; chosen reject_below {chosen[2]:.3f} support_at "
+        f"{chosen[3]:.3f} (mean bacc {chosen[0]:.3f}, band {chosen[1]:.3f})"
+    )
+    return {
+        "best": best,
+        "mean_bacc": chosen[0],
+        "reject_below": chosen[2],
+        "support_at": chosen[3],
+    }
 
 
 BASELINE_COMMIT = "d013387"  # the entailment judge v3 (issue 9), the speed baseline
@@ -246,9 +284,13 @@ def baseline_judge(params: dict[str, object]) -> Any:
     import subprocess
     import types
 
-    source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:auditor/judges/entailment.py"],
-                            capture_output=True, text=True, check=True,
-                            cwd=Path(__file__).resolve().parents[1]).stdout
+    source = subprocess.run(
+        ["git", "show", f"{BASELINE_COMMIT}:auditor/judges/entailment.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stdout
     source = source.replace('@register_judge("entailment")\n', "")
     module = types.ModuleType("entailment_v3")
     exec(compile(source, "entailment_v3.py", "exec"), module.__dict__)
@@ -257,16 +299,18 @@ def baseline_judge(params: dict[str, object]) -> Any:
         from auditor.entailment.model import load_model
 
         folder = str(params["weights"])
-        setattr(module, "load_model",  # noqa: B010  (the module is built at run time)
-                lambda quantize=False: load_model(folder, quantize=quantize))
+        module.load_model = lambda quantize=False: load_model(folder, quantize=quantize)
     return judge
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="entailment judge benchmarks")
     parser.add_argument("--part", choices=("heldout", "speed", "docs", "tune"), required=True)
-    parser.add_argument("--configs", default=DEFAULT_CONFIGS,
-                        help='JSON list of {"name", "params"} judge configurations')
+    parser.add_argument(
+        "--configs",
+        default=DEFAULT_CONFIGS,
+        help='JSON list of {"name", "params"} judge configurations',
+    )
     parser.add_argument("--split", choices=("eval", "train"), default="eval")
     parser.add_argument("--sets", default=None, help="comma-separated subset of the sets")
     parser.add_argument("--scores", default=None)
@@ -281,9 +325,15 @@ def main() -> None:
     if args.part == "heldout":
         result = part_heldout(root, args.per_source)
     elif args.part == "docs":
-        result = part_docs(root, args.n, json.loads(args.configs), args.split, args.seed,
-                           scores_out=args.scores,
-                           names=args.sets.split(",") if args.sets else None)
+        result = part_docs(
+            root,
+            args.n,
+            json.loads(args.configs),
+            args.split,
+            args.seed,
+            scores_out=args.scores,
+            names=args.sets.split(",") if args.sets else None,
+        )
     elif args.part == "tune":
         result = part_tune(args.scores)
     else:

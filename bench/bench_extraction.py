@@ -55,8 +55,9 @@ def _load(path: Path) -> list[dict]:
     return rows
 
 
-def _match(human: list[str], human_ans: np.ndarray, claims: list[str],
-           claim_ans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _match(
+    human: list[str], human_ans: np.ndarray, claims: list[str], claim_ans: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Best same-answer cosine for every human claim and every extracted claim."""
     h = encode(human)
     c = encode(claims)
@@ -69,14 +70,19 @@ def _match(human: list[str], human_ans: np.ndarray, claims: list[str],
 
 
 def _per_answer(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(owner, weights=values.astype(float), minlength=n) if owner.size else (
-        np.zeros(n))
+    return (
+        np.bincount(owner, weights=values.astype(float), minlength=n)
+        if owner.size
+        else (np.zeros(n))
+    )
 
 
-def quality(rows: list[dict], names: list[str], thresholds: list[float], seed: int,
-            n_boot: int = 2000) -> None:
-    answers = [Answer(id=str(r["_line"]), question=r["prompt"] or "", answer=r["response"])
-               for r in rows]
+def quality(
+    rows: list[dict], names: list[str], thresholds: list[float], seed: int, n_boot: int = 2000
+) -> None:
+    answers = [
+        Answer(id=str(r["_line"]), question=r["prompt"] or "", answer=r["response"]) for r in rows
+    ]
     n = len(rows)
     human = [c for r in rows for c in r["claims"]]
     human_ans = np.array([i for i, r in enumerate(rows) for _ in r["claims"]])
@@ -85,10 +91,12 @@ def quality(rows: list[dict], names: list[str], thresholds: list[float], seed: i
     sentences = build_extractor("sentences").extract_many(answers)
     n_sent = np.array([len(s) for s in sentences], dtype=float)
     n_human = np.bincount(human_ans, minlength=n).astype(float)
-    print(f"answers: {n} (atomic human claims: {int(atomic.sum())} answers from "
-          f"{'+'.join(ATOMIC_SOURCES)}; sentence-level human claims: felm-wk "
-          f"{int((sources == 'felm-wk').sum())}); human claims: {len(human)}; "
-          f"sentences: {int(n_sent.sum())}")
+    print(
+        f"answers: {n} (atomic human claims: {int(atomic.sum())} answers from "
+        f"{'+'.join(ATOMIC_SOURCES)}; sentence-level human claims: felm-wk "
+        f"{int((sources == 'felm-wk').sum())}); human claims: {len(human)}; "
+        f"sentences: {int(n_sent.sum())}"
+    )
     rng = np.random.default_rng(seed)
     groups = {"all": np.ones(n, bool), "atomic": atomic, "felm-wk": ~atomic}
     # one set of answer-level resamples shared by every figure: differences are paired
@@ -113,12 +121,12 @@ def quality(rows: list[dict], names: list[str], thresholds: list[float], seed: i
         extracted = extractor.extract_many(answers)
         elapsed = time.perf_counter() - start
         claims = [c.text for cl in extracted for c in cl if c.factual]
-        claim_ans = np.array([i for i, cl in enumerate(extracted) for c in cl if c.factual],
-                             dtype=int)
+        claim_ans = np.array(
+            [i for i, cl in enumerate(extracted) for c in cl if c.factual], dtype=int
+        )
         nonfactual = sum(1 for cl in extracted for c in cl if not c.factual)
         best_h, best_c = _match(human, human_ans, claims, claim_ans)
-        print(f"\n{name}: {len(claims)} factual claims, {nonfactual} non-factual "
-              f"({elapsed:.1f}s)")
+        print(f"\n{name}: {len(claims)} factual claims, {nonfactual} non-factual ({elapsed:.1f}s)")
         n_claims = np.bincount(claim_ans, minlength=n).astype(float)
         figures[name] = {}
         for group, mask in groups.items():
@@ -158,17 +166,21 @@ def throughput(rows: list[dict], n: int, repeats: int) -> None:
             extractor.extract_many(answers)
             best = min(best, time.perf_counter() - start)
         rates[name] = len(answers) / best
-        print(f"  {name}: {rates[name]:.1f} answers/s ({len(answers)} answers, "
-              f"{words:.0f} words on average, best of {repeats})")
+        print(
+            f"  {name}: {rates[name]:.1f} answers/s ({len(answers)} answers, "
+            f"{words:.0f} words on average, best of {repeats})"
+        )
     print(f"  rules / sentences speed ratio: {rates['rules'] / rates['sentences']:.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=None, help="data directory (default $AUDITOR_DATA "
-                        "or ../shared/data)")
-    parser.add_argument("--limit", type=int, default=0, help="answers with human claims "
-                        "to use (0 = all)")
+    parser.add_argument(
+        "--data", default=None, help="data directory (default $AUDITOR_DATA or ../shared/data)"
+    )
+    parser.add_argument(
+        "--limit", type=int, default=0, help="answers with human claims to use (0 = all)"
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--throughput-n", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
@@ -181,13 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     path = _data_dir(args.data) / "factcheck_gpt" / "Factbench.jsonl"
     if not path.exists():
-        print(f"FactBench not found at {path}; pass --data or set AUDITOR_DATA",
-              file=sys.stderr)
+        print(f"FactBench not found at {path}; pass --data or set AUDITOR_DATA", file=sys.stderr)
         return 1
     rows = _load(path)
     labelled = [r for r in rows if r.get("response") and r.get("claims")]
     if args.limit:
-        labelled = labelled[:args.limit]
+        labelled = labelled[: args.limit]
     if not args.skip_quality:
         print("== quality (FactBench answers with human claims)")
         quality(labelled, ["sentences", "rules"], [0.8, 0.7], args.seed)

@@ -48,29 +48,43 @@ PER_ANSWER = 5
 PER_CLAIM = 3
 
 
-def _doc(i: int, version: str, text: str, published: datetime) -> tuple[DocumentVersion,
-                                                                        Chunk]:
+def _doc(i: int, version: str, text: str, published: datetime) -> tuple[DocumentVersion, Chunk]:
     digest = sha256_text(text)
-    doc = DocumentVersion(doc_id=f"doc-{i}", version=version, text=text, digest=digest,
-                          published_at=published)
-    return doc, Chunk(chunk_id=f"{digest[:24]}:0:{len(text)}", doc_id=doc.doc_id,
-                      version=version, digest=digest, start=0, end=len(text), text=text)
+    doc = DocumentVersion(
+        doc_id=f"doc-{i}", version=version, text=text, digest=digest, published_at=published
+    )
+    return doc, Chunk(
+        chunk_id=f"{digest[:24]}:0:{len(text)}",
+        doc_id=doc.doc_id,
+        version=version,
+        digest=digest,
+        start=0,
+        end=len(text),
+        text=text,
+    )
 
 
 def _fact(i: int, value: int) -> str:
     return f"Survey item {i} of the regional register measures {value} units this year."
 
 
-def write_synthetic(ledger: Ledger, n_claims: int, n_runs: int, seed: int = 0
-                    ) -> dict[int, tuple[DocumentVersion, Chunk]]:
+def write_synthetic(
+    ledger: Ledger, n_claims: int, n_runs: int, seed: int = 0
+) -> dict[int, tuple[DocumentVersion, Chunk]]:
     """Bulk-write the synthetic ledger (see the module doc); returns the documents."""
     rng = np.random.default_rng(seed)
     n_docs = max(n_claims // 10, 10)
     published = datetime(2024, 1, 1, tzinfo=UTC)
     docs = {i: _doc(i, "v1", _fact(i, i % 97), published) for i in range(n_docs)}
     ledger.record_corpus([d for d, _ in docs.values()], [c for _, c in docs.values()])
-    extractor: dict[str, Any] = {"digest": sha256_text("bench-extractor"), "kind": "extractor",
-                 "name": "rules", "version": "1", "config": {}, "created_at": None}
+    extractor: dict[str, Any] = {
+        "digest": sha256_text("bench-extractor"),
+        "kind": "extractor",
+        "name": "rules",
+        "version": "1",
+        "config": {},
+        "created_at": None,
+    }
     as_of = datetime(2025, 1, 1, tzinfo=UTC)
     done = datetime.now(UTC)  # the runs finish after the corpus was recorded
     per_run = n_claims // n_runs
@@ -80,34 +94,88 @@ def write_synthetic(ledger: Ledger, n_claims: int, n_runs: int, seed: int = 0
         run_id = sha256_text(f"bench-run-{r}")
         cited = rng.integers(0, n_docs, size=(per_run, PER_CLAIM))
         with ledger._tx() as conn:
-            ledger._insert_ignore(conn, m.RunRow, [{
-                "run_id": run_id, "kind": "audit", "status": "complete",
-                "input_digest": sha256_text(f"input-{r}"), "as_of": as_of, "config": {},
-                "n_answers": per_run // PER_ANSWER, "created_at": done, "finished_at": done}])
-            ledger._insert_ignore(conn, m.AnswerRow, [{
-                "run_id": run_id, "answer_id": f"answer-{a}", "question": None,
-                "answer": "text", "answer_digest": "d", "as_of": None, "seq": a,
-                "extraction": {}, "created_at": done} for a in range(per_run // PER_ANSWER)])
+            ledger._insert_ignore(
+                conn,
+                m.RunRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "kind": "audit",
+                        "status": "complete",
+                        "input_digest": sha256_text(f"input-{r}"),
+                        "as_of": as_of,
+                        "config": {},
+                        "n_answers": per_run // PER_ANSWER,
+                        "created_at": done,
+                        "finished_at": done,
+                    }
+                ],
+            )
+            ledger._insert_ignore(
+                conn,
+                m.AnswerRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "answer_id": f"answer-{a}",
+                        "question": None,
+                        "answer": "text",
+                        "answer_digest": "d",
+                        "as_of": None,
+                        "seq": a,
+                        "extraction": {},
+                        "created_at": done,
+                    }
+                    for a in range(per_run // PER_ANSWER)
+                ],
+            )
             claims, retrievals, verdicts = [], [], []
             for k in range(per_run):
                 cid = sha256_text(f"{r}:{k}")
-                claims.append({"run_id": run_id, "claim_id": cid,
-                               "answer_id": f"answer-{k // PER_ANSWER}", "text": f"claim {k}",
-                               "spans": [[0, 5]], "factual": True, "kind": "claim",
-                               "extractor_digest": extractor["digest"],
-                               "seq": k % PER_ANSWER})
+                claims.append(
+                    {
+                        "run_id": run_id,
+                        "claim_id": cid,
+                        "answer_id": f"answer-{k // PER_ANSWER}",
+                        "text": f"claim {k}",
+                        "spans": [[0, 5]],
+                        "factual": True,
+                        "kind": "claim",
+                        "extractor_digest": extractor["digest"],
+                        "seq": k % PER_ANSWER,
+                    }
+                )
                 for rank in range(PER_CLAIM):
                     doc, chunk = docs[int(cited[k, rank])]
-                    retrievals.append({
-                        "run_id": run_id, "claim_id": cid, "rank": rank,
-                        "chunk_id": chunk.chunk_id, "doc_id": doc.doc_id,
-                        "version_digest": doc.digest, "score": 0.8 if rank == 0 else 0.2,
-                        "superseded": False, "inline": False, "query": None,
-                        "coverage": 0.9 if rank == 0 else 0.1, "sentence_relevance": None})
-                verdicts.append({"run_id": run_id, "claim_id": cid, "panel_digest": "p",
-                                 "stacker_digest": "s", "label": "supported",
-                                 "p_hallucinated": 0.1, "reason": "bench",
-                                 "error_spans": [], "created_at": done})
+                    retrievals.append(
+                        {
+                            "run_id": run_id,
+                            "claim_id": cid,
+                            "rank": rank,
+                            "chunk_id": chunk.chunk_id,
+                            "doc_id": doc.doc_id,
+                            "version_digest": doc.digest,
+                            "score": 0.8 if rank == 0 else 0.2,
+                            "superseded": False,
+                            "inline": False,
+                            "query": None,
+                            "coverage": 0.9 if rank == 0 else 0.1,
+                            "sentence_relevance": None,
+                        }
+                    )
+                verdicts.append(
+                    {
+                        "run_id": run_id,
+                        "claim_id": cid,
+                        "panel_digest": "p",
+                        "stacker_digest": "s",
+                        "label": "supported",
+                        "p_hallucinated": 0.1,
+                        "reason": "bench",
+                        "error_spans": [],
+                        "created_at": done,
+                    }
+                )
             ledger._insert_ignore(conn, m.ClaimRow, claims)
             ledger._insert_ignore(conn, m.RetrievalRow, retrievals)
             ledger._insert_ignore(conn, m.VerdictRow, verdicts)
@@ -125,9 +193,11 @@ def bench_impact(args: argparse.Namespace) -> None:
         new = [_doc(i, "v2", _fact(i, i % 97 + 1), update) for i in changed]
         old = [replace_valid_to(docs[i][0], update) for i in changed]
         ledger.record_corpus([*old, *(d for d, _ in new)], [c for _, c in new])
-        print(f"synthetic ledger: {args.claims:,} claims in {args.runs} runs, "
-              f"{args.claims * PER_CLAIM:,} evidence rows, {len(docs):,} documents; "
-              f"{len(changed):,} documents (5 %) get a new version; written in {wrote:.0f} s")
+        print(
+            f"synthetic ledger: {args.claims:,} claims in {args.runs} runs, "
+            f"{args.claims * PER_CLAIM:,} evidence rows, {len(docs):,} documents; "
+            f"{len(changed):,} documents (5 %) get a new version; written in {wrote:.0f} s"
+        )
         times = []
         report = None
         for _ in range(args.repeat):
@@ -141,11 +211,15 @@ def bench_impact(args: argparse.Namespace) -> None:
         found = {(c.run_id, c.claim_id) for c in report.claims}
         assert found == expected, (len(found), len(expected))
         best = min(times)
-        print(f"impact: {len(found):,} impacted claims ({len(found) / args.claims:.1%}); "
-              f"find_impact {best:.2f} s (best of {args.repeat}: "
-              f"{', '.join(f'{t:.2f}' for t in times)}), with diffs and labels")
-        print(f"baseline (read every run's evidence back and check it): {base:.2f} s; "
-              f"speed-up {base / best:.1f}x; same claims found")
+        print(
+            f"impact: {len(found):,} impacted claims ({len(found) / args.claims:.1%}); "
+            f"find_impact {best:.2f} s (best of {args.repeat}: "
+            f"{', '.join(f'{t:.2f}' for t in times)}), with diffs and labels"
+        )
+        print(
+            f"baseline (read every run's evidence back and check it): {base:.2f} s; "
+            f"speed-up {base / best:.1f}x; same claims found"
+        )
 
 
 def replace_valid_to(doc: DocumentVersion, valid_to: datetime) -> DocumentVersion:
@@ -165,29 +239,50 @@ def baseline(ledger: Ledger, changed_docs: set[str]) -> set[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------- reaudit
-PLACES = ["Ashby", "Brookfield", "Carrow", "Dunmore", "Elmstead", "Fairholm", "Glenrock",
-          "Harwick", "Ivybridge", "Kestwick", "Larkhill", "Millbrook", "Northam", "Oakridge",
-          "Pendle", "Quarry Bank", "Redwater", "Stonebury", "Thornfield", "Upwell"]
-THINGS = [("library", "lends up to", "books per member"),
-          ("ferry", "runs every", "minutes on weekdays"),
-          ("museum", "shows", "paintings in its main hall"),
-          ("stadium", "seats", "thousand spectators"),
-          ("swimming pool", "is heated to", "degrees"),
-          ("bakery", "sells", "loaves on Saturdays"),
-          ("hospital", "has", "beds in its maternity ward"),
-          ("tram line", "stops at", "stations"),
-          ("school", "teaches", "pupils in its first grade"),
-          ("market", "hosts", "stalls every Sunday"),
-          ("orchestra", "employs", "musicians"),
-          ("vineyard", "covers", "hectares of slate terraces"),
-          ("airport", "serves", "destinations"),
-          ("zoo", "keeps", "species of birds"),
-          ("cinema", "has", "screens"),
-          ("park", "grows", "varieties of roses"),
-          ("castle", "has", "towers"),
-          ("choir", "has", "singers"),
-          ("bridge", "charges a toll of", "euros for cars"),
-          ("harbor", "berths", "fishing boats")]
+PLACES = [
+    "Ashby",
+    "Brookfield",
+    "Carrow",
+    "Dunmore",
+    "Elmstead",
+    "Fairholm",
+    "Glenrock",
+    "Harwick",
+    "Ivybridge",
+    "Kestwick",
+    "Larkhill",
+    "Millbrook",
+    "Northam",
+    "Oakridge",
+    "Pendle",
+    "Quarry Bank",
+    "Redwater",
+    "Stonebury",
+    "Thornfield",
+    "Upwell",
+]
+THINGS = [
+    ("library", "lends up to", "books per member"),
+    ("ferry", "runs every", "minutes on weekdays"),
+    ("museum", "shows", "paintings in its main hall"),
+    ("stadium", "seats", "thousand spectators"),
+    ("swimming pool", "is heated to", "degrees"),
+    ("bakery", "sells", "loaves on Saturdays"),
+    ("hospital", "has", "beds in its maternity ward"),
+    ("tram line", "stops at", "stations"),
+    ("school", "teaches", "pupils in its first grade"),
+    ("market", "hosts", "stalls every Sunday"),
+    ("orchestra", "employs", "musicians"),
+    ("vineyard", "covers", "hectares of slate terraces"),
+    ("airport", "serves", "destinations"),
+    ("zoo", "keeps", "species of birds"),
+    ("cinema", "has", "screens"),
+    ("park", "grows", "varieties of roses"),
+    ("castle", "has", "towers"),
+    ("choir", "has", "singers"),
+    ("bridge", "charges a toll of", "euros for cars"),
+    ("harbor", "berths", "fishing boats"),
+]
 
 
 def corpus_fact(i: int, value: int) -> str:
@@ -208,20 +303,32 @@ def bench_reaudit(args: argparse.Namespace) -> None:
 
     rng = random.Random(0)
     values = {i: rng.randint(3, 90) for i in range(args.docs)}
-    docs = [make_document(f"doc-{i}", corpus_fact(i, v), published_at="2024-01-01")
-            for i, v in values.items()]
+    docs = [
+        make_document(f"doc-{i}", corpus_fact(i, v), published_at="2024-01-01")
+        for i, v in values.items()
+    ]
     answers = []
     for a in range(args.answers):
         i, j = rng.sample(range(args.docs), 2)
-        answers.append(Answer(id=f"a{a}", question="",
-                              answer=f"{corpus_fact(i, values[i])} {corpus_fact(j, values[j])}"))
+        answers.append(
+            Answer(
+                id=f"a{a}",
+                question="",
+                answer=f"{corpus_fact(i, values[i])} {corpus_fact(j, values[j])}",
+            )
+        )
     changed = rng.sample(range(args.docs), max(1, args.docs * 5 // 100))
-    update = [make_document(f"doc-{i}", corpus_fact(i, values[i] + 7),
-                            published_at="2025-03-01") for i in changed]
+    update = [
+        make_document(f"doc-{i}", corpus_fact(i, values[i] + 7), published_at="2025-03-01")
+        for i in changed
+    ]
     with tempfile.TemporaryDirectory() as tmp, open_ledger(Path(tmp) / "l.db") as ledger:
+
         def record(result: Any) -> None:
-            versions = {(v.doc_id, v.version): v for v in (
-                *result.unchanged, *result.superseded_versions, *result.added_versions)}
+            versions = {
+                (v.doc_id, v.version): v
+                for v in (*result.unchanged, *result.superseded_versions, *result.added_versions)
+            }
             ledger.record_corpus(list(versions.values()), list(result.chunks))
 
         index = Path(tmp) / "index"
@@ -240,23 +347,31 @@ def bench_reaudit(args: argparse.Namespace) -> None:
             t0 = time.perf_counter()
             full = reaudit(auditor, run.run_id, as_of="2025-06-01", only_impacted=False)
             t_full = time.perf_counter() - t0
-        impacted = find_impact(ledger, runs=[run.run_id],
-                               as_of=datetime(2025, 6, 1, tzinfo=UTC)).claims
-        same = ({c.claim_id: c.label for c in ledger.claim_results(partial.run_id)}
-                == {c.claim_id: c.label for c in ledger.claim_results(full.run_id)})
+        impacted = find_impact(
+            ledger, runs=[run.run_id], as_of=datetime(2025, 6, 1, tzinfo=UTC)
+        ).claims
+        same = {c.claim_id: c.label for c in ledger.claim_results(partial.run_id)} == {
+            c.claim_id: c.label for c in ledger.claim_results(full.run_id)
+        }
         labels_before = run.labels
         labels_after = {c.label: 0 for c in ledger.claim_results(full.run_id)}
         for c in ledger.claim_results(full.run_id):
             labels_after[c.label] += 1
-    print(f"corpus {args.docs} documents, {len(changed)} changed (5 %); {args.answers} answers, "
-          f"{partial.n_claims} claims; first audit {first:.1f} s; labels before "
-          f"{dict(labels_before)}, after {labels_after}")
-    print(f"impact names {len(impacted)} claims; reaudit --only-impacted judged again "
-          f"{partial.n_rejudged} of {partial.n_claims} claims ({partial.share_rejudged:.1%}), "
-          f"carried {partial.n_carried}; {t_partial:.1f} s")
-    print(f"full re-audit judged again {full.n_rejudged} claims in {t_full:.1f} s; "
-          f"--only-impacted took {t_partial / t_full:.0%} of the full re-audit's time "
-          f"({t_full / t_partial:.1f}x faster); same labels: {same}")
+    print(
+        f"corpus {args.docs} documents, {len(changed)} changed (5 %); {args.answers} answers, "
+        f"{partial.n_claims} claims; first audit {first:.1f} s; labels before "
+        f"{dict(labels_before)}, after {labels_after}"
+    )
+    print(
+        f"impact names {len(impacted)} claims; reaudit --only-impacted judged again "
+        f"{partial.n_rejudged} of {partial.n_claims} claims ({partial.share_rejudged:.1%}), "
+        f"carried {partial.n_carried}; {t_partial:.1f} s"
+    )
+    print(
+        f"full re-audit judged again {full.n_rejudged} claims in {t_full:.1f} s; "
+        f"--only-impacted took {t_partial / t_full:.0%} of the full re-audit's time "
+        f"({t_full / t_partial:.1f}x faster); same labels: {same}"
+    )
     if not same:
         raise SystemExit("labels differ between --only-impacted and the full re-audit")
 

@@ -27,17 +27,27 @@ from auditor.digest import content_digest, sha256_text
 from auditor.types import Component
 from ledger import VoteRecord, open_ledger
 
-JUDGES = [Component("judge", f"j{i}", "1", content_digest(["bench-judge", i]), {})
-          for i in range(10)]
+JUDGES = [
+    Component("judge", f"j{i}", "1", content_digest(["bench-judge", i]), {}) for i in range(10)
+]
 
 
 def _votes(n: int, tag: str) -> list[VoteRecord]:
     out = []
     for k in range(n):
         judge = JUDGES[k % len(JUDGES)]
-        out.append(VoteRecord(sha256_text(f"{tag}:{k // len(JUDGES)}"), judge.digest,
-                              judge.name, (0.0, 0.5, 1.0)[k % 3], '{"why": "bench"}',
-                              {"support": 0.5}, 0.001, None))
+        out.append(
+            VoteRecord(
+                sha256_text(f"{tag}:{k // len(JUDGES)}"),
+                judge.digest,
+                judge.name,
+                (0.0, 0.5, 1.0)[k % 3],
+                '{"why": "bench"}',
+                {"support": 0.5},
+                0.001,
+                None,
+            )
+        )
     return out
 
 
@@ -57,9 +67,12 @@ def measure(url: str, n: int, baseline_n: int) -> dict[str, float]:
         per_row = time.perf_counter() - t0
         again = ledger.record_votes("bench-run", votes[:1000])
         assert again == 0
-    return {"batched_votes_per_s": n / batched, "batched_s": batched,
-            "per_row_votes_per_s": baseline_n / per_row,
-            "ratio": (n / batched) / (baseline_n / per_row)}
+    return {
+        "batched_votes_per_s": n / batched,
+        "batched_s": batched,
+        "per_row_votes_per_s": baseline_n / per_row,
+        "ratio": (n / batched) / (baseline_n / per_row),
+    }
 
 
 @contextmanager
@@ -80,10 +93,12 @@ def _pg_database(url: str) -> Iterator[str]:
 
 
 def _print(name: str, r: dict[str, float], n: int, baseline_n: int) -> None:
-    print(f"{name}: {n} votes batched in {r['batched_s']:.2f} s = "
-          f"{r['batched_votes_per_s']:,.0f} votes/s; baseline one commit per vote "
-          f"({baseline_n} votes) {r['per_row_votes_per_s']:,.0f} votes/s; "
-          f"ratio {r['ratio']:.0f}x")
+    print(
+        f"{name}: {n} votes batched in {r['batched_s']:.2f} s = "
+        f"{r['batched_votes_per_s']:,.0f} votes/s; baseline one commit per vote "
+        f"({baseline_n} votes) {r['per_row_votes_per_s']:,.0f} votes/s; "
+        f"ratio {r['ratio']:.0f}x"
+    )
 
 
 def main() -> None:
@@ -93,12 +108,15 @@ def main() -> None:
     parser.add_argument("--pg", default=os.environ.get("AUDITOR_TEST_PG_URL"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        _print("sqlite", measure(str(Path(tmp) / "bench.db"), args.n, args.baseline_n),
-               args.n, args.baseline_n)
+        _print(
+            "sqlite",
+            measure(str(Path(tmp) / "bench.db"), args.n, args.baseline_n),
+            args.n,
+            args.baseline_n,
+        )
     if args.pg:
         with _pg_database(args.pg) as url:
-            _print("postgresql", measure(url, args.n, args.baseline_n), args.n,
-                   args.baseline_n)
+            _print("postgresql", measure(url, args.n, args.baseline_n), args.n, args.baseline_n)
     else:
         print("postgresql: skipped (no --pg URL and no AUDITOR_TEST_PG_URL)")
 

@@ -43,29 +43,48 @@ from ledger import (
     open_ledger,
 )
 
-LABELS = np.array(["supported", "contradicted", "not_supported", "unknown", "stale",
-                   "not_factual"])
+LABELS = np.array(["supported", "contradicted", "not_supported", "unknown", "stale", "not_factual"])
 JUDGES = [f"judge{i}" for i in range(7)]
 
 
 def write_run(ledger: Ledger, tag: str, n_claims: int, per_answer: int, seed: int) -> str:
     rng = np.random.default_rng(seed)
-    roles = {"extractor": Component("extractor", "rules", "1", content_digest(["e"]), {}),
-             "panel": Component("panel", "bench", "1", content_digest(["p", tag]), {}),
-             "stacker": Component("stacker", "raim", "1", content_digest(["s", tag]), {})}
+    roles = {
+        "extractor": Component("extractor", "rules", "1", content_digest(["e"]), {}),
+        "panel": Component("panel", "bench", "1", content_digest(["p", tag]), {}),
+        "stacker": Component("stacker", "raim", "1", content_digest(["s", tag]), {}),
+    }
     for j in JUDGES:
         roles[f"judge:{j}"] = Component("judge", j, "1", content_digest(["j", j]), {})
     run_id = content_digest(["bench-run", tag])
     n_answers = n_claims // per_answer
-    ledger.begin_run(run_id, kind="audit", input_digest=sha256_text(tag), as_of=None,
-                     config={}, components=roles, n_answers=n_answers)
+    ledger.begin_run(
+        run_id,
+        kind="audit",
+        input_digest=sha256_text(tag),
+        as_of=None,
+        config={},
+        components=roles,
+        n_answers=n_answers,
+    )
     labels = rng.choice(LABELS, size=n_claims, p=[0.5, 0.1, 0.1, 0.15, 0.05, 0.1])
     votes = rng.choice([0.0, 0.5, 1.0], size=(n_claims, len(JUDGES)))
     probs = rng.random(n_claims)
-    doc = DocumentVersion(doc_id="bench-doc", version="v1", text="Evidence text.",
-                          digest=sha256_text("Evidence text."))
-    chunk = Chunk(chunk_id="bench-chunk", doc_id="bench-doc", version="v1", digest=doc.digest,
-                  start=0, end=14, text="Evidence text.")
+    doc = DocumentVersion(
+        doc_id="bench-doc",
+        version="v1",
+        text="Evidence text.",
+        digest=sha256_text("Evidence text."),
+    )
+    chunk = Chunk(
+        chunk_id="bench-chunk",
+        doc_id="bench-doc",
+        version="v1",
+        digest=doc.digest,
+        start=0,
+        end=14,
+        text="Evidence text.",
+    )
     for a in range(n_answers):
         claims, retrievals, vote_rows, verdicts = [], [], [], []
         for k in range(a * per_answer, (a + 1) * per_answer):
@@ -73,16 +92,35 @@ def write_run(ledger: Ledger, tag: str, n_claims: int, per_answer: int, seed: in
             factual = labels[k] != "not_factual"
             claims.append(ClaimRecord(cid, f"claim {k}", [(0, 5)], bool(factual), "claim"))
             if factual:
-                retrievals.append(RetrievalRecord(cid, 0, "bench-chunk", "bench-doc",
-                                                  doc.digest, 0.8, False, False, "q"))
-                vote_rows += [VoteRecord(cid, roles[f"judge:{j}"].digest, j,
-                                         float(votes[k, i]), "", {}, 0.0, None)
-                              for i, j in enumerate(JUDGES)]
+                retrievals.append(
+                    RetrievalRecord(
+                        cid, 0, "bench-chunk", "bench-doc", doc.digest, 0.8, False, False, "q"
+                    )
+                )
+                vote_rows += [
+                    VoteRecord(
+                        cid, roles[f"judge:{j}"].digest, j, float(votes[k, i]), "", {}, 0.0, None
+                    )
+                    for i, j in enumerate(JUDGES)
+                ]
             verdicts.append(VerdictRecord(cid, str(labels[k]), float(probs[k]), "bench"))
-        ledger.record_answer(run_id, AnswerResult(
-            answer_id=f"answer {a}", question=None, answer="text", answer_digest="d",
-            as_of=None, seq=a, claims=claims, retrievals=retrievals, votes=vote_rows,
-            verdicts=verdicts, evidence_versions=[doc], evidence_chunks=[chunk]))
+        ledger.record_answer(
+            run_id,
+            AnswerResult(
+                answer_id=f"answer {a}",
+                question=None,
+                answer="text",
+                answer_digest="d",
+                as_of=None,
+                seq=a,
+                claims=claims,
+                retrievals=retrievals,
+                votes=vote_rows,
+                verdicts=verdicts,
+                evidence_versions=[doc],
+                evidence_chunks=[chunk],
+            ),
+        )
     ledger.finish_run(run_id)
     return run_id
 
@@ -93,8 +131,13 @@ def baseline_card(claims: list[ClaimResult], n_boot: int) -> float:
     ind = claim_indicators(claims)
     clusters = np.array([c.answer_id for c in claims]).astype(str)
     for i, (_, num, den, _) in enumerate(figure_specs()):
-        ratio_with_interval(ind[num] & ind[den], ind[den], clusters, n_boot=n_boot,
-                            rng=np.random.default_rng([0, i]))
+        ratio_with_interval(
+            ind[num] & ind[den],
+            ind[den],
+            clusters,
+            n_boot=n_boot,
+            rng=np.random.default_rng([0, i]),
+        )
     return time.perf_counter() - t0
 
 
@@ -109,11 +152,17 @@ def main() -> None:
         run_a = write_run(ledger, "a", args.claims, args.per_answer, 0)
         run_b = write_run(ledger, "b", args.claims, args.per_answer, 1)
         claims = ledger.claim_results(run_a)
-        ledger.record_human_audits(run_a, [
-            (c.claim_id, "bench", "supported" if k % 2 else "contradicted", None)
-            for k, c in enumerate(claims[:500])])
-        print(f"wrote 2 runs of {args.claims} claims ({args.claims // args.per_answer} "
-              f"answers each) in {time.perf_counter() - t0:.1f} s")
+        ledger.record_human_audits(
+            run_a,
+            [
+                (c.claim_id, "bench", "supported" if k % 2 else "contradicted", None)
+                for k, c in enumerate(claims[:500])
+            ],
+        )
+        print(
+            f"wrote 2 runs of {args.claims} claims ({args.claims // args.per_answer} "
+            f"answers each) in {time.perf_counter() - t0:.1f} s"
+        )
         t0 = time.perf_counter()
         claims = ledger.claim_results(run_a)
         read = time.perf_counter() - t0
@@ -127,12 +176,16 @@ def main() -> None:
         html = to_html(report)
         render = time.perf_counter() - t0
         base = baseline_card(claims, args.boot)
-    print(f"B = {args.boot}: read claims {read:.2f} s; report card {card:.2f} s; whole report "
-          f"with --compare (card, label shares, judges, human agreement, history, paired "
-          f"comparison; reads included) {full:.2f} s; HTML {render:.2f} s "
-          f"({len(html) / 1e3:.0f} kB); total {full + render:.2f} s")
-    print(f"baseline (item-level bootstrap, same nine figures) {base:.2f} s: "
-          f"card speed-up {base / card:.1f}x")
+    print(
+        f"B = {args.boot}: read claims {read:.2f} s; report card {card:.2f} s; whole report "
+        f"with --compare (card, label shares, judges, human agreement, history, paired "
+        f"comparison; reads included) {full:.2f} s; HTML {render:.2f} s "
+        f"({len(html) / 1e3:.0f} kB); total {full + render:.2f} s"
+    )
+    print(
+        f"baseline (item-level bootstrap, same nine figures) {base:.2f} s: "
+        f"card speed-up {base / card:.1f}x"
+    )
 
 
 if __name__ == "__main__":

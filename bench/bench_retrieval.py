@@ -68,8 +68,12 @@ def load_wice(data: Path) -> list[dict]:
 
 # ---------------------------------------------------------------- 1. recall
 def wice_documents(rows: list[dict]) -> list[DocumentVersion]:
-    return [make_document(f"{c}:{s}", sent) for c, row in enumerate(rows)
-            for s, sent in enumerate(row["evidence"]) if sent.strip()]
+    return [
+        make_document(f"{c}:{s}", sent)
+        for c, row in enumerate(rows)
+        for s, sent in enumerate(row["evidence"])
+        if sent.strip()
+    ]
 
 
 def build_wice_index(rows: list[dict], workdir: Path) -> EvidenceIndex:
@@ -83,13 +87,16 @@ def build_wice_index(rows: list[dict], workdir: Path) -> EvidenceIndex:
     started = time.perf_counter()
     result = ingest(docs, ix)
     took = time.perf_counter() - started
-    print(f"built WiCE dev index: {len(result.chunks)} chunks from {len(docs)} sentences "
-          f"in {took:.1f} s ({len(result.chunks) / took:.0f} chunks/s incl. duplicates)")
+    print(
+        f"built WiCE dev index: {len(result.chunks)} chunks from {len(docs)} sentences "
+        f"in {took:.1f} s ({len(result.chunks) / took:.0f} chunks/s incl. duplicates)"
+    )
     return EvidenceIndex.open(ix)
 
 
-def recall_table(idx: EvidenceIndex, rows: list[dict], modes: Sequence[str]
-                 ) -> dict[str, dict[str, float]]:
+def recall_table(
+    idx: EvidenceIndex, rows: list[dict], modes: Sequence[str]
+) -> dict[str, dict[str, float]]:
     claims, gold_ids, gold_texts = [], [], []
     for c, row in enumerate(rows):
         support = {i for group in row["supporting_sentences"] for i in group}
@@ -115,15 +122,25 @@ def recall_table(idx: EvidenceIndex, rows: list[dict], modes: Sequence[str]
 
 def print_recall(table: dict[str, dict[str, float]]) -> None:
     n = int(table["_n"]["claims"])
-    print(f"\nWiCE dev retrieval recall ({n} claims with supporting sentences; "
-          "hit = a supporting sentence in the top k)")
-    print(f"{'mode':8} " + " ".join(f"{'R@' + str(k):>6}" for k in KS) + "   | by id: "
-          + " ".join(f"{'R@' + str(k):>6}" for k in KS))
+    print(
+        f"\nWiCE dev retrieval recall ({n} claims with supporting sentences; "
+        "hit = a supporting sentence in the top k)"
+    )
+    print(
+        f"{'mode':8} "
+        + " ".join(f"{'R@' + str(k):>6}" for k in KS)
+        + "   | by id: "
+        + " ".join(f"{'R@' + str(k):>6}" for k in KS)
+    )
     for mode, figures in table.items():
         if mode.startswith("_"):
             continue
-        print(f"{mode:8} " + " ".join(f"{figures[f'R@{k}']:6.3f}" for k in KS) + "   |        "
-              + " ".join(f"{figures[f'R@{k} by id']:6.3f}" for k in KS))
+        print(
+            f"{mode:8} "
+            + " ".join(f"{figures[f'R@{k}']:6.3f}" for k in KS)
+            + "   |        "
+            + " ".join(f"{figures[f'R@{k} by id']:6.3f}" for k in KS)
+        )
 
 
 def tune(idx: EvidenceIndex, rows: list[dict]) -> None:
@@ -132,8 +149,10 @@ def tune(idx: EvidenceIndex, rows: list[dict]) -> None:
         for depth in (10, 20, 50, 100):
             idx.rrf_k, idx.candidate_depth = rrf_k, depth
             f = recall_table(idx, rows, ["hybrid"])["hybrid"]
-            print(f"  rrf_k={rrf_k:5.1f} depth={depth:4d}: "
-                  + " ".join(f"{f[f'R@{k}']:.3f}" for k in KS))
+            print(
+                f"  rrf_k={rrf_k:5.1f} depth={depth:4d}: "
+                + " ".join(f"{f[f'R@{k}']:.3f}" for k in KS)
+            )
 
 
 # ---------------------------------------------------------------- 2. throughput
@@ -163,12 +182,20 @@ def throughput(rows: list[dict], n_chunks: int, repeats: int = 3) -> None:
             result = ingest(docs, Path(tmp) / "ix")
             ingest_rates.append(len(result.chunks) / (time.perf_counter() - started))
     raw, ing = statistics.median(raw_rates), statistics.median(ingest_rates)
-    print(f"\ningest throughput: {len(docs)} WiCE articles -> {len(texts)} chunks "
-          f"(mean {np.mean([len(t) for t in texts]):.0f} chars), {repeats} interleaved runs")
-    print(f"  raw MiniLM encode: {raw:7.1f} chunks/s (runs: "
-          + ", ".join(f"{r:.1f}" for r in raw_rates) + ")")
-    print(f"  ingest():          {ing:7.1f} chunks/s (runs: "
-          + ", ".join(f"{r:.1f}" for r in ingest_rates) + ")")
+    print(
+        f"\ningest throughput: {len(docs)} WiCE articles -> {len(texts)} chunks "
+        f"(mean {np.mean([len(t) for t in texts]):.0f} chars), {repeats} interleaved runs"
+    )
+    print(
+        f"  raw MiniLM encode: {raw:7.1f} chunks/s (runs: "
+        + ", ".join(f"{r:.1f}" for r in raw_rates)
+        + ")"
+    )
+    print(
+        f"  ingest():          {ing:7.1f} chunks/s (runs: "
+        + ", ".join(f"{r:.1f}" for r in ingest_rates)
+        + ")"
+    )
     print(f"  ratio ingest/raw:  {ing / raw:.3f}")
 
 
@@ -210,9 +237,14 @@ def extra_sentences(data: Path, limit: int, exclude: set[str]) -> list[str]:
                 if isinstance(value, str) and take(value):
                     return found
     nli = data / "nli"
-    for rel in ("fever_nli_dev/dev.raw.input0.txt", "fever_nli_dev/dev.raw.input1.txt",
-                "esnli_snli/s1.dev.txt", "esnli_snli/s2.dev.txt", "esnli_snli/s1.test.txt",
-                "esnli_snli/s2.test.txt"):
+    for rel in (
+        "fever_nli_dev/dev.raw.input0.txt",
+        "fever_nli_dev/dev.raw.input1.txt",
+        "esnli_snli/s1.dev.txt",
+        "esnli_snli/s2.dev.txt",
+        "esnli_snli/s1.test.txt",
+        "esnli_snli/s2.test.txt",
+    ):
         path = nli / rel
         if path.is_file():
             for line in path.read_text(encoding="utf-8").splitlines():
@@ -221,8 +253,9 @@ def extra_sentences(data: Path, limit: int, exclude: set[str]) -> list[str]:
     return found
 
 
-def large(idx: EvidenceIndex, rows: list[dict], data: Path, workdir: Path, n: int,
-          max_encode_s: float) -> None:
+def large(
+    idx: EvidenceIndex, rows: list[dict], data: Path, workdir: Path, n: int, max_encode_s: float
+) -> None:
     base = np.load(idx.generation / "vectors.npy")
     texts = [c.text for c in idx.chunks()]
     _, first = np.unique(np.array(texts, dtype=object), return_index=True)
@@ -233,48 +266,58 @@ def large(idx: EvidenceIndex, rows: list[dict], data: Path, workdir: Path, n: in
     if cache.is_file():
         extra = np.load(cache)
     if need > len(extra) and max_encode_s > 0:
-        sentences = extra_sentences(data, need, set(texts))[len(extra):]
+        sentences = extra_sentences(data, need, set(texts))[len(extra) :]
         embedding.encode(sentences[:32])
         started, parts = time.perf_counter(), [extra]
         for lo in range(0, len(sentences), 2048):
             if time.perf_counter() - started > max_encode_s:
                 break
-            parts.append(embedding.encode(sentences[lo:lo + 2048]))
+            parts.append(embedding.encode(sentences[lo : lo + 2048]))
         extra = np.concatenate(parts).astype(np.float32)
         np.save(cache, extra)
         print(f"encoded {len(extra)} extra real sentences in total (cache {cache})")
-    vectors = np.concatenate([real, extra[:max(need, 0)]])[:n].astype(np.float32)
+    vectors = np.concatenate([real, extra[: max(need, 0)]])[:n].astype(np.float32)
     if len(vectors) < n:
-        print(f"\nNOTE: only {len(vectors)} real sentence embeddings available "
-              f"({len(real)} distinct WiCE dev sentences + {len(extra)} others); "
-              f"reporting at {len(vectors)}, not {n}")
+        print(
+            f"\nNOTE: only {len(vectors)} real sentence embeddings available "
+            f"({len(real)} distinct WiCE dev sentences + {len(extra)} others); "
+            f"reporting at {len(vectors)}, not {n}"
+        )
     queries = embedding.encode([r["claim"] for r in rows])
     held = vectors[-200:]  # also query with indexed-distribution sentences (perturbed)
     rng = np.random.default_rng(0)
     noisy = held + rng.normal(0, 0.02, held.shape).astype(np.float32)
     noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
     queries = np.concatenate([queries, noisy]).astype(np.float32)
-    print(f"\ndense search at {len(vectors)} chunks, {len(queries)} single-vector queries "
-          f"({len(rows)} WiCE claims + {len(noisy)} perturbed corpus sentences), k=10")
+    print(
+        f"\ndense search at {len(vectors)} chunks, {len(queries)} single-vector queries "
+        f"({len(rows)} WiCE claims + {len(noisy)} perturbed corpus sentences), k=10"
+    )
     started = time.perf_counter()
     flat, _ = dense_mod.build_index(vectors, "flat", {})
     print(f"  flat build {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
     hnsw, params = dense_mod.build_index(vectors, "hnsw", {})
-    print(f"  hnsw build {time.perf_counter() - started:.1f} s (M={params['M']}, "
-          f"efConstruction={params['ef_construction']})")
+    print(
+        f"  hnsw build {time.perf_counter() - started:.1f} s (M={params['M']}, "
+        f"efConstruction={params['ef_construction']})"
+    )
     truth = flat.search(queries, 10)[1]
     flat_lat = _latencies(flat, "flat", queries)
-    print(f"  flat           p50 {np.percentile(flat_lat, 50):7.3f} ms  "
-          f"p95 {np.percentile(flat_lat, 95):7.3f} ms")
+    print(
+        f"  flat           p50 {np.percentile(flat_lat, 50):7.3f} ms  "
+        f"p95 {np.percentile(flat_lat, 95):7.3f} ms"
+    )
     for ef in (32, 64, 128, 256):
         hnsw.hnsw.efSearch = ef
         got = hnsw.search(queries, 10)[1]
         recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(got, truth, strict=True)])
         lat = _latencies(hnsw, "hnsw", queries)
-        print(f"  hnsw ef={ef:<4d}  p50 {np.percentile(lat, 50):7.3f} ms  "
-              f"p95 {np.percentile(lat, 95):7.3f} ms  recall@10 vs flat {recall:.4f}  "
-              f"speed-up p50 x{np.percentile(flat_lat, 50) / np.percentile(lat, 50):.1f}")
+        print(
+            f"  hnsw ef={ef:<4d}  p50 {np.percentile(lat, 50):7.3f} ms  "
+            f"p95 {np.percentile(lat, 95):7.3f} ms  recall@10 vs flat {recall:.4f}  "
+            f"speed-up p50 x{np.percentile(flat_lat, 50) / np.percentile(lat, 50):.1f}"
+        )
     mask = rng.random(len(vectors)) < 0.5  # an as-of cutoff hiding half the corpus
     truth_m = dense_mod.search(flat, "flat", queries, 10, mask)[1]
     hnsw.hnsw.efSearch = DEFAULT_EF
@@ -290,16 +333,19 @@ def search_latency(idx: EvidenceIndex, rows: list[dict], n_queries: int = 100) -
     """End-to-end single-query ``EvidenceIndex.search`` latency (embedding included)."""
     claims = [r["claim"] for r in rows[:n_queries]]
     idx.search(claims[:2], k=10)  # warm
-    print(f"\nEvidenceIndex.search, one query at a time, k=10, {len(idx)} chunks "
-          f"({idx.manifest['index_type']}), {len(claims)} WiCE claims:")
+    print(
+        f"\nEvidenceIndex.search, one query at a time, k=10, {len(idx)} chunks "
+        f"({idx.manifest['index_type']}), {len(claims)} WiCE claims:"
+    )
     for mode in ("dense", "lexical", "hybrid"):
         lat = []
         for claim in claims:
             started = time.perf_counter()
             idx.search([claim], k=10, mode=mode)
             lat.append((time.perf_counter() - started) * 1000)
-        print(f"  {mode:8} p50 {np.percentile(lat, 50):7.1f} ms  "
-              f"p95 {np.percentile(lat, 95):7.1f} ms")
+        print(
+            f"  {mode:8} p50 {np.percentile(lat, 50):7.1f} ms  p95 {np.percentile(lat, 95):7.1f} ms"
+        )
     started = time.perf_counter()
     idx.search(claims, k=10, mode="hybrid")
     took = time.perf_counter() - started
@@ -317,18 +363,30 @@ def _latencies(index: object, kind: str, queries: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", help="shared data folder (default $AUDITOR_DATA or "
-                                       "../shared/data)")
-    parser.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) /
-                                                 "auditor-bench-retrieval"),
-                        help="where the WiCE index and embedding caches are kept")
+    parser.add_argument(
+        "--data", help="shared data folder (default $AUDITOR_DATA or ../shared/data)"
+    )
+    parser.add_argument(
+        "--workdir",
+        default=str(Path(tempfile.gettempdir()) / "auditor-bench-retrieval"),
+        help="where the WiCE index and embedding caches are kept",
+    )
     parser.add_argument("--tune", action="store_true", help="grid RRF k / depth on dev")
-    parser.add_argument("--throughput-chunks", type=int, default=1500,
-                        help="chunks for the throughput run (0 = skip)")
-    parser.add_argument("--large", type=int, default=0,
-                        help="run the large-index latency bench at this many chunks")
-    parser.add_argument("--max-encode-s", type=float, default=240.0,
-                        help="time cap for encoding extra real sentences for --large")
+    parser.add_argument(
+        "--throughput-chunks",
+        type=int,
+        default=1500,
+        help="chunks for the throughput run (0 = skip)",
+    )
+    parser.add_argument(
+        "--large", type=int, default=0, help="run the large-index latency bench at this many chunks"
+    )
+    parser.add_argument(
+        "--max-encode-s",
+        type=float,
+        default=240.0,
+        help="time cap for encoding extra real sentences for --large",
+    )
     parser.add_argument("--skip-recall", action="store_true")
     args = parser.parse_args()
     data = _data_dir(args.data)

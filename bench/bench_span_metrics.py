@@ -71,12 +71,15 @@ def make_pairs(n: int, seed: int) -> tuple[list[list[list[int]]], list[list[list
     return gold, pred
 
 
-_WORDS = ("the cat sat on a mat while seven owls watched from an old oak tree and "
-          "nobody said anything at all about it ")
+_WORDS = (
+    "the cat sat on a mat while seven owls watched from an old oak tree and "
+    "nobody said anything at all about it "
+)
 
 
-def write_files(gold: list[list[list[int]]], pred: list[list[list[int]]], folder: Path,
-                with_text: bool = True) -> tuple[Path, Path]:
+def write_files(
+    gold: list[list[list[int]]], pred: list[list[list[int]]], folder: Path, with_text: bool = True
+) -> tuple[Path, Path]:
     """Gold and prediction JSONL files ({id, text, spans}); text covers every span."""
     text_src = _WORDS * 4
     g_path, p_path = folder / "gold.jsonl", folder / "pred.jsonl"
@@ -104,12 +107,15 @@ def _timed(cmd: list[str]) -> tuple[float, float, dict[str, dict[str, float]]]:
 
 
 def _summary(name: str, values: list[float]) -> str:
-    return (f"{name}: median {statistics.median(values):.2f} s "
-            f"(min {min(values):.2f}, max {max(values):.2f})")
+    return (
+        f"{name}: median {statistics.median(values):.2f} s "
+        f"(min {min(values):.2f}, max {max(values):.2f})"
+    )
 
 
-def whole_process(gold: list[list[list[int]]], pred: list[list[list[int]]],
-                  repeats: int, with_text: bool = True) -> None:
+def whole_process(
+    gold: list[list[list[int]]], pred: list[list[list[int]]], repeats: int, with_text: bool = True
+) -> None:
     """Time ``auditor spans score`` against the plain-Python script, whole processes."""
     here = Path(__file__).resolve().parent
     exe = shutil.which("auditor", path=str(Path(sys.executable).parent)) or "auditor"
@@ -130,15 +136,19 @@ def whole_process(gold: list[list[list[int]]], pred: list[list[list[int]]],
             plain_t.append(t)
             plain_c.append(c)
     diff = max(abs(ours[m][s] - plain[m][s]) for m in ours for s in ours[m])
-    print(f"pairs: {len(gold)} ({'with' if with_text else 'without'} text); whole "
-          f"processes, {repeats} interleaved runs each (start-up and parsing included)")
+    print(
+        f"pairs: {len(gold)} ({'with' if with_text else 'without'} text); whole "
+        f"processes, {repeats} interleaved runs each (start-up and parsing included)"
+    )
     for what, o, p in (("wall", ours_t, plain_t), ("CPU (user+sys)", ours_c, plain_c)):
         ratios = [b / a for a, b in zip(o, p, strict=True)]
         print(f"-- {what} time")
         print("  " + _summary("auditor spans score", o))
         print("  " + _summary("plain-Python script", p))
-        print(f"  speed-up (ratio of medians): {statistics.median(p) / statistics.median(o):.1f}x"
-              f"; per-pair ratios {min(ratios):.1f}x-{max(ratios):.1f}x")
+        print(
+            f"  speed-up (ratio of medians): {statistics.median(p) / statistics.median(o):.1f}x"
+            f"; per-pair ratios {min(ratios):.1f}x-{max(ratios):.1f}x"
+        )
     print(f"max |difference| of the six macro figures: {diff:.3g}")
     if diff > 1e-9:
         raise SystemExit("results differ")
@@ -148,11 +158,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000, help="number of span-set pairs")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--whole-process", action="store_true",
-                    help="time auditor spans score against bench/spans_score_plain.py")
+    ap.add_argument(
+        "--whole-process",
+        action="store_true",
+        help="time auditor spans score against bench/spans_score_plain.py",
+    )
     ap.add_argument("--repeats", type=int, default=3, help="runs of each (--whole-process)")
-    ap.add_argument("--no-text", action="store_true",
-                    help="files without the item text (--whole-process)")
+    ap.add_argument(
+        "--no-text", action="store_true", help="files without the item text (--whole-process)"
+    )
     args = ap.parse_args()
     gold, pred = make_pairs(args.n, args.seed)
     if args.whole_process:
@@ -175,16 +189,19 @@ def main() -> None:
         for key, vals in ref.items():
             if tuple(float(a[k]) for a in counts.stats[key]) != tuple(vals):
                 mismatched += 1
-    max_diff = max(abs(fast[a][m][s] - slow[a][m][s])
-                   for a in fast for m in fast[a] for s in fast[a][m])
-    print(f"pairs: {args.n}, gold spans: {sum(map(len, gold))}, pred spans: "
-          f"{sum(map(len, pred))}")
-    print(f"numpy kernel (6 metrics, macro+micro, incl. validation/canonicalisation): "
-          f"{t_fast:.3f} s")
+    max_diff = max(
+        abs(fast[a][m][s] - slow[a][m][s]) for a in fast for m in fast[a] for s in fast[a][m]
+    )
+    print(f"pairs: {args.n}, gold spans: {sum(map(len, gold))}, pred spans: {sum(map(len, pred))}")
+    print(
+        f"numpy kernel (6 metrics, macro+micro, incl. validation/canonicalisation): {t_fast:.3f} s"
+    )
     print(f"set-of-characters baseline (same work):                         {t_slow:.3f} s")
     print(f"speed-up: {t_slow / t_fast:.1f}x")
-    print(f"per-item statistics mismatches: {mismatched}; max |difference| of averages: "
-          f"{max_diff:.3g}")
+    print(
+        f"per-item statistics mismatches: {mismatched}; max |difference| of averages: "
+        f"{max_diff:.3g}"
+    )
     for avg in ("macro", "micro"):
         print(avg, {m: round(v.get("f1", v.get("score", 0.0)), 4) for m, v in fast[avg].items()})
     if mismatched or max_diff > 1e-9:

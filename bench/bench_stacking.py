@@ -46,8 +46,9 @@ from auditor.stacking.fit import cross_fit
 from auditor.stacking.metrics import bootstrap_scores, scores
 
 
-def synthetic_votes(n: int, m: int, n_clusters: int, seed: int = 0
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic_votes(
+    n: int, m: int, n_clusters: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     labels = (rng.random(n) < 0.4).astype(int)
     acc = rng.uniform(0.55, 0.85, m)
@@ -65,8 +66,9 @@ def part_speed(n: int = 10_000, m: int = 10, n_boot: int = 2000) -> None:
         votes, labels, clusters = synthetic_votes(n, m, n_clusters)
         members = [f"m{i}" for i in range(m)]
         ids = [str(i) for i in range(n)]
-        calibrate_votes(ids[:500], votes[:500], labels[:500], clusters[:500], members,
-                        n_boot=10)  # warm imports
+        calibrate_votes(
+            ids[:500], votes[:500], labels[:500], clusters[:500], members, n_boot=10
+        )  # warm imports
         cpu = time.process_time()
         start = time.perf_counter()
         cross = cross_fit(votes, labels, clusters, seed=0)
@@ -93,13 +95,15 @@ def part_speed(n: int = 10_000, m: int = 10, n_boot: int = 2000) -> None:
                 keep = (pred[:, s] != 0.5) & (draw > 0)
                 cohen_kappa_score(labels[keep], pred[keep, s], sample_weight=draw[keep])
         t_loop = (time.perf_counter() - start) / n_loop * n_boot
-        print(f"speed n={n} members={m} clusters={n_clusters} B={n_boot}: "
-              f"cross-fit {t_fit:.2f}s, bootstrap of {pred.shape[1]} systems {t_boot:.2f}s, "
-              f"stacking+bootstrap {t_fit + t_boot:.2f}s wall ({t_cpu:.2f}s CPU); "
-              f"full calibrate_votes (7 rungs, "
-              f"members, admissibility, final fit, predictions) {t_all:.2f}s; "
-              f"loop baseline (scaled from {n_loop} resamples) {t_loop:.1f}s "
-              f"= {t_loop / t_boot:.0f}x the vectorised bootstrap")
+        print(
+            f"speed n={n} members={m} clusters={n_clusters} B={n_boot}: "
+            f"cross-fit {t_fit:.2f}s, bootstrap of {pred.shape[1]} systems {t_boot:.2f}s, "
+            f"stacking+bootstrap {t_fit + t_boot:.2f}s wall ({t_cpu:.2f}s CPU); "
+            f"full calibrate_votes (7 rungs, "
+            f"members, admissibility, final fit, predictions) {t_all:.2f}s; "
+            f"loop baseline (scaled from {n_loop} resamples) {t_loop:.1f}s "
+            f"= {t_loop / t_boot:.0f}x the vectorised bootstrap"
+        )
 
 
 def part_throughput(n: int = 300, data: str | None = None) -> None:
@@ -122,14 +126,19 @@ def part_throughput(n: int = 300, data: str | None = None) -> None:
     total = time.perf_counter() - start
     base = min(timings.values())
     for name, t in timings.items():
-        print(f"throughput {name:22s} {len(pairs) / t:9.0f} claims/s  ({t / base:6.1f}x the "
-              f"fastest member)")
-    print(f"throughput panel of {len(panel.members)} members: {len(pairs) / total:.1f} claims/s "
-          f"on {len(pairs)} pairs (FaithBench + Factcheck-Bench samples, encoder warm)")
+        print(
+            f"throughput {name:22s} {len(pairs) / t:9.0f} claims/s  ({t / base:6.1f}x the "
+            f"fastest member)"
+        )
+    print(
+        f"throughput panel of {len(panel.members)} members: {len(pairs) / total:.1f} claims/s "
+        f"on {len(pairs)} pairs (FaithBench + Factcheck-Bench samples, encoder warm)"
+    )
 
 
-def compare_without(votes: np.ndarray, labels: list[int], clusters: list[str],
-                    drop: int, n_boot: int, seed: int = 0) -> dict[str, float | list[float]]:
+def compare_without(
+    votes: np.ndarray, labels: list[int], clusters: list[str], drop: int, n_boot: int, seed: int = 0
+) -> dict[str, float | list[float]]:
     """Stacked panel with vs without member ``drop``: out-of-fold (same folds) kappa and
     balanced accuracy of both, and the paired cluster-bootstrap interval of the difference."""
     from auditor.stacking.metrics import interval
@@ -138,21 +147,26 @@ def compare_without(votes: np.ndarray, labels: list[int], clusters: list[str],
     full = cross_fit(votes, labels, clusters, seed=seed).proba
     reduced = cross_fit(votes[:, keep], labels, clusters, seed=seed).proba
     pred = np.stack([(full >= 0.5), (reduced >= 0.5)], axis=1).astype(float)
-    boot = bootstrap_scores(pred, labels, clusters, n_boot=n_boot,
-                            rng=np.random.default_rng(seed))
+    boot = bootstrap_scores(pred, labels, clusters, n_boot=n_boot, rng=np.random.default_rng(seed))
     dk = boot.boot_kappa[:, 0] - boot.boot_kappa[:, 1]
     db = boot.boot_bacc[:, 0] - boot.boot_bacc[:, 1]
-    return {"kappa_with": float(boot.kappa[0]), "kappa_without": float(boot.kappa[1]),
-            "kappa_with_ci": list(interval(boot.boot_kappa[:, 0])),
-            "kappa_without_ci": list(interval(boot.boot_kappa[:, 1])),
-            "delta_kappa": float(boot.kappa[0] - boot.kappa[1]),
-            "delta_kappa_ci": list(interval(dk)),
-            "bacc_with": float(boot.bacc[0]), "bacc_without": float(boot.bacc[1]),
-            "delta_bacc": float(boot.bacc[0] - boot.bacc[1]), "delta_bacc_ci": list(interval(db))}
+    return {
+        "kappa_with": float(boot.kappa[0]),
+        "kappa_without": float(boot.kappa[1]),
+        "kappa_with_ci": list(interval(boot.boot_kappa[:, 0])),
+        "kappa_without_ci": list(interval(boot.boot_kappa[:, 1])),
+        "delta_kappa": float(boot.kappa[0] - boot.kappa[1]),
+        "delta_kappa_ci": list(interval(dk)),
+        "bacc_with": float(boot.bacc[0]),
+        "bacc_without": float(boot.bacc[1]),
+        "delta_bacc": float(boot.bacc[0] - boot.bacc[1]),
+        "delta_bacc_ci": list(interval(db)),
+    }
 
 
-def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2000,
-                without: str | None = None) -> None:
+def part_ladder(
+    data: str | None = None, out: str | None = None, n_boot: int = 2000, without: str | None = None
+) -> None:
     from auditor.judges.panel import load_panel
 
     panel = load_panel(None)
@@ -165,8 +179,7 @@ def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2
         sets[name] = (records, votes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        per = [scores(v, [r["label"] for r in recs], warn=False)[0]
-               for recs, v in sets.values()]
+        per = [scores(v, [r["label"] for r in recs], warn=False)[0] for recs, v in sets.values()]
     mean_kappa = np.nanmean(np.vstack(per), axis=0)
     best_avg = members[int(np.nanargmax(mean_kappa))]
     print(f"best_avg member (mean kappa over {len(sets)} sets): {best_avg}")
@@ -174,93 +187,143 @@ def part_ladder(data: str | None = None, out: str | None = None, n_boot: int = 2
     for name, (records, votes) in sets.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            report = calibrate_votes([r["id"] for r in records], votes,
-                                     [r["label"] for r in records],
-                                     [r["cluster"] for r in records], members, seed=0,
-                                     n_boot=n_boot, best_avg=best_avg).report
+            report = calibrate_votes(
+                [r["id"] for r in records],
+                votes,
+                [r["label"] for r in records],
+                [r["cluster"] for r in records],
+                members,
+                seed=0,
+                n_boot=n_boot,
+                best_avg=best_avg,
+            ).report
         report.pop("predictions")
         results[name] = report
-        print(f"\n== {name}: n={report['n_items']} clusters={report['n_clusters']} "
-              f"positives={report['n_positive']}")
+        print(
+            f"\n== {name}: n={report['n_items']} clusters={report['n_clusters']} "
+            f"positives={report['n_positive']}"
+        )
         for row in report["members"] + report["ladder"]:
             k, kc = row["kappa"], row["kappa_ci"]
             b, bc = row["bacc"], row["bacc_ci"]
             fk = "  nan " if k is None else f"{k:6.3f}"
             fkc = "[nan]" if kc[0] is None else f"[{kc[0]:.3f}, {kc[1]:.3f}]"
             extra = f" abstain {row['abstain_rate']:.2f}" if "abstain_rate" in row else ""
-            print(f"  {row['name']:22s} kappa {fk} {fkc:18s} bacc {b:.3f} "
-                  f"[{bc[0]:.3f}, {bc[1]:.3f}]{extra}")
+            print(
+                f"  {row['name']:22s} kappa {fk} {fkc:18s} bacc {b:.3f} "
+                f"[{bc[0]:.3f}, {bc[1]:.3f}]{extra}"
+            )
         for key, p in report["paired"].items():
-            print(f"  {key}: dkappa {p['delta_kappa']:.3f} [{p['ci'][0]:.3f}, {p['ci'][1]:.3f}]"
-                  f" {p['verdict']}")
+            print(
+                f"  {key}: dkappa {p['delta_kappa']:.3f} [{p['ci'][0]:.3f}, {p['ci'][1]:.3f}]"
+                f" {p['verdict']}"
+            )
         a = report["admissibility"]
-        print(f"  admissible {a['admissible']}: {a['reason']} (share {a['share_competent']:.2f},"
-              f" phi {a['mean_error_corr']})")
+        print(
+            f"  admissible {a['admissible']}: {a['reason']} (share {a['share_competent']:.2f},"
+            f" phi {a['mean_error_corr']})"
+        )
         if without is not None:
-            c = compare_without(votes, [r["label"] for r in records],
-                                [r["cluster"] for r in records], members.index(without), n_boot)
+            c = compare_without(
+                votes,
+                [r["label"] for r in records],
+                [r["cluster"] for r in records],
+                members.index(without),
+                n_boot,
+            )
             report["without_" + without] = c
-            print(f"  stacked with {without}: kappa {c['kappa_with']:.3f} "
-                  f"[{c['kappa_with_ci'][0]:.3f}, {c['kappa_with_ci'][1]:.3f}]; without: "
-                  f"{c['kappa_without']:.3f} [{c['kappa_without_ci'][0]:.3f}, "
-                  f"{c['kappa_without_ci'][1]:.3f}]; dkappa {c['delta_kappa']:.3f} "
-                  f"[{c['delta_kappa_ci'][0]:.3f}, {c['delta_kappa_ci'][1]:.3f}]; dbacc "
-                  f"{c['delta_bacc']:.3f} [{c['delta_bacc_ci'][0]:.3f}, "
-                  f"{c['delta_bacc_ci'][1]:.3f}]")
+            print(
+                f"  stacked with {without}: kappa {c['kappa_with']:.3f} "
+                f"[{c['kappa_with_ci'][0]:.3f}, {c['kappa_with_ci'][1]:.3f}]; without: "
+                f"{c['kappa_without']:.3f} [{c['kappa_without_ci'][0]:.3f}, "
+                f"{c['kappa_without_ci'][1]:.3f}]; dkappa {c['delta_kappa']:.3f} "
+                f"[{c['delta_kappa_ci'][0]:.3f}, {c['delta_kappa_ci'][1]:.3f}]; dbacc "
+                f"{c['delta_bacc']:.3f} [{c['delta_bacc_ci'][0]:.3f}, "
+                f"{c['delta_bacc_ci'][1]:.3f}]"
+            )
     print("\nbeats chance (lower bound of the kappa interval > 0):")
     for j, member in enumerate(members):
         wins = []
         for name, report in results.items():
             row = report["members"][j]
             if row["kappa_ci"][0] is not None and row["kappa_ci"][0] > 0:
-                wins.append(f"{name} kappa {row['kappa']:.3f} [{row['kappa_ci'][0]:.3f}, "
-                            f"{row['kappa_ci'][1]:.3f}] bacc {row['bacc']:.3f} "
-                            f"[{row['bacc_ci'][0]:.3f}, {row['bacc_ci'][1]:.3f}]")
+                wins.append(
+                    f"{name} kappa {row['kappa']:.3f} [{row['kappa_ci'][0]:.3f}, "
+                    f"{row['kappa_ci'][1]:.3f}] bacc {row['bacc']:.3f} "
+                    f"[{row['bacc_ci'][0]:.3f}, {row['bacc_ci'][1]:.3f}]"
+                )
         print(f"  {member}: " + ("; ".join(wins) if wins else "none"))
     if out:
         Path(out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
-def part_scores(data: str | None = None, out: str | None = None, n_boot: int = 2000,
-                limit: int | None = None, sets: list[str] | None = None) -> None:
+def part_scores(
+    data: str | None = None,
+    out: str | None = None,
+    n_boot: int = 2000,
+    limit: int | None = None,
+    sets: list[str] | None = None,
+) -> None:
     from auditor.judges.panel import load_panel
 
     panel = load_panel(None)
     members = list(panel.member_names)
     root = shared.data_dir(data)
-    pooled: dict[str, list] = {"ids": [], "votes": [], "scores": [], "labels": [],
-                               "clusters": []}
+    pooled: dict[str, list] = {"ids": [], "votes": [], "scores": [], "labels": [], "clusters": []}
     results = {}
 
-    def run(name: str, ids: list, votes: np.ndarray, scores_: list, labels: list,
-            clusters: list) -> None:
+    def run(
+        name: str, ids: list, votes: np.ndarray, scores_: list, labels: list, clusters: list
+    ) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            report = calibrate_votes(ids, votes, labels, clusters, members, seed=0,
-                                     n_boot=n_boot, scores=scores_, kind="best").report
+            report = calibrate_votes(
+                ids,
+                votes,
+                labels,
+                clusters,
+                members,
+                seed=0,
+                n_boot=n_boot,
+                scores=scores_,
+                kind="best",
+            ).report
         rungs = {row["name"]: row for row in report["ladder"]}
         paired = report["paired"]["scores_vs_votes"]
         adm = report["admissibility"]
-        results[name] = {"n": report["n_items"], "votes": rungs["stacked"],
-                         "scores": rungs["score_stacked"], "paired": paired,
-                         "admissible": adm["admissible"], "best_cv": rungs["best_cv"],
-                         "shipped_kind": report["stacker_kind"]}
+        results[name] = {
+            "n": report["n_items"],
+            "votes": rungs["stacked"],
+            "scores": rungs["score_stacked"],
+            "paired": paired,
+            "admissible": adm["admissible"],
+            "best_cv": rungs["best_cv"],
+            "shipped_kind": report["stacker_kind"],
+        }
 
         def cell(row: dict) -> str:
-            return (f"kappa {row['kappa']:.3f} [{row['kappa_ci'][0]:.3f}, "
-                    f"{row['kappa_ci'][1]:.3f}] bacc {row['bacc']:.3f} "
-                    f"[{row['bacc_ci'][0]:.3f}, {row['bacc_ci'][1]:.3f}]")
+            return (
+                f"kappa {row['kappa']:.3f} [{row['kappa_ci'][0]:.3f}, "
+                f"{row['kappa_ci'][1]:.3f}] bacc {row['bacc']:.3f} "
+                f"[{row['bacc_ci'][0]:.3f}, {row['bacc_ci'][1]:.3f}]"
+            )
 
-        print(f"\n== {name}: n={report['n_items']} clusters={report['n_clusters']} "
-              f"admissible={adm['admissible']} ({adm['reason']})")
+        print(
+            f"\n== {name}: n={report['n_items']} clusters={report['n_clusters']} "
+            f"admissible={adm['admissible']} ({adm['reason']})"
+        )
         print(f"  vote stacker   {cell(rungs['stacked'])}")
-        print(f"  score stacker  {cell(rungs['score_stacked'])} "
-              f"({rungs['score_stacked']['n_features']} features)")
+        print(
+            f"  score stacker  {cell(rungs['score_stacked'])} "
+            f"({rungs['score_stacked']['n_features']} features)"
+        )
         print(f"  best_cv member {cell(rungs['best_cv'])}")
-        print(f"  scores - votes: dkappa {paired['delta_kappa']:.3f} [{paired['ci'][0]:.3f}, "
-              f"{paired['ci'][1]:.3f}] dbacc {paired['delta_bacc']:.3f} "
-              f"[{paired['bacc_ci'][0]:.3f}, {paired['bacc_ci'][1]:.3f}] -> ships "
-              f"{report['stacker_kind']}")
+        print(
+            f"  scores - votes: dkappa {paired['delta_kappa']:.3f} [{paired['ci'][0]:.3f}, "
+            f"{paired['ci'][1]:.3f}] dbacc {paired['delta_bacc']:.3f} "
+            f"[{paired['bacc_ci'][0]:.3f}, {paired['bacc_ci'][1]:.3f}] -> ships "
+            f"{report['stacker_kind']}"
+        )
 
     for name in sets or shared.DATASETS:
         records = shared.load(name, root, limit=limit)
@@ -275,34 +338,51 @@ def part_scores(data: str | None = None, out: str | None = None, n_boot: int = 2
             pooled["scores"] += scores_
             pooled["labels"] += labels
             pooled["clusters"] += clusters
-    run("pooled (fit sets)", pooled["ids"], np.vstack(pooled["votes"]), pooled["scores"],
-        pooled["labels"], pooled["clusters"])
+    run(
+        "pooled (fit sets)",
+        pooled["ids"],
+        np.vstack(pooled["votes"]),
+        pooled["scores"],
+        pooled["labels"],
+        pooled["clusters"],
+    )
     if out:
         Path(out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="judge panel and stacking benchmarks")
-    parser.add_argument("--part", choices=("speed", "throughput", "ladder", "scores"),
-                        required=True)
-    parser.add_argument("--limit", type=int, default=None,
-                        help="scores: a seeded sample of N items per data set")
-    parser.add_argument("--sets", default=None,
-                        help="scores: comma-separated data sets (default: all)")
+    parser.add_argument(
+        "--part", choices=("speed", "throughput", "ladder", "scores"), required=True
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="scores: a seeded sample of N items per data set"
+    )
+    parser.add_argument(
+        "--sets", default=None, help="scores: comma-separated data sets (default: all)"
+    )
     parser.add_argument("--data", default=None)
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--json", default=None)
     parser.add_argument("--bootstrap", type=int, default=2000)
-    parser.add_argument("--without", default=None,
-                        help="ladder: also compare the stacked panel with and without MEMBER")
+    parser.add_argument(
+        "--without",
+        default=None,
+        help="ladder: also compare the stacked panel with and without MEMBER",
+    )
     args = parser.parse_args()
     if args.part == "speed":
         part_speed(n_boot=args.bootstrap)
     elif args.part == "throughput":
         part_throughput(args.n, args.data)
     elif args.part == "scores":
-        part_scores(args.data, args.json, args.bootstrap, args.limit,
-                    args.sets.split(",") if args.sets else None)
+        part_scores(
+            args.data,
+            args.json,
+            args.bootstrap,
+            args.limit,
+            args.sets.split(",") if args.sets else None,
+        )
     else:
         part_ladder(args.data, args.json, args.bootstrap, args.without)
 

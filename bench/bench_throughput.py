@@ -73,6 +73,7 @@ class ModelClock:
             finally:
                 self.seconds[key] += time.perf_counter() - t0
                 self.calls[key] += 1
+
         return timed
 
     def snapshot(self) -> dict[str, float]:
@@ -93,8 +94,12 @@ def _delta(after: dict[str, float], before: dict[str, float]) -> dict[str, float
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=None)
-    ap.add_argument("--claims", type=int, default=20,
-                    help="WiCE claims audited; the pool is all their evidence sentences")
+    ap.add_argument(
+        "--claims",
+        type=int,
+        default=20,
+        help="WiCE claims audited; the pool is all their evidence sentences",
+    )
     ap.add_argument("--reader-pairs", type=int, default=256)
     ap.add_argument("--calibrate-items", type=int, default=60)
     ap.add_argument("--bootstrap", type=int, default=2000)
@@ -109,8 +114,12 @@ def main() -> None:
     from auditor.retrieval import ingest, make_document
 
     out: dict[str, Any] = {"claims": len(rows)}
-    docs = [make_document(f"{c}:{s}", sent) for c, row in enumerate(rows)
-            for s, sent in enumerate(row["evidence"]) if sent.strip()]
+    docs = [
+        make_document(f"{c}:{s}", sent)
+        for c, row in enumerate(rows)
+        for s, sent in enumerate(row["evidence"])
+        if sent.strip()
+    ]
     texts = sorted({d.text.strip() for d in docs})
     embedding.encode(texts[:8], cache=False)  # load the model outside the timings
 
@@ -130,10 +139,16 @@ def main() -> None:
     t0 = time.perf_counter()
     reader.predict(premises, hypotheses)
     reader_rate = len(premises) / (time.perf_counter() - t0)
-    out["limits"] = {"encoder_sentences_per_s": enc_rate, "encoder_texts": len(texts),
-                     "reader_pairs_per_s": reader_rate, "reader_pairs": len(premises)}
-    print(f"limit: raw encoder {enc_rate:,.1f} sentences/s ({len(texts):,} distinct texts); "
-          f"raw reader {reader_rate:,.1f} pairs/s ({len(premises)} pairs)")
+    out["limits"] = {
+        "encoder_sentences_per_s": enc_rate,
+        "encoder_texts": len(texts),
+        "reader_pairs_per_s": reader_rate,
+        "reader_pairs": len(premises),
+    }
+    print(
+        f"limit: raw encoder {enc_rate:,.1f} sentences/s ({len(texts):,} distinct texts); "
+        f"raw reader {reader_rate:,.1f} pairs/s ({len(premises)} pairs)"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -154,19 +169,26 @@ def main() -> None:
         model = _delta(clock.snapshot(), before)["encoder"]
         n_chunks = len(result.chunks)
         ingest_rate = n_chunks / took
-        out["ingest"] = {"chunks": n_chunks, "seconds": took, "chunks_per_s": ingest_rate,
-                         "ratio_to_raw_encoder": ingest_rate / enc_rate,
-                         "encoder_share": model / took}
-        print(f"ingest: {n_chunks:,} chunks in {took:.1f} s = {ingest_rate:,.1f} chunks/s, "
-              f"{ingest_rate / enc_rate:.2f} of the raw encoder rate "
-              f"(encoder {100 * model / took:.0f}% of the time)")
+        out["ingest"] = {
+            "chunks": n_chunks,
+            "seconds": took,
+            "chunks_per_s": ingest_rate,
+            "ratio_to_raw_encoder": ingest_rate / enc_rate,
+            "encoder_share": model / took,
+        }
+        print(
+            f"ingest: {n_chunks:,} chunks in {took:.1f} s = {ingest_rate:,.1f} chunks/s, "
+            f"{ingest_rate / enc_rate:.2f} of the raw encoder rate "
+            f"(encoder {100 * model / took:.0f}% of the time)"
+        )
 
         # 3. audit
         from auditor import AuditConfig, Auditor
 
         embedding.clear_cache()
-        answers = [{"id": f"a{c}", "question": "", "answer": row["claim"]}
-                   for c, row in enumerate(rows)]
+        answers = [
+            {"id": f"a{c}", "question": "", "answer": row["claim"]} for c, row in enumerate(rows)
+        ]
         before = clock.snapshot()
         t0 = time.perf_counter()
         with Auditor(work / "index", db, config=AuditConfig()) as auditor:
@@ -175,25 +197,40 @@ def main() -> None:
         d = _delta(clock.snapshot(), before)
         n_claims = len(run.claims)
         model_s = d["encoder"] + d["reader"]
-        out["audit"] = {"claims": n_claims, "seconds": took, "claims_per_s": n_claims / took,
-                        "encoder_share": d["encoder"] / took, "reader_share": d["reader"] / took,
-                        "model_bound_claims_per_s": n_claims / model_s if model_s else None,
-                        "ratio_to_model_bound": model_s / took}
-        print(f"audit: {n_claims} claims in {took:.1f} s = {n_claims / took:.2f} claims/s; "
-              f"encoder {100 * d['encoder'] / took:.0f}%, reader {100 * d['reader'] / took:.0f}% "
-              f"of the time; models alone would allow {n_claims / max(model_s, 1e-9):.2f} "
-              f"claims/s (ratio {model_s / took:.2f})")
+        out["audit"] = {
+            "claims": n_claims,
+            "seconds": took,
+            "claims_per_s": n_claims / took,
+            "encoder_share": d["encoder"] / took,
+            "reader_share": d["reader"] / took,
+            "model_bound_claims_per_s": n_claims / model_s if model_s else None,
+            "ratio_to_model_bound": model_s / took,
+        }
+        print(
+            f"audit: {n_claims} claims in {took:.1f} s = {n_claims / took:.2f} claims/s; "
+            f"encoder {100 * d['encoder'] / took:.0f}%, reader {100 * d['reader'] / took:.0f}% "
+            f"of the time; models alone would allow {n_claims / max(model_s, 1e-9):.2f} "
+            f"claims/s (ratio {model_s / took:.2f})"
+        )
 
     # 4. calibrate
     from auditor.judges.panel import load_panel
     from auditor.stacking.calibrate import CalibrationItem, calibrate
 
     half = args.calibrate_items // 2
-    records = load("wice", data, limit=half) + load("summedits:news", data,
-                                                      limit=args.calibrate_items - half)
-    items = [CalibrationItem(r["id"], r["cluster"], r["claim"],
-                             tuple([r["evidence"]] if isinstance(r["evidence"], str)
-                                   else r["evidence"]), int(r["label"])) for r in records]
+    records = load("wice", data, limit=half) + load(
+        "summedits:news", data, limit=args.calibrate_items - half
+    )
+    items = [
+        CalibrationItem(
+            r["id"],
+            r["cluster"],
+            r["claim"],
+            tuple([r["evidence"]] if isinstance(r["evidence"], str) else r["evidence"]),
+            int(r["label"]),
+        )
+        for r in records
+    ]
     embedding.clear_cache()
     before = clock.snapshot()
     t0 = time.perf_counter()
@@ -201,12 +238,19 @@ def main() -> None:
     took = time.perf_counter() - t0
     d = _delta(clock.snapshot(), before)
     model_s = d["encoder"] + d["reader"]
-    out["calibrate"] = {"items": len(items), "seconds": took, "items_per_s": len(items) / took,
-                        "encoder_share": d["encoder"] / took, "reader_share": d["reader"] / took,
-                        "ratio_to_model_bound": model_s / took}
-    print(f"calibrate: {len(items)} items in {took:.1f} s = {len(items) / took:.2f} items/s; "
-          f"encoder {100 * d['encoder'] / took:.0f}%, reader {100 * d['reader'] / took:.0f}% "
-          f"(ratio to the model-bound rate {model_s / took:.2f})")
+    out["calibrate"] = {
+        "items": len(items),
+        "seconds": took,
+        "items_per_s": len(items) / took,
+        "encoder_share": d["encoder"] / took,
+        "reader_share": d["reader"] / took,
+        "ratio_to_model_bound": model_s / took,
+    }
+    print(
+        f"calibrate: {len(items)} items in {took:.1f} s = {len(items) / took:.2f} items/s; "
+        f"encoder {100 * d['encoder'] / took:.0f}%, reader {100 * d['reader'] / took:.0f}% "
+        f"(ratio to the model-bound rate {model_s / took:.2f})"
+    )
 
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["peak_rss_mb"] = peak_mb

@@ -59,17 +59,26 @@ def load_wice(root: Path) -> Iterator[Record]:
         for i, line in enumerate(handle):
             row = json.loads(line)
             ident = str(row.get("meta", {}).get("id", i))
-            yield {"id": f"wice-{ident}", "cluster": sha256_text(row["claim"])[:16],
-                   "claim": row["claim"], "evidence": list(row["evidence"]),
-                   "label": mapping[row["label"]]}
+            yield {
+                "id": f"wice-{ident}",
+                "cluster": sha256_text(row["claim"])[:16],
+                "claim": row["claim"],
+                "evidence": list(row["evidence"]),
+                "label": mapping[row["label"]],
+            }
 
 
 def load_summedits(root: Path, domain: str) -> Iterator[Record]:
     """One SummEdits domain (both its ``evaluation`` and ``test`` splits)."""
     rows = json.loads((root / "summedits" / f"summedits_{domain}.json").read_text("utf-8"))
     for row in rows:
-        yield {"id": f"summedits-{domain}-{row['id']}", "cluster": sha256_text(row["doc"])[:16],
-               "claim": row["summary"], "evidence": row["doc"], "label": 1 - int(row["label"])}
+        yield {
+            "id": f"summedits-{domain}-{row['id']}",
+            "cluster": sha256_text(row["doc"])[:16],
+            "claim": row["summary"],
+            "evidence": row["doc"],
+            "label": 1 - int(row["label"]),
+        }
 
 
 def load_factcheck(root: Path) -> Iterator[Record]:
@@ -81,9 +90,13 @@ def load_factcheck(root: Path) -> Iterator[Record]:
             row = json.loads(line)
             if row["stance"] not in mapping:
                 continue
-            yield {"id": f"factcheck-{i}", "cluster": sha256_text(row["claim"])[:16],
-                   "claim": row["claim"], "evidence": row["evidence"],
-                   "label": mapping[row["stance"]]}
+            yield {
+                "id": f"factcheck-{i}",
+                "cluster": sha256_text(row["claim"])[:16],
+                "claim": row["claim"],
+                "evidence": row["evidence"],
+                "label": mapping[row["stance"]],
+            }
 
 
 def load_faithbench(root: Path) -> Iterator[Record]:
@@ -94,13 +107,18 @@ def load_faithbench(root: Path) -> Iterator[Record]:
             label = row["worst-label"].split(".")[0]
             if label not in mapping:
                 continue
-            yield {"id": f"faithbench-{i}", "cluster": sha256_text(row["source"])[:16],
-                   "claim": row["summary"].strip(), "evidence": row["source"],
-                   "label": mapping[label]}
+            yield {
+                "id": f"faithbench-{i}",
+                "cluster": sha256_text(row["source"])[:16],
+                "claim": row["summary"].strip(),
+                "evidence": row["source"],
+                "label": mapping[label],
+            }
 
 
-def load(name: str, root: Path | None = None, *, limit: int | None = None,
-         seed: int = 0) -> list[Record]:
+def load(
+    name: str, root: Path | None = None, *, limit: int | None = None, seed: int = 0
+) -> list[Record]:
     """Records of one dataset; ``limit`` keeps a random subset of whole clusters' items
     (items are sampled, clusters are kept as they are)."""
     root = root or data_dir()
@@ -143,13 +161,16 @@ def _code_digest(judge: Any) -> str:
 
     import auditor.judges._text as text_helpers
 
-    sources = [inspect.getsource(inspect.getmodule(type(judge)) or type(judge)),
-               inspect.getsource(text_helpers)]
+    sources = [
+        inspect.getsource(inspect.getmodule(type(judge)) or type(judge)),
+        inspect.getsource(text_helpers),
+    ]
     return sha256_text("\n".join(sources))[:8]
 
 
-def cached_outputs(name: str, records: list[Record], judges: list[Any],
-                   cache: Path | None = None) -> tuple[np.ndarray, list[list[dict[str, float]]]]:
+def cached_outputs(
+    name: str, records: list[Record], judges: list[Any], cache: Path | None = None
+) -> tuple[np.ndarray, list[list[dict[str, float]]]]:
     """Per-item judge outputs, each judge's cached on disk by dataset ids and judge digest:
     the ``(n, m)`` vote matrix and, per item, each member's named scores (what a score
     stacker reads). A refit after changing one judge re-runs that judge only."""
@@ -162,28 +183,33 @@ def cached_outputs(name: str, records: list[Record], judges: list[Any],
     columns, score_columns = [], []
     for judge in judges:
         code = _code_digest(judge)
-        path = cache / (f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-"
-                        f"{judge.digest[:12]}-{code}.json")
+        path = cache / (
+            f"{name.replace(':', '_')}-{ids_digest}-{judge.name}-{judge.digest[:12]}-{code}.json"
+        )
         if path.exists():
             stored = json.loads(path.read_text(encoding="utf-8"))
         else:
             start = time.perf_counter()
             votes = judge.judge_sync(pairs)
-            stored = [{"v": v.value, "s": {k: float(x) for k, x in v.scores.items()}}
-                      for v in votes]
+            stored = [
+                {"v": v.value, "s": {k: float(x) for k, x in v.scores.items()}} for v in votes
+            ]
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(stored), encoding="utf-8")
             tmp.replace(path)
-            print(f"  {name}: {judge.name} {len(pairs)} pairs in "
-                  f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
+            print(
+                f"  {name}: {judge.name} {len(pairs)} pairs in {time.perf_counter() - start:.1f}s",
+                file=sys.stderr,
+            )
         columns.append(np.array([row["v"] for row in stored], dtype=np.float64))
         score_columns.append([row["s"] for row in stored])
     per_item = [list(row) for row in zip(*score_columns, strict=True)] if judges else []
     return np.stack(columns, axis=1), per_item
 
 
-def cached_votes(name: str, records: list[Record], judges: list[Any],
-                 cache: Path | None = None) -> np.ndarray:
+def cached_votes(
+    name: str, records: list[Record], judges: list[Any], cache: Path | None = None
+) -> np.ndarray:
     """(n, m) vote matrix (see :func:`cached_outputs`)."""
     return cached_outputs(name, records, judges, cache)[0]
 
@@ -191,8 +217,9 @@ def cached_votes(name: str, records: list[Record], judges: list[Any],
 DEFAULT_FIT_SETS = ("wice", *(f"summedits:{d}" for d in SUMMEDITS_DOMAINS), "factcheck")
 
 
-def fit_default(out: Path, root: Path, *, seed: int = 0, n_boot: int = 200,
-                kind: str = "votes") -> dict[str, Any]:
+def fit_default(
+    out: Path, root: Path, *, seed: int = 0, n_boot: int = 200, kind: str = "votes"
+) -> dict[str, Any]:
     """Fit the shipped default stacker for the default panel on the development sets
     (WiCE dev, the five SummEdits domains, Factcheck-Bench stance; FaithBench is kept out
     to evaluate it). Saves coefficients, members, threshold and the data digest.
@@ -222,41 +249,63 @@ def fit_default(out: Path, root: Path, *, seed: int = 0, n_boot: int = 200,
     votes = np.vstack(blocks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        report = calibrate_votes(ids, votes, labels, clusters, members, seed=seed,
-                                 n_boot=n_boot, datasets=datasets, scores=scores,
-                                 kind=kind).report
+        report = calibrate_votes(
+            ids,
+            votes,
+            labels,
+            clusters,
+            members,
+            seed=seed,
+            n_boot=n_boot,
+            datasets=datasets,
+            scores=scores,
+            kind=kind,
+        ).report
     rungs = {row["name"]: row for row in report["ladder"]}
-    info = {"panel_digest": panel.digest, "datasets": list(DEFAULT_FIT_SETS),
-            "n_items": len(labels), "seed": seed,
-            "admissible": report["admissibility"]["admissible"],
-            "cv_kappa": rungs["stacked"]["kappa"],
-            "score_cv_kappa": rungs["score_stacked"]["kappa"],
-            "scores_vs_votes": report["paired"]["scores_vs_votes"]}
+    info = {
+        "panel_digest": panel.digest,
+        "datasets": list(DEFAULT_FIT_SETS),
+        "n_items": len(labels),
+        "seed": seed,
+        "admissible": report["admissibility"]["admissible"],
+        "cv_kappa": rungs["stacked"]["kappa"],
+        "score_cv_kappa": rungs["score_stacked"]["kappa"],
+        "scores_vs_votes": report["paired"]["scores_vs_votes"],
+    }
     if report["stacker_kind"] == "scores":
         names = tuple(report["stacker"]["features"])
         features = features_from_outputs(votes, scores, members, names)
-        stacker = fit_score_stacker(features, labels, members, names,
-                                    info={**info, "cv_kappa": info["score_cv_kappa"]})
+        stacker = fit_score_stacker(
+            features, labels, members, names, info={**info, "cv_kappa": info["score_cv_kappa"]}
+        )
     else:
         stacker = fit_stacker(votes, labels, members, clusters, info=info)
     stacker.save(out)
-    summary = {k: report[k] for k in ("members", "ladder", "paired", "admissibility",
-                                      "stacker_kind")}
+    summary = {
+        k: report[k] for k in ("members", "ladder", "paired", "admissibility", "stacker_kind")
+    }
     summary["stacker"] = stacker.to_dict()
     return summary
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("dataset", choices=(*DATASETS, "fit-default"),
-                        help="a dataset to export, or fit-default to fit the shipped stacker")
+    parser.add_argument(
+        "dataset",
+        choices=(*DATASETS, "fit-default"),
+        help="a dataset to export, or fit-default to fit the shipped stacker",
+    )
     parser.add_argument("out", help="output DATA.jsonl ('-' for stdout)")
     parser.add_argument("--data", default=None, help="shared data folder")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--kind", choices=("votes", "scores", "best"), default="votes",
-                        help="fit-default: the stacker to ship (best: the score stacker "
-                             "when it wins clearly on the fitting sets)")
+    parser.add_argument(
+        "--kind",
+        choices=("votes", "scores", "best"),
+        default="votes",
+        help="fit-default: the stacker to ship (best: the score stacker "
+        "when it wins clearly on the fitting sets)",
+    )
     args = parser.parse_args(argv)
     root = data_dir(args.data)
     if not root.exists():

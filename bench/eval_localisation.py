@@ -52,8 +52,11 @@ from auditor.spans import (
 from auditor.types import Span
 
 _SENTENCE = re.compile(r"\S.*?(?:[.!?]['\")\]]*(?=\s|$)|$)", re.S)
-KEYS = (("character_iou", "score", "char IoU"), ("character", "f1", "char F1"),
-        ("span_coverage", "f1", "SC F1"))
+KEYS = (
+    ("character_iou", "score", "char IoU"),
+    ("character", "f1", "char F1"),
+    ("span_coverage", "f1", "SC F1"),
+)
 
 
 def sentence_spans(text: str) -> list[Span]:
@@ -86,14 +89,20 @@ def load_faithbench(folder: Path, labels: str) -> list[dict[str, Any]]:
             per: dict[str, list[Span]] = {}
             for ann in sample["annotations"]:
                 if labels == "unwanted" and not any(
-                        str(lab).startswith("Unwanted") for lab in ann["label"]):
+                    str(lab).startswith("Unwanted") for lab in ann["label"]
+                ):
                     continue
                 s, e = ann.get("summary_start"), ann.get("summary_end")
                 if s is None or e is None or e <= s:
                     continue
                 per.setdefault(str(ann["annotator_id"]), []).append((int(s), int(e)))
-            items.append({"text": sample["summary"], "evidence": [sample["source"]],
-                          "annotators": list(per.values())})
+            items.append(
+                {
+                    "text": sample["summary"],
+                    "evidence": [sample["source"]],
+                    "annotators": list(per.values()),
+                }
+            )
     return items
 
 
@@ -149,44 +158,77 @@ def load_mushroom(path: Path) -> list[dict[str, Any]]:
             continue
         rec = json.loads(line)
         text = rec["model_output_text"]
-        annotators = [[(int(s), min(int(e), len(text))) for s, e in spans if int(e) > int(s)]
-                      for spans in rec.get("annotations", {}).values()]
-        items.append({"text": text, "evidence": [rec["model_input"]],
-                      "annotators": [a for a in annotators if a]})
+        annotators = [
+            [(int(s), min(int(e), len(text))) for s, e in spans if int(e) > int(s)]
+            for spans in rec.get("annotations", {}).values()
+        ]
+        items.append(
+            {
+                "text": text,
+                "evidence": [rec["model_input"]],
+                "annotators": [a for a in annotators if a],
+            }
+        )
     return items
 
 
-def evaluate(items: list[dict[str, Any]], reader: Any = None, max_calls: int = 10
-             ) -> tuple[dict[str, dict[str, Any]], float]:
+def evaluate(
+    items: list[dict[str, Any]], reader: Any = None, max_calls: int = 10
+) -> tuple[dict[str, dict[str, Any]], float]:
     """Scores of every method against union and majority gold; seconds per localisation
     (of the reader-based localiser when ``reader`` is given)."""
-    golds = {mode: [_combine(it["annotators"], len(it["text"]), mode) for it in items]
-             for mode in ("union", "majority")}
+    golds = {
+        mode: [_combine(it["annotators"], len(it["text"]), mode) for it in items]
+        for mode in ("union", "majority")
+    }
     sentences = [sentence_spans(it["text"]) for it in items]
-    flagged = [[s for s in sents if _overlaps(s, g)]
-               for sents, g in zip(sentences, golds["union"], strict=True)]
+    flagged = [
+        [s for s in sents if _overlaps(s, g)]
+        for sents, g in zip(sentences, golds["union"], strict=True)
+    ]
     t0 = time.perf_counter()
-    localized = [list(localize_error(it["text"], sents, it["evidence"]))
-                 for it, sents in zip(items, sentences, strict=True)]
+    localized = [
+        list(localize_error(it["text"], sents, it["evidence"]))
+        for it, sents in zip(items, sentences, strict=True)
+    ]
     per_call = (time.perf_counter() - t0) / max(len(items), 1)
-    localized_flagged = [list(localize_error(it["text"], fl, it["evidence"])) if fl else []
-                         for it, fl in zip(items, flagged, strict=True)]
-    methods: dict[str, list[list[Span]]] = {"localize": localized, "every sentence": sentences,
-               "nothing": [[] for _ in items], "localize (flagged)": localized_flagged,
-               "flagged sentences": flagged}
+    localized_flagged = [
+        list(localize_error(it["text"], fl, it["evidence"])) if fl else []
+        for it, fl in zip(items, flagged, strict=True)
+    ]
+    methods: dict[str, list[list[Span]]] = {
+        "localize": localized,
+        "every sentence": sentences,
+        "nothing": [[] for _ in items],
+        "localize (flagged)": localized_flagged,
+        "flagged sentences": flagged,
+    }
     if reader is not None:
         from auditor.spans.reader import localize_with_reader
 
         t0 = time.perf_counter()
         methods["reader+lexical"] = [
-            list(localize_with_reader(it["text"], sents, it["evidence"], scorer=reader,
-                                      max_calls=max_calls))
-            for it, sents in zip(items, sentences, strict=True)]
+            list(
+                localize_with_reader(
+                    it["text"], sents, it["evidence"], scorer=reader, max_calls=max_calls
+                )
+            )
+            for it, sents in zip(items, sentences, strict=True)
+        ]
         per_call = (time.perf_counter() - t0) / max(len(items), 1)
         methods["reader+lexical (flagged)"] = [
-            (list(localize_with_reader(it["text"], fl, it["evidence"], scorer=reader,
-                                       max_calls=max_calls)) or fl) if fl else []
-            for it, fl in zip(items, flagged, strict=True)]
+            (
+                list(
+                    localize_with_reader(
+                        it["text"], fl, it["evidence"], scorer=reader, max_calls=max_calls
+                    )
+                )
+                or fl
+            )
+            if fl
+            else []
+            for it, fl in zip(items, flagged, strict=True)
+        ]
     results: dict[str, dict[str, Any]] = {}
     for name, pred in methods.items():
         lengths = [len(it["text"]) for it in items]
@@ -194,8 +236,9 @@ def evaluate(items: list[dict[str, Any]], reader: Any = None, max_calls: int = 1
         results[name] = {}
         for mode, gold in golds.items():
             g = batch_from_lists(gold, name="gold", text_lengths=lengths)
-            results[name][mode] = {avg: score_spans(g, p, average=avg)
-                                   for avg in ("macro", "micro")}
+            results[name][mode] = {
+                avg: score_spans(g, p, average=avg) for avg in ("macro", "micro")
+            }
     return results, per_call
 
 
@@ -216,17 +259,29 @@ def print_table(title: str, results: dict[str, dict[str, Any]], modes: Sequence[
 
 
 def main() -> None:
-    default = os.environ.get("AUDITOR_DATA",
-                             str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
+    default = os.environ.get(
+        "AUDITOR_DATA", str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
+    )
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path(default),
-                    help="benchmark data folder (default ../shared/data or $AUDITOR_DATA)")
-    ap.add_argument("--labels", choices=("all", "unwanted"), default="all",
-                    help="FaithBench spans to use as gold: all labels, or Unwanted.* only")
-    ap.add_argument("--reader", type=int, default=0,
-                    help="add the reader-based localiser on a seeded sample of N items per set")
-    ap.add_argument("--max-calls", type=int, default=10,
-                    help="reader calls per sentence at most")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=Path(default),
+        help="benchmark data folder (default ../shared/data or $AUDITOR_DATA)",
+    )
+    ap.add_argument(
+        "--labels",
+        choices=("all", "unwanted"),
+        default="all",
+        help="FaithBench spans to use as gold: all labels, or Unwanted.* only",
+    )
+    ap.add_argument(
+        "--reader",
+        type=int,
+        default=0,
+        help="add the reader-based localiser on a seeded sample of N items per set",
+    )
+    ap.add_argument("--max-calls", type=int, default=10, help="reader calls per sentence at most")
     args = ap.parse_args()
     if args.reader:
         run_reader(args)
@@ -236,9 +291,13 @@ def main() -> None:
         items = load_faithbench(fb_dir, args.labels)
         n_gold = sum(bool(it["annotators"]) for it in items)
         res, per_call = evaluate(items)
-        print_table(f"FaithBench ({len(items)} summaries, {n_gold} with gold spans, "
-                    f"labels={args.labels}; cells: macro / micro; "
-                    f"localize {per_call * 1e3:.2f} ms per summary)", res, ("union", "majority"))
+        print_table(
+            f"FaithBench ({len(items)} summaries, {n_gold} with gold spans, "
+            f"labels={args.labels}; cells: macro / micro; "
+            f"localize {per_call * 1e3:.2f} ms per summary)",
+            res,
+            ("union", "majority"),
+        )
     else:
         print(f"skip FaithBench: {fb_dir} not found")
     wice = args.data / "wice" / "non_supported_tokens" / "dev.jsonl"
@@ -246,10 +305,14 @@ def main() -> None:
         for ev in ("supporting", "article"):
             items, unaligned = load_wice(wice, ev)
             res, per_call = evaluate(items)
-            print_table(f"WiCE non_supported_tokens dev ({len(items)} claims, evidence = "
-                        f"{ev} sentences, {unaligned} tokens not located in the claim; "
-                        f"one aggregated annotation: union = majority; "
-                        f"localize {per_call * 1e3:.2f} ms per claim)", res, ("union",))
+            print_table(
+                f"WiCE non_supported_tokens dev ({len(items)} claims, evidence = "
+                f"{ev} sentences, {unaligned} tokens not located in the claim; "
+                f"one aggregated annotation: union = majority; "
+                f"localize {per_call * 1e3:.2f} ms per claim)",
+                res,
+                ("union",),
+            )
     else:
         print(f"skip WiCE: {wice} not found")
 
@@ -266,19 +329,26 @@ def run_reader(args: argparse.Namespace) -> None:
         sets.append(("FaithBench", load_faithbench(fb_dir, args.labels)))
     wice = args.data / "wice" / "non_supported_tokens" / "dev.jsonl"
     if wice.exists():
-        sets.append(("WiCE non_supported_tokens dev (supporting sentences)",
-                     load_wice(wice, "supporting")[0]))
+        sets.append(
+            (
+                "WiCE non_supported_tokens dev (supporting sentences)",
+                load_wice(wice, "supporting")[0],
+            )
+        )
     shroom = args.data / "mushroom_val" / "mushroom.en-val.v2.extra.jsonl"
     if shroom.exists():
-        sets.append(("Mu-SHROOM en val (question as the only evidence)",
-                     load_mushroom(shroom)))
+        sets.append(("Mu-SHROOM en val (question as the only evidence)", load_mushroom(shroom)))
     for title, items in sets:
         keep = sorted(rng.choice(len(items), min(args.reader, len(items)), replace=False))
         sample = [items[i] for i in keep]
         res, per_call = evaluate(sample, reader=scorer, max_calls=args.max_calls)
         modes = ("union",) if title.startswith("WiCE") else ("union", "majority")
-        print_table(f"{title}: seeded sample of {len(sample)} of {len(items)} items; cells: "
-                    f"macro / micro; reader+lexical {per_call:.2f} s per item", res, modes)
+        print_table(
+            f"{title}: seeded sample of {len(sample)} of {len(items)} items; cells: "
+            f"macro / micro; reader+lexical {per_call:.2f} s per item",
+            res,
+            modes,
+        )
 
 
 if __name__ == "__main__":

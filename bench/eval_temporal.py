@@ -108,15 +108,23 @@ def situated_timelines(path: Path, n: int, rng: np.random.Generator) -> list[Tim
                     continue
                 if pa[0].strip().lower() == ca[0].strip().lower():
                     continue
-                out.append(Timeline(f"sqa{rec['id']}", _clean(rec["question"]),
-                                    (Period(prev, _clean(pa[0])), Period(cur, _clean(ca[0])))))
+                out.append(
+                    Timeline(
+                        f"sqa{rec['id']}",
+                        _clean(rec["question"]),
+                        (Period(prev, _clean(pa[0])), Period(cur, _clean(ca[0]))),
+                    )
+                )
                 break
     pick = rng.choice(len(out), size=min(n, len(out)), replace=False)
     return [out[i] for i in sorted(pick)]
 
 
-_SCOPE = re.compile(r"\s+(?:from|between|in|during|since)\s+(?:[A-Za-z]+\.?\s+)?(\d{4})"
-                    r"(?:.*?(\d{4}))?.*$", re.IGNORECASE)
+_SCOPE = re.compile(
+    r"\s+(?:from|between|in|during|since)\s+(?:[A-Za-z]+\.?\s+)?(\d{4})"
+    r"(?:.*?(\d{4}))?.*$",
+    re.IGNORECASE,
+)
 
 
 def timeqa_timelines(path: Path, n: int, rng: np.random.Generator) -> list[Timeline]:
@@ -136,8 +144,11 @@ def timeqa_timelines(path: Path, n: int, rng: np.random.Generator) -> list[Timel
             periods: list[Period] = []
             for year, answer in items:
                 seen = {p.answer.lower() for p in periods}
-                if len(answer) < 2 or answer.lower() in seen or (
-                        periods and year <= periods[-1].start.year):
+                if (
+                    len(answer) < 2
+                    or answer.lower() in seen
+                    or (periods and year <= periods[-1].start.year)
+                ):
                     continue
                 periods.append(Period(datetime(year, 1, 1, tzinfo=UTC), answer))
             if len(periods) >= 2:
@@ -149,10 +160,17 @@ def timeqa_timelines(path: Path, n: int, rng: np.random.Generator) -> list[Timel
 def documents(timelines: Sequence[Timeline]) -> list:
     from auditor.retrieval.documents import make_document
 
-    return [make_document(t.key, f'As of {p.start.date().isoformat()}, the answer to '
-                                 f'"{t.question}" is {p.answer}.',
-                          version=f"v{j + 1}", published_at=p.start, source=f"bench:{t.key}")
-            for t in timelines for j, p in enumerate(t.periods)]
+    return [
+        make_document(
+            t.key,
+            f'As of {p.start.date().isoformat()}, the answer to "{t.question}" is {p.answer}.',
+            version=f"v{j + 1}",
+            published_at=p.start,
+            source=f"bench:{t.key}",
+        )
+        for t in timelines
+        for j, p in enumerate(t.periods)
+    ]
 
 
 def claim_text(t: Timeline, p: Period) -> str:
@@ -167,13 +185,23 @@ def situated_cases(timelines: Sequence[Timeline]) -> list[Case]:
     cases = []
     for t in timelines:
         (prev, cur) = t.periods
-        scenarios = (("before", prev.start - timedelta(days=365), ("unknown", "unknown")),
-                     ("between", _mid(prev.start, cur.start), ("supported", UNSUPPORTED)),
-                     ("after", cur.start + timedelta(days=365), ("stale", "supported")))
+        scenarios = (
+            ("before", prev.start - timedelta(days=365), ("unknown", "unknown")),
+            ("between", _mid(prev.start, cur.start), ("supported", UNSUPPORTED)),
+            ("after", cur.start + timedelta(days=365), ("stale", "supported")),
+        )
         for name, as_of, golds in scenarios:
             for which, p, gold in (("prev", prev, golds[0]), ("cur", cur, golds[1])):
-                cases.append(Case(f"{t.key}|{name}|{which}", claim_text(t, p), t.question,
-                                  as_of, gold, f"{name}:{which}"))
+                cases.append(
+                    Case(
+                        f"{t.key}|{name}|{which}",
+                        claim_text(t, p),
+                        t.question,
+                        as_of,
+                        gold,
+                        f"{name}:{which}",
+                    )
+                )
     return cases
 
 
@@ -181,24 +209,43 @@ def timeqa_cases(timelines: Sequence[Timeline]) -> list[Case]:
     cases = []
     for t in timelines:
         for j, pj in enumerate(t.periods):
-            end = t.periods[j + 1].start if j + 1 < len(t.periods) else pj.start + timedelta(
-                days=730)
+            end = (
+                t.periods[j + 1].start if j + 1 < len(t.periods) else pj.start + timedelta(days=730)
+            )
             as_of = _mid(pj.start, end)
             for i, p in enumerate(t.periods):
                 gold = "stale" if i < j else "supported" if i == j else UNSUPPORTED
-                cases.append(Case(f"{t.key}|{j}|{i}", claim_text(t, p), t.question, as_of,
-                                  gold, "earlier" if i < j else "now" if i == j else "later"))
+                cases.append(
+                    Case(
+                        f"{t.key}|{j}|{i}",
+                        claim_text(t, p),
+                        t.question,
+                        as_of,
+                        gold,
+                        "earlier" if i < j else "now" if i == j else "later",
+                    )
+                )
                 if i < j:
                     y2 = t.periods[i + 1].start.year
-                    scoped = (f'From {p.start.year} to {y2}, the answer to "{t.question}" '
-                              f"was {p.answer}.")
-                    cases.append(Case(f"{t.key}|{j}|{i}|scoped", scoped, t.question, as_of,
-                                      "supported", "scoped"))
+                    scoped = (
+                        f'From {p.start.year} to {y2}, the answer to "{t.question}" was {p.answer}.'
+                    )
+                    cases.append(
+                        Case(
+                            f"{t.key}|{j}|{i}|scoped",
+                            scoped,
+                            t.question,
+                            as_of,
+                            "supported",
+                            "scoped",
+                        )
+                    )
     return cases
 
 
-def audit(cases: Sequence[Case], docs: Sequence, workdir: Path, name: str,
-          policy: object | None = None) -> dict[str, str]:
+def audit(
+    cases: Sequence[Case], docs: Sequence, workdir: Path, name: str, policy: object | None = None
+) -> dict[str, str]:
     """Run the real audit path; the label of each case's first factual claim."""
     from auditor import AuditConfig, Auditor
     from auditor.labels import LabelPolicy
@@ -208,13 +255,17 @@ def audit(cases: Sequence[Case], docs: Sequence, workdir: Path, name: str,
 
     index_dir, db = workdir / f"{name}-index", workdir / f"{name}.db"
     with open_ledger(db) as ledger:
-        ingest(list(docs), index_dir,
-               on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks))
+        ingest(
+            list(docs), index_dir, on_commit=lambda r: ledger.record_corpus(r.versions, r.chunks)
+        )
         index = EvidenceIndex.open(index_dir)
-        config = AuditConfig(as_of=None, policy=policy if isinstance(policy, LabelPolicy)
-                             else LabelPolicy())
-        answers = [Answer(id=c.answer_id, question=c.question, answer=c.claim, as_of=c.as_of)
-                   for c in cases]
+        config = AuditConfig(
+            as_of=None, policy=policy if isinstance(policy, LabelPolicy) else LabelPolicy()
+        )
+        answers = [
+            Answer(id=c.answer_id, question=c.question, answer=c.claim, as_of=c.as_of)
+            for c in cases
+        ]
         with Auditor(index, ledger, config=config) as auditor:
             summary = auditor.audit(answers)
         labels: dict[str, str] = {}
@@ -235,8 +286,9 @@ def _unsupported(label: str) -> str:
     return UNSUPPORTED if label in ("contradicted", "not_supported") else label
 
 
-def score(cases: Sequence[Case], labels: dict[str, str], title: str,
-          targets: Sequence[str]) -> None:
+def score(
+    cases: Sequence[Case], labels: dict[str, str], title: str, targets: Sequence[str]
+) -> None:
     pred = {c.answer_id: labels.get(c.answer_id, "no_claim") for c in cases}
     print(f"\n== {title}: {len(cases)} claims ==")
     by_kind: dict[str, Counter[str]] = {}
@@ -250,8 +302,10 @@ def score(cases: Sequence[Case], labels: dict[str, str], title: str,
         tp = int((gold & hit).sum())
         p = tp / hit.sum() if hit.sum() else float("nan")
         r = tp / gold.sum() if gold.sum() else float("nan")
-        print(f"  {target:<12} precision {p:.3f} ({tp}/{int(hit.sum())})   "
-              f"recall {r:.3f} ({tp}/{int(gold.sum())})")
+        print(
+            f"  {target:<12} precision {p:.3f} ({tp}/{int(hit.sum())})   "
+            f"recall {r:.3f} ({tp}/{int(gold.sum())})"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -261,16 +315,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--n-timeqa", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=("situated", "timeqa", "unknown"), default=None)
-    parser.add_argument("--stale-margin", type=float, default=None,
-                        help="LabelPolicy.stale_margin (default: the policy's default)")
-    parser.add_argument("--min-coverage", type=float, default=None,
-                        help="LabelPolicy.min_coverage (0: relevance by cosine alone)")
+    parser.add_argument(
+        "--stale-margin",
+        type=float,
+        default=None,
+        help="LabelPolicy.stale_margin (default: the policy's default)",
+    )
+    parser.add_argument(
+        "--min-coverage",
+        type=float,
+        default=None,
+        help="LabelPolicy.min_coverage (0: relevance by cosine alone)",
+    )
     args = parser.parse_args(argv)
     from auditor.labels import LabelPolicy
 
-    overrides = {name: value for name, value in (("stale_margin", args.stale_margin),
-                                                 ("min_coverage", args.min_coverage))
-                 if value is not None}
+    overrides = {
+        name: value
+        for name, value in (
+            ("stale_margin", args.stale_margin),
+            ("min_coverage", args.min_coverage),
+        )
+        if value is not None
+    }
     policy = LabelPolicy(**overrides)
     print(f"label policy: {policy}")
     root = data_dir(args.data)
@@ -288,30 +355,44 @@ def main(argv: Sequence[str] | None = None) -> int:
             cases = situated_cases(sqa)
             t0 = time.perf_counter()
             labels = audit(cases, documents(sqa), work, "situated", policy)
-            print(f"SituatedQA dev: {len(sqa)} timelines, {len(cases)} claims, "
-                  f"{time.perf_counter() - t0:.0f} s")
+            print(
+                f"SituatedQA dev: {len(sqa)} timelines, {len(cases)} claims, "
+                f"{time.perf_counter() - t0:.0f} s"
+            )
             score(cases, labels, "SituatedQA (dev) before/between/after", targets)
         if args.only in (None, "timeqa"):
             tqa = timeqa_timelines(tqa_path, args.n_timeqa, rng)
             cases = timeqa_cases(tqa)
             t0 = time.perf_counter()
             labels = audit(cases, documents(tqa), work, "timeqa", policy)
-            print(f"\nTimeQA train: {len(tqa)} timelines, {len(cases)} claims, "
-                  f"{time.perf_counter() - t0:.0f} s")
+            print(
+                f"\nTimeQA train: {len(tqa)} timelines, {len(cases)} claims, "
+                f"{time.perf_counter() - t0:.0f} s"
+            )
             score(cases, labels, "TimeQA (human train) per-period as-of", targets)
         if args.only in (None, "unknown"):
             removed = {t.key for i, t in enumerate(sqa) if i % 2 == 0}
             kept = [t for t in sqa if t.key not in removed]
-            cases = [Case(c.answer_id + "|removed" if c.answer_id.split("|")[0] in removed
-                          else c.answer_id, c.claim, c.question, c.as_of,
-                          "unknown" if c.answer_id.split("|")[0] in removed else c.gold,
-                          ("removed:" if c.answer_id.split("|")[0] in removed else "kept:")
-                          + c.kind)
-                     for c in situated_cases(sqa) if c.kind.startswith("after")]
+            cases = [
+                Case(
+                    c.answer_id + "|removed"
+                    if c.answer_id.split("|")[0] in removed
+                    else c.answer_id,
+                    c.claim,
+                    c.question,
+                    c.as_of,
+                    "unknown" if c.answer_id.split("|")[0] in removed else c.gold,
+                    ("removed:" if c.answer_id.split("|")[0] in removed else "kept:") + c.kind,
+                )
+                for c in situated_cases(sqa)
+                if c.kind.startswith("after")
+            ]
             t0 = time.perf_counter()
             labels = audit(cases, documents(kept), work, "unknown", policy)
-            print(f"\nUnknown: {len(removed)} of {len(sqa)} documents removed, {len(cases)} "
-                  f"claims, {time.perf_counter() - t0:.0f} s")
+            print(
+                f"\nUnknown: {len(removed)} of {len(sqa)} documents removed, {len(cases)} "
+                f"claims, {time.perf_counter() - t0:.0f} s"
+            )
             score(cases, labels, "SituatedQA with the needed document removed", targets)
     return 0
 

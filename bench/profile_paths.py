@@ -57,8 +57,9 @@ def _fn(file_part: str, name: str) -> Callable[[Key], bool]:
 
 def _code(func: Any) -> Callable[[Key], bool]:
     code = func.__code__
-    return lambda k: k[0] == code.co_filename and k[1] == code.co_firstlineno \
-        and k[2] == code.co_name
+    return lambda k: (
+        k[0] == code.co_filename and k[1] == code.co_firstlineno and k[2] == code.co_name
+    )
 
 
 def _judge_stages(depth: int) -> list[Stage]:
@@ -81,60 +82,86 @@ MODEL_STAGES: list[Stage] = [
     ("digest of encoder weights", 1, _fn("auditor/embedding.py", "model_digest"), "max"),
     ("load entailment reader", 1, _fn("auditor/entailment/model.py", "_load_model"), "max"),
     ("load spaCy", 1, _fn("spacy/__init__.py", "load"), "max"),
-    ("MiniLM encode (tokenise + forward)", 1,
-     _fn("sentence_transformers/", "encode"), "max"),
+    ("MiniLM encode (tokenise + forward)", 1, _fn("sentence_transformers/", "encode"), "max"),
     ("  MiniLM forward (BertModel)", 2, _fn("models/bert/modeling_bert.py", "forward"), "max"),
-    ("reader predict (tokenise + forward)", 1,
-     _fn("auditor/entailment/model.py", "predict"), "max"),
+    (
+        "reader predict (tokenise + forward)",
+        1,
+        _fn("auditor/entailment/model.py", "predict"),
+        "max",
+    ),
 ]
 
 
 def stages_for(path: str) -> list[Stage]:
     """The stages reported for one path."""
-    imports: Stage = ("python imports (all)", 1,
-                      _fn("<frozen importlib._bootstrap>", "_find_and_load"), "max")
+    imports: Stage = (
+        "python imports (all)",
+        1,
+        _fn("<frozen importlib._bootstrap>", "_find_and_load"),
+        "max",
+    )
     if path == "ingest":
-        return [imports,
-                ("load_documents (parse JSONL)", 1,
-                 _fn("auditor/retrieval/documents.py", "load_documents"), "max"),
-                ("retrieval.ingest", 1, _fn("auditor/retrieval/index.py", "ingest"), "max"),
-                ("reconcile versions", 2, _fn("auditor/retrieval/index.py", "_reconcile"),
-                 "max"),
-                ("chunking", 2, _fn("auditor/retrieval/chunking.py", "chunk_document"), "sum"),
-                ("embed chunks", 2, _fn("auditor/retrieval/index.py", "_embed"), "max"),
-                ("write generation", 2,
-                 _fn("auditor/retrieval/index.py", "_write_generation"), "max"),
-                ("BM25 build", 3, _fn("auditor/retrieval/lexical.py", "build"), "max"),
-                ("ledger record_corpus", 2, _fn("auditor/cli/index.py", "record"), "max"),
-                *MODEL_STAGES]
+        return [
+            imports,
+            (
+                "load_documents (parse JSONL)",
+                1,
+                _fn("auditor/retrieval/documents.py", "load_documents"),
+                "max",
+            ),
+            ("retrieval.ingest", 1, _fn("auditor/retrieval/index.py", "ingest"), "max"),
+            ("reconcile versions", 2, _fn("auditor/retrieval/index.py", "_reconcile"), "max"),
+            ("chunking", 2, _fn("auditor/retrieval/chunking.py", "chunk_document"), "sum"),
+            ("embed chunks", 2, _fn("auditor/retrieval/index.py", "_embed"), "max"),
+            ("write generation", 2, _fn("auditor/retrieval/index.py", "_write_generation"), "max"),
+            ("BM25 build", 3, _fn("auditor/retrieval/lexical.py", "build"), "max"),
+            ("ledger record_corpus", 2, _fn("auditor/cli/index.py", "record"), "max"),
+            *MODEL_STAGES,
+        ]
     if path == "audit":
-        return [imports,
-                ("load answers", 1, _fn("auditor/answers.py", "coerce_answers"), "max"),
-                ("open index", 1, _fn("auditor/retrieval/index.py", "open"), "max"),
-                ("graph: extract", 1, _fn("auditor/graph/flow.py", "extract"), "sum"),
-                ("graph: retrieve", 1, _fn("auditor/graph/flow.py", "retrieve"), "sum"),
-                ("index.search", 2, _fn("auditor/retrieval/index.py", "search"), "sum"),
-                ("graph: judge (panel)", 1, _fn("auditor/graph/flow.py", "judge"), "sum"),
-                *_judge_stages(2),
-                ("graph: stack", 1, _fn("auditor/graph/flow.py", "stack"), "sum"),
-                ("graph: label", 1, _fn("auditor/graph/flow.py", "label"), "sum"),
-                ("graph: localize", 1, _fn("auditor/graph/flow.py", "localize"), "sum"),
-                ("graph: write (ledger)", 1, _fn("auditor/graph/flow.py", "write"), "sum"),
-                ("claim records for output", 1,
-                 _fn("auditor/report/claims.py", "claim_records"), "max"),
-                *MODEL_STAGES]
-    return [imports,
-            ("read calibration data", 1,
-             _fn("auditor/stacking/calibrate.py", "read_calibration_data"), "max"),
-            ("load panel", 1, _fn("auditor/judges/panel.py", "load_panel"), "max"),
-            ("panel judging", 1, _fn("auditor/judges/panel.py", "judge"), "max"),
+        return [
+            imports,
+            ("load answers", 1, _fn("auditor/answers.py", "coerce_answers"), "max"),
+            ("open index", 1, _fn("auditor/retrieval/index.py", "open"), "max"),
+            ("graph: extract", 1, _fn("auditor/graph/flow.py", "extract"), "sum"),
+            ("graph: retrieve", 1, _fn("auditor/graph/flow.py", "retrieve"), "sum"),
+            ("index.search", 2, _fn("auditor/retrieval/index.py", "search"), "sum"),
+            ("graph: judge (panel)", 1, _fn("auditor/graph/flow.py", "judge"), "sum"),
             *_judge_stages(2),
-            ("calibrate_votes (folds, ladder, bootstrap, stacker)", 1,
-             _fn("auditor/stacking/calibrate.py", "calibrate_votes"), "max"),
-            ("bootstrap", 2, _fn("auditor/stacking/metrics.py", "bootstrap_scores"), "max"),
-            ("ledger record_calibration", 1,
-             _fn("auditor/runner.py", "record_calibration"), "max"),
-            *MODEL_STAGES]
+            ("graph: stack", 1, _fn("auditor/graph/flow.py", "stack"), "sum"),
+            ("graph: label", 1, _fn("auditor/graph/flow.py", "label"), "sum"),
+            ("graph: localize", 1, _fn("auditor/graph/flow.py", "localize"), "sum"),
+            ("graph: write (ledger)", 1, _fn("auditor/graph/flow.py", "write"), "sum"),
+            (
+                "claim records for output",
+                1,
+                _fn("auditor/report/claims.py", "claim_records"),
+                "max",
+            ),
+            *MODEL_STAGES,
+        ]
+    return [
+        imports,
+        (
+            "read calibration data",
+            1,
+            _fn("auditor/stacking/calibrate.py", "read_calibration_data"),
+            "max",
+        ),
+        ("load panel", 1, _fn("auditor/judges/panel.py", "load_panel"), "max"),
+        ("panel judging", 1, _fn("auditor/judges/panel.py", "judge"), "max"),
+        *_judge_stages(2),
+        (
+            "calibrate_votes (folds, ladder, bootstrap, stacker)",
+            1,
+            _fn("auditor/stacking/calibrate.py", "calibrate_votes"),
+            "max",
+        ),
+        ("bootstrap", 2, _fn("auditor/stacking/metrics.py", "bootstrap_scores"), "max"),
+        ("ledger record_calibration", 1, _fn("auditor/runner.py", "record_calibration"), "max"),
+        *MODEL_STAGES,
+    ]
 
 
 # ------------------------------------------------------------------ inputs
@@ -154,24 +181,41 @@ def prepare(path: str, data: Path, work: Path, n: int) -> list[str]:
     """Write the inputs of one path under ``work``; return the CLI arguments."""
     rows = _wice(data)
     if path == "ingest":
-        docs = [{"id": f"{c}:{s}", "text": sent} for c, row in enumerate(rows)
-                for s, sent in enumerate(row["evidence"]) if sent.strip()][:n]
+        docs = [
+            {"id": f"{c}:{s}", "text": sent}
+            for c, row in enumerate(rows)
+            for s, sent in enumerate(row["evidence"])
+            if sent.strip()
+        ][:n]
         f = _write_jsonl(work / "docs.jsonl", docs)
         return ["ingest", str(f), "--index", str(work / "index"), "--db", str(work / "l.db")]
     if path == "audit":
         chosen = rows[:n]
-        docs = [{"id": f"{c}:{s}", "text": sent} for c, row in enumerate(chosen)
-                for s, sent in enumerate(row["evidence"]) if sent.strip()]
-        answers = [{"id": f"a{c}", "question": "", "answer": row["claim"]}
-                   for c, row in enumerate(chosen)]
+        docs = [
+            {"id": f"{c}:{s}", "text": sent}
+            for c, row in enumerate(chosen)
+            for s, sent in enumerate(row["evidence"])
+            if sent.strip()
+        ]
+        answers = [
+            {"id": f"a{c}", "question": "", "answer": row["claim"]} for c, row in enumerate(chosen)
+        ]
         d = _write_jsonl(work / "docs.jsonl", docs)
         a = _write_jsonl(work / "answers.jsonl", answers)
         from auditor.cli import main
 
-        _run_cli(main, ["ingest", str(d), "--index", str(work / "index"),
-                        "--db", str(work / "l.db")])
-        return ["audit", str(a), "--index", str(work / "index"), "--db", str(work / "l.db"),
-                "--quiet"]
+        _run_cli(
+            main, ["ingest", str(d), "--index", str(work / "index"), "--db", str(work / "l.db")]
+        )
+        return [
+            "audit",
+            str(a),
+            "--index",
+            str(work / "index"),
+            "--db",
+            str(work / "l.db"),
+            "--quiet",
+        ]
     from calibrate_shared import load
 
     half = n // 2
@@ -215,8 +259,9 @@ def profile_one(path: str, data: Path, n: int, out: Path | None) -> dict[str, An
     for label, depth, match, how in stages_for(path):
         cums = [v[3] for k, v in entries.items() if match(k)]
         t = (max(cums) if how == "max" else sum(cums)) if cums else 0.0
-        rows.append({"stage": label, "depth": depth, "seconds": round(t, 3),
-                     "share": round(t / wall, 4)})
+        rows.append(
+            {"stage": label, "depth": depth, "seconds": round(t, 3), "share": round(t / wall, 4)}
+        )
     return {"path": path, "n": n, "wall_s": round(wall, 3), "stages": rows}
 
 
@@ -252,8 +297,17 @@ def main() -> None:
             print_report(rep)
         return
     for path in ("ingest", "audit", "calibrate"):
-        cmd = [sys.executable, __file__, "--path", path, "--data", str(data),
-               f"--{path}-n", str(sizes[path]), "--json"]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--path",
+            path,
+            "--data",
+            str(data),
+            f"--{path}-n",
+            str(sizes[path]),
+            "--json",
+        ]
         if args.out is not None:
             cmd += ["--out", str(args.out)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

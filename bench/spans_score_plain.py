@@ -18,8 +18,7 @@ import argparse
 import json
 import sys
 
-KEYS = ("exact_span", "character", "character_iou", "deteval_1d", "cleval_1d",
-        "span_coverage")
+KEYS = ("exact_span", "character", "character_iou", "deteval_1d", "cleval_1d", "span_coverage")
 
 
 def read(path: str) -> dict[str, tuple[str | None, list[tuple[int, int]]]]:
@@ -35,8 +34,12 @@ def read(path: str) -> dict[str, tuple[str | None, list[tuple[int, int]]]]:
             text = rec.get("text")
             spans = []
             for s, e in rec["spans"]:
-                if not (isinstance(s, int) and isinstance(e, int)) or s < 0 or e < s or (
-                        text is not None and e > len(text)):
+                if (
+                    not (isinstance(s, int) and isinstance(e, int))
+                    or s < 0
+                    or e < s
+                    or (text is not None and e > len(text))
+                ):
                     sys.exit(f"{path}:{number}: bad span {[s, e]!r}")
                 spans.append((s, e))
             out[key] = (text, spans)
@@ -59,8 +62,14 @@ def ov(a: tuple[int, int], b: tuple[int, int]) -> int:
     return max(0, min(a[1], b[1]) - max(a[0], b[0]))
 
 
-def deteval(g: list[tuple[int, int]], p: list[tuple[int, int]], inter: list[list[int]],
-            tr: float = 0.8, tp: float = 0.4, pen: float = 0.8) -> tuple[float, ...]:
+def deteval(
+    g: list[tuple[int, int]],
+    p: list[tuple[int, int]],
+    inter: list[list[int]],
+    tr: float = 0.8,
+    tp: float = 0.4,
+    pen: float = 0.8,
+) -> tuple[float, ...]:
     sig = [[inter[i][j] / (g[i][1] - g[i][0]) for j in range(len(p))] for i in range(len(g))]
     tau = [[inter[i][j] / (p[j][1] - p[j][0]) for j in range(len(p))] for i in range(len(g))]
     un_g, un_p = set(range(len(g))), set(range(len(p)))
@@ -110,8 +119,15 @@ def deteval(g: list[tuple[int, int]], p: list[tuple[int, int]], inter: list[list
     return (sum(pc), float(len(p)), sum(rc), float(len(g)))
 
 
-def cleval(g: list[tuple[int, int]], p: list[tuple[int, int]], inter: list[list[int]],
-           gchars: int, pchars: int, ap: float = 0.3, w: float = 1.0) -> tuple[float, ...]:
+def cleval(
+    g: list[tuple[int, int]],
+    p: list[tuple[int, int]],
+    inter: list[list[int]],
+    gchars: int,
+    pchars: int,
+    ap: float = 0.3,
+    w: float = 1.0,
+) -> tuple[float, ...]:
     tau = [[inter[i][j] / (p[j][1] - p[j][0]) for j in range(len(p))] for i in range(len(g))]
     q = [[inter[i][j] > 0 and tau[i][j] >= ap for j in range(len(p))] for i in range(len(g))]
     match = [[False] * len(p) for _ in g]
@@ -130,8 +146,7 @@ def cleval(g: list[tuple[int, int]], p: list[tuple[int, int]], inter: list[list[
             for i in cand:
                 match[i][j] = True
     # canonical spans are disjoint, so the matched intersections are disjoint too
-    correct = float(sum(inter[i][j] for i in range(len(g)) for j in range(len(p))
-                        if match[i][j]))
+    correct = float(sum(inter[i][j] for i in range(len(g)) for j in range(len(p)) if match[i][j]))
     rpen = sum(max(sum(match[i]) - 1, 0) * w for i in range(len(g)))
     ppen = sum(max(sum(match[i][j] for i in range(len(g))) - 1, 0) * w for j in range(len(p)))
     return (max(0.0, correct - ppen), float(pchars), max(0.0, correct - rpen), float(gchars))
@@ -185,8 +200,10 @@ def main() -> None:
                 i, u = sum(c[key][0] for c in per), sum(c[key][1] for c in per)
                 out[key] = {"score": i / u if u else 1.0}
             else:
-                out[key] = {"score": sum(c[key][0] / c[key][1] if c[key][1] else 1.0
-                                         for c in per) / len(per)}
+                out[key] = {
+                    "score": sum(c[key][0] / c[key][1] if c[key][1] else 1.0 for c in per)
+                    / len(per)
+                }
             continue
         if args.average == "micro":
             p, r, f = prf(*(sum(c[key][t] for c in per) for t in range(4)))

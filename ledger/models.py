@@ -55,13 +55,15 @@ class DocumentVersionRow(SQLModel, table=True):
     """One snapshot of a document: text, sha256 digest and timestamps."""
 
     __tablename__ = "document_version"
-    __table_args__ = (UniqueConstraint("doc_id", "version", name="uq_version_label"),
-                      # freshness (auditor impact): versions ingested, published or
-                      # withdrawn within a time window, without a scan
-                      Index("ix_document_version_created_at", "created_at"),
-                      Index("ix_document_version_published_at", "published_at"),
-                      Index("ix_document_version_valid_from", "valid_from"),
-                      Index("ix_document_version_valid_to", "valid_to"))
+    __table_args__ = (
+        UniqueConstraint("doc_id", "version", name="uq_version_label"),
+        # freshness (auditor impact): versions ingested, published or
+        # withdrawn within a time window, without a scan
+        Index("ix_document_version_created_at", "created_at"),
+        Index("ix_document_version_published_at", "published_at"),
+        Index("ix_document_version_valid_from", "valid_from"),
+        Index("ix_document_version_valid_to", "valid_to"),
+    )
     digest: str = Field(primary_key=True, max_length=64)
     doc_id: str = Field(primary_key=True, max_length=500, foreign_key="document.doc_id")
     version: str = Field(max_length=100)
@@ -150,7 +152,8 @@ class RetrievalRow(SQLModel, table=True):
     __tablename__ = "retrieval"
     __table_args__ = (
         # freshness (auditor impact): the claims that cited a document (version)
-        Index("ix_retrieval_doc_id_version_digest", "doc_id", "version_digest"),)
+        Index("ix_retrieval_doc_id_version_digest", "doc_id", "version_digest"),
+    )
     run_id: str = Field(primary_key=True, max_length=64)
     claim_id: str = Field(primary_key=True, max_length=64)
     rank: int = Field(primary_key=True)
@@ -226,8 +229,9 @@ class RunLinkRow(SQLModel, table=True):
 
     __tablename__ = "run_link"
     run_id: str = Field(primary_key=True, max_length=64, foreign_key="run.run_id")
-    parent_run_id: str = Field(primary_key=True, max_length=64, foreign_key="run.run_id",
-                               index=True)
+    parent_run_id: str = Field(
+        primary_key=True, max_length=64, foreign_key="run.run_id", index=True
+    )
     relation: str = Field(max_length=32)
     details: Any = _json()
     created_at: datetime | None = _ts()

@@ -63,7 +63,8 @@ def ensure_schema(connection: Connection, *, location: str) -> None:
     if current is not None and current not in known:
         raise LedgerError(
             f"{location}: ledger schema revision {current!r} is newer than this version of "
-            f"rag-auditor (which knows up to {head!r}); upgrade rag-auditor to open it")
+            f"rag-auditor (which knows up to {head!r}); upgrade rag-auditor to open it"
+        )
     from alembic import command
 
     config = _config()

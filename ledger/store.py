@@ -89,17 +89,20 @@ class Ledger:
                 yield conn
         except OperationalError as exc:
             if "locked" in str(exc).lower():
-                raise LedgerError(f"{self.location}: the ledger is locked by another process "
-                                  f"(nothing was written): "
-                                  f"{_describe(exc, self._secret_location)}") from None
-            raise LedgerError(f"{self.location}: {_describe(exc, self._secret_location)}"
-                              ) from None
+                raise LedgerError(
+                    f"{self.location}: the ledger is locked by another process "
+                    f"(nothing was written): "
+                    f"{_describe(exc, self._secret_location)}"
+                ) from None
+            raise LedgerError(f"{self.location}: {_describe(exc, self._secret_location)}") from None
         except DatabaseError as exc:
-            raise LedgerError(f"{self.location}: {_describe(exc, self._secret_location)} "
-                              "(nothing was written)") from None
+            raise LedgerError(
+                f"{self.location}: {_describe(exc, self._secret_location)} (nothing was written)"
+            ) from None
 
-    def _insert_ignore(self, conn: Connection, model: type[Any], rows: Sequence[dict[str, Any]]
-                       ) -> None:
+    def _insert_ignore(
+        self, conn: Connection, model: type[Any], rows: Sequence[dict[str, Any]]
+    ) -> None:
         if not rows:
             return
         table = _table(model)
@@ -109,7 +112,7 @@ class Ledger:
         size = max(1, 30000 // per_row)
         for start in range(0, len(rows), size):
             stmt = dialect.insert(table).on_conflict_do_nothing()
-            conn.execute(stmt, list(rows[start:start + size]))
+            conn.execute(stmt, list(rows[start : start + size]))
 
     # ------------------------------------------------------------------ components
     def record_components(self, components: Iterable[ComponentLike]) -> None:
@@ -118,14 +121,27 @@ class Ledger:
             self._record_components(conn, components)
 
     def _record_components(self, conn: Connection, components: Iterable[ComponentLike]) -> None:
-        rows = {c.digest: {"digest": c.digest, "kind": c.kind, "name": c.name,
-                           "version": c.version, "config": _plain(dict(c.config)),
-                           "created_at": _now()} for c in components}
+        rows = {
+            c.digest: {
+                "digest": c.digest,
+                "kind": c.kind,
+                "name": c.name,
+                "version": c.version,
+                "config": _plain(dict(c.config)),
+                "created_at": _now(),
+            }
+            for c in components
+        }
         self._insert_ignore(conn, m.ComponentRow, list(rows.values()))
 
     # ------------------------------------------------------------------ corpus
-    def record_corpus(self, versions: Sequence[DocumentVersionLike], chunks: Sequence[ChunkLike],
-                      *, inline: bool = False) -> None:
+    def record_corpus(
+        self,
+        versions: Sequence[DocumentVersionLike],
+        chunks: Sequence[ChunkLike],
+        *,
+        inline: bool = False,
+    ) -> None:
         """Store documents, versions and chunks in one transaction (idempotent).
 
         A known version whose ``valid_to`` was open, or later than the one given, gets
@@ -133,34 +149,73 @@ class Ledger:
         after it in date order); nothing else of an existing row changes.
         """
         with self._tx() as conn:
-            self._record_corpus(conn, versions, chunks, inline_ids=(
-                frozenset(v.doc_id for v in versions) if inline else frozenset()))
+            self._record_corpus(
+                conn,
+                versions,
+                chunks,
+                inline_ids=(frozenset(v.doc_id for v in versions) if inline else frozenset()),
+            )
 
-    def _record_corpus(self, conn: Connection, versions: Sequence[DocumentVersionLike],
-                       chunks: Sequence[ChunkLike], inline_ids: frozenset[str]) -> None:
+    def _record_corpus(
+        self,
+        conn: Connection,
+        versions: Sequence[DocumentVersionLike],
+        chunks: Sequence[ChunkLike],
+        inline_ids: frozenset[str],
+    ) -> None:
         now = _now()
-        docs = {v.doc_id: {"doc_id": v.doc_id, "source": v.source, "title": v.title,
-                           "inline": v.doc_id in inline_ids, "created_at": now}
-                for v in versions}
+        docs = {
+            v.doc_id: {
+                "doc_id": v.doc_id,
+                "source": v.source,
+                "title": v.title,
+                "inline": v.doc_id in inline_ids,
+                "created_at": now,
+            }
+            for v in versions
+        }
         self._insert_ignore(conn, m.DocumentRow, list(docs.values()))
-        rows = {(v.digest, v.doc_id): {
-            "digest": v.digest, "doc_id": v.doc_id, "version": v.version, "text": v.text,
-            "source": v.source, "title": v.title, "published_at": _utc(v.published_at),
-            "retrieved_at": _utc(v.retrieved_at), "valid_from": _utc(v.valid_from),
-            "valid_to": _utc(v.valid_to), "created_at": now} for v in versions}
+        rows = {
+            (v.digest, v.doc_id): {
+                "digest": v.digest,
+                "doc_id": v.doc_id,
+                "version": v.version,
+                "text": v.text,
+                "source": v.source,
+                "title": v.title,
+                "published_at": _utc(v.published_at),
+                "retrieved_at": _utc(v.retrieved_at),
+                "valid_from": _utc(v.valid_from),
+                "valid_to": _utc(v.valid_to),
+                "created_at": now,
+            }
+            for v in versions
+        }
         self._insert_ignore(conn, m.DocumentVersionRow, list(rows.values()))
         table = _table(m.DocumentVersionRow)
         for row in rows.values():
             if row["valid_to"] is not None:
-                conn.execute(update(table)
-                             .where(table.c.digest == row["digest"],
-                                    table.c.doc_id == row["doc_id"],
-                                    table.c.valid_to.is_(None)
-                                    | (table.c.valid_to > row["valid_to"]))
-                             .values(valid_to=row["valid_to"]))
-        chunk_rows = {c.chunk_id: {"chunk_id": c.chunk_id, "doc_id": c.doc_id,
-                                   "version": c.version, "digest": c.digest, "start": c.start,
-                                   "end": c.end, "text": c.text} for c in chunks}
+                conn.execute(
+                    update(table)
+                    .where(
+                        table.c.digest == row["digest"],
+                        table.c.doc_id == row["doc_id"],
+                        table.c.valid_to.is_(None) | (table.c.valid_to > row["valid_to"]),
+                    )
+                    .values(valid_to=row["valid_to"])
+                )
+        chunk_rows = {
+            c.chunk_id: {
+                "chunk_id": c.chunk_id,
+                "doc_id": c.doc_id,
+                "version": c.version,
+                "digest": c.digest,
+                "start": c.start,
+                "end": c.end,
+                "text": c.text,
+            }
+            for c in chunks
+        }
         self._insert_ignore(conn, m.ChunkRow, list(chunk_rows.values()))
 
     def count(self, table: str) -> int:
@@ -172,97 +227,199 @@ class Ledger:
             return int(conn.execute(select(func.count()).select_from(tables[table])).scalar_one())
 
     # ------------------------------------------------------------------ runs
-    def begin_run(self, run_id: str, *, kind: str, input_digest: str, as_of: datetime | None,
-                  config: Mapping[str, Any], components: Mapping[str, ComponentLike],
-                  n_answers: int) -> RunInfo:
+    def begin_run(
+        self,
+        run_id: str,
+        *,
+        kind: str,
+        input_digest: str,
+        as_of: datetime | None,
+        config: Mapping[str, Any],
+        components: Mapping[str, ComponentLike],
+        n_answers: int,
+    ) -> RunInfo:
         """Create the run (or find it again: same id = same input and versions)."""
         with self._tx() as conn:
             self._record_components(conn, components.values())
-            self._insert_ignore(conn, m.RunRow, [{
-                "run_id": run_id, "kind": kind, "status": "running",
-                "input_digest": input_digest, "as_of": _utc(as_of), "config": _plain(dict(config)),
-                "n_answers": n_answers, "created_at": _now(), "finished_at": None}])
-            self._insert_ignore(conn, m.RunComponentRow, [
-                {"run_id": run_id, "digest": c.digest, "role": role}
-                for role, c in components.items()])
+            self._insert_ignore(
+                conn,
+                m.RunRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "kind": kind,
+                        "status": "running",
+                        "input_digest": input_digest,
+                        "as_of": _utc(as_of),
+                        "config": _plain(dict(config)),
+                        "n_answers": n_answers,
+                        "created_at": _now(),
+                        "finished_at": None,
+                    }
+                ],
+            )
+            self._insert_ignore(
+                conn,
+                m.RunComponentRow,
+                [
+                    {"run_id": run_id, "digest": c.digest, "role": role}
+                    for role, c in components.items()
+                ],
+            )
         return self.get_run(run_id)
 
     def done_answer_ids(self, run_id: str) -> set[str]:
         """Answers of a run already written (a resumed run skips them)."""
         table = _table(m.AnswerRow)
         with self.engine.connect() as conn:
-            return set(conn.execute(select(table.c.answer_id).where(table.c.run_id == run_id))
-                       .scalars())
+            return set(
+                conn.execute(select(table.c.answer_id).where(table.c.run_id == run_id)).scalars()
+            )
 
     def record_answer(self, run_id: str, result: AnswerResult) -> None:
         """Write one answer's claims, evidence, votes and verdicts in one transaction."""
         now = _now()
         with self._tx() as conn:
-            self._record_corpus(conn, result.evidence_versions, result.evidence_chunks,
-                                result.inline_doc_ids)
-            self._insert_ignore(conn, m.AnswerRow, [{
-                "run_id": run_id, "answer_id": result.answer_id, "question": result.question,
-                "answer": result.answer, "answer_digest": result.answer_digest,
-                "as_of": _utc(result.as_of), "seq": result.seq,
-                "extraction": _plain(dict(result.extraction)), "created_at": now}])
+            self._record_corpus(
+                conn, result.evidence_versions, result.evidence_chunks, result.inline_doc_ids
+            )
+            self._insert_ignore(
+                conn,
+                m.AnswerRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "answer_id": result.answer_id,
+                        "question": result.question,
+                        "answer": result.answer,
+                        "answer_digest": result.answer_digest,
+                        "as_of": _utc(result.as_of),
+                        "seq": result.seq,
+                        "extraction": _plain(dict(result.extraction)),
+                        "created_at": now,
+                    }
+                ],
+            )
             if result.extractor is not None:
                 self._record_components(conn, [result.extractor])
                 extractor = result.extractor.digest
             else:
                 extractor = self._run_component(conn, run_id, "extractor")
-            self._insert_ignore(conn, m.ClaimRow, [{
-                "run_id": run_id, "claim_id": c.claim_id, "answer_id": result.answer_id,
-                "text": c.text, "spans": [list(s) for s in c.spans], "factual": c.factual,
-                "kind": c.kind, "extractor_digest": extractor, "seq": i}
-                for i, c in enumerate(result.claims)])
-            self._insert_ignore(conn, m.RetrievalRow, [{
-                "run_id": run_id, "claim_id": r.claim_id, "rank": r.rank, "chunk_id": r.chunk_id,
-                "doc_id": r.doc_id, "version_digest": r.version_digest, "score": r.score,
-                "superseded": r.superseded, "inline": r.inline, "query": r.query,
-                "coverage": r.coverage, "sentence_relevance": r.sentence_relevance}
-                for r in result.retrievals])
-            self._insert_ignore(conn, m.JudgeVoteRow, [{
-                "run_id": run_id, "claim_id": v.claim_id, "judge_digest": v.judge_digest,
-                "judge_name": v.judge_name, "value": v.value, "raw": v.raw,
-                "scores": _plain(dict(v.scores)), "latency_s": v.latency_s, "error": v.error,
-                "created_at": now} for v in result.votes])
+            self._insert_ignore(
+                conn,
+                m.ClaimRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "claim_id": c.claim_id,
+                        "answer_id": result.answer_id,
+                        "text": c.text,
+                        "spans": [list(s) for s in c.spans],
+                        "factual": c.factual,
+                        "kind": c.kind,
+                        "extractor_digest": extractor,
+                        "seq": i,
+                    }
+                    for i, c in enumerate(result.claims)
+                ],
+            )
+            self._insert_ignore(
+                conn,
+                m.RetrievalRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "claim_id": r.claim_id,
+                        "rank": r.rank,
+                        "chunk_id": r.chunk_id,
+                        "doc_id": r.doc_id,
+                        "version_digest": r.version_digest,
+                        "score": r.score,
+                        "superseded": r.superseded,
+                        "inline": r.inline,
+                        "query": r.query,
+                        "coverage": r.coverage,
+                        "sentence_relevance": r.sentence_relevance,
+                    }
+                    for r in result.retrievals
+                ],
+            )
+            self._insert_ignore(
+                conn,
+                m.JudgeVoteRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "claim_id": v.claim_id,
+                        "judge_digest": v.judge_digest,
+                        "judge_name": v.judge_name,
+                        "value": v.value,
+                        "raw": v.raw,
+                        "scores": _plain(dict(v.scores)),
+                        "latency_s": v.latency_s,
+                        "error": v.error,
+                        "created_at": now,
+                    }
+                    for v in result.votes
+                ],
+            )
             panel = self._run_component(conn, run_id, "panel")
             stacker = self._run_component(conn, run_id, "stacker")
-            self._insert_ignore(conn, m.VerdictRow, [{
-                "run_id": run_id, "claim_id": v.claim_id, "panel_digest": panel,
-                "stacker_digest": stacker, "label": v.label, "p_hallucinated": v.p_hallucinated,
-                "reason": v.reason, "error_spans": [list(s) for s in v.error_spans],
-                "created_at": now} for v in result.verdicts])
+            self._insert_ignore(
+                conn,
+                m.VerdictRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "claim_id": v.claim_id,
+                        "panel_digest": panel,
+                        "stacker_digest": stacker,
+                        "label": v.label,
+                        "p_hallucinated": v.p_hallucinated,
+                        "reason": v.reason,
+                        "error_spans": [list(s) for s in v.error_spans],
+                        "created_at": now,
+                    }
+                    for v in result.verdicts
+                ],
+            )
 
     def _run_component(self, conn: Connection, run_id: str, role: str) -> str:
         table = _table(m.RunComponentRow)
-        digest = conn.execute(select(table.c.digest).where(table.c.run_id == run_id,
-                                                           table.c.role == role)).scalar()
+        digest = conn.execute(
+            select(table.c.digest).where(table.c.run_id == run_id, table.c.role == role)
+        ).scalar()
         if digest is None:
             raise LedgerError(f"run {run_id[:12]} has no {role} component")
         return str(digest)
 
     def _run_component_or_none(self, conn: Connection, run_id: str, role: str) -> str | None:
         table = _table(m.RunComponentRow)
-        digest = conn.execute(select(table.c.digest).where(table.c.run_id == run_id,
-                                                           table.c.role == role)).scalar()
+        digest = conn.execute(
+            select(table.c.digest).where(table.c.run_id == run_id, table.c.role == role)
+        ).scalar()
         return None if digest is None else str(digest)
 
     def finish_run(self, run_id: str) -> RunInfo:
         """Mark a run complete (once every answer is written)."""
         table = _table(m.RunRow)
         with self._tx() as conn:
-            conn.execute(update(table).where(table.c.run_id == run_id,
-                                             table.c.status != "complete")
-                         .values(status="complete", finished_at=_now()))
+            conn.execute(
+                update(table)
+                .where(table.c.run_id == run_id, table.c.status != "complete")
+                .values(status="complete", finished_at=_now())
+            )
         return self.get_run(run_id)
 
     def find_run(self, prefix: str) -> str:
         """The full id of the run whose id starts with ``prefix`` (unique)."""
         table = _table(m.RunRow)
         with self.engine.connect() as conn:
-            ids = list(conn.execute(select(table.c.run_id)
-                                    .where(table.c.run_id.startswith(prefix))).scalars())
+            ids = list(
+                conn.execute(
+                    select(table.c.run_id).where(table.c.run_id.startswith(prefix))
+                ).scalars()
+            )
         if not ids:
             raise LedgerError(f"{self.location}: no run with id {prefix!r}")
         if len(ids) > 1:
@@ -271,41 +428,63 @@ class Ledger:
 
     def get_run(self, run_id: str) -> RunInfo:
         """A run's metadata and components; :class:`LedgerError` if there is no such run."""
-        runs, comps, answers = (_table(m.RunRow), _table(m.RunComponentRow),
-                                _table(m.AnswerRow))
+        runs, comps, answers = (_table(m.RunRow), _table(m.RunComponentRow), _table(m.AnswerRow))
         components = _table(m.ComponentRow)
         with self.engine.connect() as conn:
             row = conn.execute(select(runs).where(runs.c.run_id == run_id)).mappings().first()
             if row is None:
                 raise LedgerError(f"{self.location}: no run with id {run_id!r}")
-            comp_rows = conn.execute(
-                select(comps.c.role, components).join(components,
-                                                      components.c.digest == comps.c.digest)
-                .where(comps.c.run_id == run_id)).mappings().all()
-            done = conn.execute(select(func.count()).select_from(answers)
-                                .where(answers.c.run_id == run_id)).scalar_one()
+            comp_rows = (
+                conn.execute(
+                    select(comps.c.role, components)
+                    .join(components, components.c.digest == comps.c.digest)
+                    .where(comps.c.run_id == run_id)
+                )
+                .mappings()
+                .all()
+            )
+            done = conn.execute(
+                select(func.count()).select_from(answers).where(answers.c.run_id == run_id)
+            ).scalar_one()
         return RunInfo(
-            run_id=row["run_id"], kind=row["kind"], status=row["status"],
-            input_digest=row["input_digest"], as_of=_utc(row["as_of"]),
-            config=row["config"] or {}, n_answers=row["n_answers"], n_answers_done=int(done),
-            created_at=_utc(row["created_at"]), finished_at=_utc(row["finished_at"]),
-            components={r["role"]: {"kind": r["kind"], "name": r["name"],
-                                    "version": r["version"], "digest": r["digest"],
-                                    "config": r["config"]} for r in comp_rows})
+            run_id=row["run_id"],
+            kind=row["kind"],
+            status=row["status"],
+            input_digest=row["input_digest"],
+            as_of=_utc(row["as_of"]),
+            config=row["config"] or {},
+            n_answers=row["n_answers"],
+            n_answers_done=int(done),
+            created_at=_utc(row["created_at"]),
+            finished_at=_utc(row["finished_at"]),
+            components={
+                r["role"]: {
+                    "kind": r["kind"],
+                    "name": r["name"],
+                    "version": r["version"],
+                    "digest": r["digest"],
+                    "config": r["config"],
+                }
+                for r in comp_rows
+            },
+        )
 
     def list_runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
         table = _table(m.RunRow)
         with self.engine.connect() as conn:
-            ids = list(conn.execute(select(table.c.run_id).order_by(table.c.created_at))
-                       .scalars())
+            ids = list(conn.execute(select(table.c.run_id).order_by(table.c.created_at)).scalars())
         return [self.get_run(run_id) for run_id in ids]
 
-    def claim_results(self, run_id: str, *, panel_digest: str | None = None,
-                      stacker_digest: str | None = None,
-                      answer_ids: Sequence[str] | None = None,
-                      relevance: tuple[float, float, float] = RELEVANCE_DEFAULTS
-                      ) -> list[ClaimResult]:
+    def claim_results(
+        self,
+        run_id: str,
+        *,
+        panel_digest: str | None = None,
+        stacker_digest: str | None = None,
+        answer_ids: Sequence[str] | None = None,
+        relevance: tuple[float, float, float] = RELEVANCE_DEFAULTS,
+    ) -> list[ClaimResult]:
         """Every claim of a run (or of ``answer_ids`` only) with its verdict and evidence
         counts, in answer order.
 
@@ -318,90 +497,155 @@ class Ledger:
         ``panel_digest``/``stacker_digest`` pick a bridged version (see
         :meth:`record_bridge`); a claim with no verdict of that version has label None.
         """
-        claims, verdicts, retr = (_table(m.ClaimRow), _table(m.VerdictRow),
-                                  _table(m.RetrievalRow))
+        claims, verdicts, retr = (_table(m.ClaimRow), _table(m.VerdictRow), _table(m.RetrievalRow))
         answers, versions = _table(m.AnswerRow), _table(m.DocumentVersionRow)
         with self.engine.connect() as conn:
             if panel_digest is None:
                 panel_digest = self._run_component_or_none(conn, run_id, "panel")
             if stacker_digest is None:
                 stacker_digest = self._run_component_or_none(conn, run_id, "stacker")
-            verdict_on = ((verdicts.c.run_id == claims.c.run_id)
-                          & (verdicts.c.claim_id == claims.c.claim_id))
+            verdict_on = (verdicts.c.run_id == claims.c.run_id) & (
+                verdicts.c.claim_id == claims.c.claim_id
+            )
             if panel_digest is not None:
                 verdict_on = verdict_on & (verdicts.c.panel_digest == panel_digest)
             if stacker_digest is not None:
                 verdict_on = verdict_on & (verdicts.c.stacker_digest == stacker_digest)
-            rows = conn.execute(
-                select(claims, verdicts.c.label, verdicts.c.p_hallucinated, verdicts.c.reason,
-                       verdicts.c.error_spans, answers.c.seq.label("answer_seq"))
-                .join(answers, (answers.c.run_id == claims.c.run_id)
-                      & (answers.c.answer_id == claims.c.answer_id))
-                .outerjoin(verdicts, verdict_on)
-                .where(claims.c.run_id == run_id)
-                .where(claims.c.answer_id.in_(answer_ids) if answer_ids is not None
-                       else true())
-                .order_by(answers.c.seq, claims.c.seq)).mappings().all()
-            chosen = ([r["claim_id"] for r in rows] if answer_ids is not None else None)
+            rows = (
+                conn.execute(
+                    select(
+                        claims,
+                        verdicts.c.label,
+                        verdicts.c.p_hallucinated,
+                        verdicts.c.reason,
+                        verdicts.c.error_spans,
+                        answers.c.seq.label("answer_seq"),
+                    )
+                    .join(
+                        answers,
+                        (answers.c.run_id == claims.c.run_id)
+                        & (answers.c.answer_id == claims.c.answer_id),
+                    )
+                    .outerjoin(verdicts, verdict_on)
+                    .where(claims.c.run_id == run_id)
+                    .where(claims.c.answer_id.in_(answer_ids) if answer_ids is not None else true())
+                    .order_by(answers.c.seq, claims.c.seq)
+                )
+                .mappings()
+                .all()
+            )
+            chosen = [r["claim_id"] for r in rows] if answer_ids is not None else None
             min_rel, strong_rel, min_cov = relevance
             relevant = (retr.c.score >= min_rel) & (
-                (retr.c.score >= strong_rel) | (func.coalesce(retr.c.coverage, 1.0) >= min_cov))
-            evidence = conn.execute(
-                select(retr.c.claim_id, func.count().label("n"),
-                       func.sum(case((retr.c.inline, 1), else_=0)).label("n_inline"),
-                       func.sum(case((retr.c.superseded, 1), else_=0)).label("n_sup"),
-                       func.count(versions.c.published_at).label("n_dated"),
-                       func.sum(case((relevant, 1), else_=0)).label("n_rel"),
-                       func.sum(case((relevant & versions.c.published_at.is_not(None), 1),
-                                     else_=0)).label("n_dated_rel"))
-                .join(versions, (versions.c.digest == retr.c.version_digest)
-                      & (versions.c.doc_id == retr.c.doc_id))
-                .where(retr.c.run_id == run_id)
-                .where(retr.c.claim_id.in_(chosen) if chosen is not None else true())
-                .group_by(retr.c.claim_id)).mappings().all()
+                (retr.c.score >= strong_rel) | (func.coalesce(retr.c.coverage, 1.0) >= min_cov)
+            )
+            evidence = (
+                conn.execute(
+                    select(
+                        retr.c.claim_id,
+                        func.count().label("n"),
+                        func.sum(case((retr.c.inline, 1), else_=0)).label("n_inline"),
+                        func.sum(case((retr.c.superseded, 1), else_=0)).label("n_sup"),
+                        func.count(versions.c.published_at).label("n_dated"),
+                        func.sum(case((relevant, 1), else_=0)).label("n_rel"),
+                        func.sum(
+                            case((relevant & versions.c.published_at.is_not(None), 1), else_=0)
+                        ).label("n_dated_rel"),
+                    )
+                    .join(
+                        versions,
+                        (versions.c.digest == retr.c.version_digest)
+                        & (versions.c.doc_id == retr.c.doc_id),
+                    )
+                    .where(retr.c.run_id == run_id)
+                    .where(retr.c.claim_id.in_(chosen) if chosen is not None else true())
+                    .group_by(retr.c.claim_id)
+                )
+                .mappings()
+                .all()
+            )
         ev = {r["claim_id"]: r for r in evidence}
         out = []
         for r in rows:
             e = dict(ev.get(r["claim_id"], {}))
-            out.append(ClaimResult(
-                run_id=run_id, answer_id=r["answer_id"], claim_id=r["claim_id"], text=r["text"],
-                spans=[(int(a), int(b)) for a, b in r["spans"] or []], factual=r["factual"],
-                kind=r["kind"], label=r["label"], p_hallucinated=r["p_hallucinated"],
-                reason=r["reason"],
-                error_spans=[(int(a), int(b)) for a, b in r["error_spans"] or []],
-                n_evidence=int(e.get("n") or 0), n_inline_evidence=int(e.get("n_inline") or 0),
-                n_superseded_evidence=int(e.get("n_sup") or 0),
-                n_dated_evidence=int(e.get("n_dated") or 0),
-                n_relevant_evidence=int(e.get("n_rel") or 0),
-                n_dated_relevant_evidence=int(e.get("n_dated_rel") or 0)))
+            out.append(
+                ClaimResult(
+                    run_id=run_id,
+                    answer_id=r["answer_id"],
+                    claim_id=r["claim_id"],
+                    text=r["text"],
+                    spans=[(int(a), int(b)) for a, b in r["spans"] or []],
+                    factual=r["factual"],
+                    kind=r["kind"],
+                    label=r["label"],
+                    p_hallucinated=r["p_hallucinated"],
+                    reason=r["reason"],
+                    error_spans=[(int(a), int(b)) for a, b in r["error_spans"] or []],
+                    n_evidence=int(e.get("n") or 0),
+                    n_inline_evidence=int(e.get("n_inline") or 0),
+                    n_superseded_evidence=int(e.get("n_sup") or 0),
+                    n_dated_evidence=int(e.get("n_dated") or 0),
+                    n_relevant_evidence=int(e.get("n_rel") or 0),
+                    n_dated_relevant_evidence=int(e.get("n_dated_rel") or 0),
+                )
+            )
         return out
 
-    def claim_evidence(self, run_id: str, *, with_document_text: bool = False,
-                       claim_ids: Sequence[str] | None = None
-                       ) -> dict[str, list[dict[str, Any]]]:
+    def claim_evidence(
+        self,
+        run_id: str,
+        *,
+        with_document_text: bool = False,
+        claim_ids: Sequence[str] | None = None,
+    ) -> dict[str, list[dict[str, Any]]]:
         """Evidence per claim of a run, in rank order: chunk (id, offsets, text), document
         version (id, label, digest, source, publication date), stored relevance score and
         the superseded/inline flags; with ``with_document_text`` also the version's whole
         text (``doc_text``), enough to replay the run's evidence."""
-        retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
-                                  _table(m.DocumentVersionRow))
+        retr, chunks, versions = (
+            _table(m.RetrievalRow),
+            _table(m.ChunkRow),
+            _table(m.DocumentVersionRow),
+        )
         columns: list[Any] = [
-            retr.c.claim_id, retr.c.rank, retr.c.chunk_id, retr.c.doc_id,
-            retr.c.version_digest, retr.c.score, retr.c.superseded, retr.c.inline,
-            retr.c.coverage, retr.c.sentence_relevance,
-            chunks.c.start, chunks.c.end, chunks.c.text, versions.c.version, versions.c.source,
-            versions.c.published_at, versions.c.valid_from, versions.c.valid_to]
+            retr.c.claim_id,
+            retr.c.rank,
+            retr.c.chunk_id,
+            retr.c.doc_id,
+            retr.c.version_digest,
+            retr.c.score,
+            retr.c.superseded,
+            retr.c.inline,
+            retr.c.coverage,
+            retr.c.sentence_relevance,
+            chunks.c.start,
+            chunks.c.end,
+            chunks.c.text,
+            versions.c.version,
+            versions.c.source,
+            versions.c.published_at,
+            versions.c.valid_from,
+            versions.c.valid_to,
+        ]
         if with_document_text:
             columns.append(versions.c.text.label("doc_text"))
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(*columns)
-                .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
-                .join(versions, (versions.c.digest == retr.c.version_digest)
-                      & (versions.c.doc_id == retr.c.doc_id))
-                .where(retr.c.run_id == run_id)
-                .where(retr.c.claim_id.in_(claim_ids) if claim_ids is not None else true())
-                .order_by(retr.c.claim_id, retr.c.rank)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(*columns)
+                    .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
+                    .join(
+                        versions,
+                        (versions.c.digest == retr.c.version_digest)
+                        & (versions.c.doc_id == retr.c.doc_id),
+                    )
+                    .where(retr.c.run_id == run_id)
+                    .where(retr.c.claim_id.in_(claim_ids) if claim_ids is not None else true())
+                    .order_by(retr.c.claim_id, retr.c.rank)
+                )
+                .mappings()
+                .all()
+            )
         out: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
             item = dict(r)
@@ -410,39 +654,59 @@ class Ledger:
             out.setdefault(r["claim_id"], []).append(item)
         return out
 
-    def claim_votes(self, run_id: str, *, claim_ids: Sequence[str] | None = None
-                    ) -> dict[str, list[dict[str, Any]]]:
+    def claim_votes(
+        self, run_id: str, *, claim_ids: Sequence[str] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """Judge votes per claim of a run (name, digest, value, raw output, error)."""
         votes = _table(m.JudgeVoteRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(votes).where(votes.c.run_id == run_id)
-                                .where(votes.c.claim_id.in_(claim_ids) if claim_ids is not None
-                                       else true())
-                                .order_by(votes.c.claim_id, votes.c.judge_name)
-                                ).mappings().all()
+            rows = (
+                conn.execute(
+                    select(votes)
+                    .where(votes.c.run_id == run_id)
+                    .where(votes.c.claim_id.in_(claim_ids) if claim_ids is not None else true())
+                    .order_by(votes.c.claim_id, votes.c.judge_name)
+                )
+                .mappings()
+                .all()
+            )
         out: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
             out.setdefault(r["claim_id"], []).append(dict(r))
         return out
 
-    def record_human_audits(self, run_id: str,
-                            audits: Sequence[tuple[str, str, str, str | None]]) -> int:
+    def record_human_audits(
+        self, run_id: str, audits: Sequence[tuple[str, str, str, str | None]]
+    ) -> int:
         """Append reviewer verdicts ``(claim_id, reviewer, label, note)``; never edits a
         verdict. An audit identical to one already recorded is not added again.
         Returns how many were added."""
         table = _table(m.HumanAuditRow)
         added = 0
         with self._tx() as conn:
-            existing = {tuple(row) for row in conn.execute(
-                select(table.c.claim_id, table.c.reviewer, table.c.label, table.c.note)
-                .where(table.c.run_id == run_id))}
+            existing = {
+                tuple(row)
+                for row in conn.execute(
+                    select(table.c.claim_id, table.c.reviewer, table.c.label, table.c.note).where(
+                        table.c.run_id == run_id
+                    )
+                )
+            }
             rows = []
             for claim_id, reviewer, label, note in audits:
                 if (claim_id, reviewer, label, note) in existing:
                     continue
                 existing.add((claim_id, reviewer, label, note))
-                rows.append({"run_id": run_id, "claim_id": claim_id, "reviewer": reviewer,
-                             "label": label, "note": note, "created_at": _now()})
+                rows.append(
+                    {
+                        "run_id": run_id,
+                        "claim_id": claim_id,
+                        "reviewer": reviewer,
+                        "label": label,
+                        "note": note,
+                        "created_at": _now(),
+                    }
+                )
             if rows:
                 conn.execute(table.insert(), rows)
                 added = len(rows)
@@ -453,18 +717,32 @@ class Ledger:
         answer and spans, evidence with digests and timestamps, every vote with its raw
         output and judge version, every verdict (bridged versions side by side), audits."""
         claims, answers = _table(m.ClaimRow), _table(m.AnswerRow)
-        retr, chunks, versions = (_table(m.RetrievalRow), _table(m.ChunkRow),
-                                  _table(m.DocumentVersionRow))
-        votes, verdicts, comps = (_table(m.JudgeVoteRow), _table(m.VerdictRow),
-                                  _table(m.ComponentRow))
+        retr, chunks, versions = (
+            _table(m.RetrievalRow),
+            _table(m.ChunkRow),
+            _table(m.DocumentVersionRow),
+        )
+        votes, verdicts, comps = (
+            _table(m.JudgeVoteRow),
+            _table(m.VerdictRow),
+            _table(m.ComponentRow),
+        )
         audits = _table(m.HumanAuditRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(claims, answers.c.answer, answers.c.question, answers.c.extraction)
-                .join(answers, (answers.c.run_id == claims.c.run_id)
-                      & (answers.c.answer_id == claims.c.answer_id))
-                .where(claims.c.claim_id.startswith(claim_id))
-                .order_by(claims.c.run_id)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(claims, answers.c.answer, answers.c.question, answers.c.extraction)
+                    .join(
+                        answers,
+                        (answers.c.run_id == claims.c.run_id)
+                        & (answers.c.answer_id == claims.c.answer_id),
+                    )
+                    .where(claims.c.claim_id.startswith(claim_id))
+                    .order_by(claims.c.run_id)
+                )
+                .mappings()
+                .all()
+            )
             if len({r["claim_id"] for r in rows}) > 1:
                 raise LedgerError(f"claim id prefix {claim_id!r} is ambiguous")
             if not rows:
@@ -473,38 +751,80 @@ class Ledger:
             trail = []
             for row in rows:
                 run_id = row["run_id"]
-                evidence = conn.execute(
-                    select(retr.c.rank, retr.c.score, retr.c.superseded, retr.c.inline,
-                           chunks.c.chunk_id, chunks.c.start, chunks.c.end, chunks.c.text,
-                           versions.c.doc_id, versions.c.version, versions.c.digest,
-                           versions.c.source, versions.c.published_at,
-                           versions.c.retrieved_at, versions.c.valid_from,
-                           versions.c.valid_to)
-                    .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
-                    .join(versions, (versions.c.digest == retr.c.version_digest)
-                          & (versions.c.doc_id == retr.c.doc_id))
-                    .where(retr.c.run_id == run_id, retr.c.claim_id == full_id)
-                    .order_by(retr.c.rank)).mappings().all()
-                vote_rows = conn.execute(
-                    select(votes, comps.c.version.label("judge_version"),
-                           comps.c.config.label("judge_config"))
-                    .join(comps, comps.c.digest == votes.c.judge_digest)
-                    .where(votes.c.run_id == run_id, votes.c.claim_id == full_id)
-                    .order_by(votes.c.judge_name)).mappings().all()
-                verdict_rows = conn.execute(
-                    select(verdicts).where(verdicts.c.run_id == run_id,
-                                           verdicts.c.claim_id == full_id)
-                    .order_by(verdicts.c.created_at)).mappings().all()
-                audit_rows = conn.execute(
-                    select(audits).where(audits.c.run_id == run_id,
-                                         audits.c.claim_id == full_id)
-                    .order_by(audits.c.created_at)).mappings().all()
-                trail.append({
-                    "run_id": run_id, "claim": dict(row),
-                    "evidence": [dict(e) for e in evidence],
-                    "votes": [dict(v) for v in vote_rows],
-                    "verdicts": [dict(v) for v in verdict_rows],
-                    "audits": [dict(a) for a in audit_rows]})
+                evidence = (
+                    conn.execute(
+                        select(
+                            retr.c.rank,
+                            retr.c.score,
+                            retr.c.superseded,
+                            retr.c.inline,
+                            chunks.c.chunk_id,
+                            chunks.c.start,
+                            chunks.c.end,
+                            chunks.c.text,
+                            versions.c.doc_id,
+                            versions.c.version,
+                            versions.c.digest,
+                            versions.c.source,
+                            versions.c.published_at,
+                            versions.c.retrieved_at,
+                            versions.c.valid_from,
+                            versions.c.valid_to,
+                        )
+                        .join(chunks, chunks.c.chunk_id == retr.c.chunk_id)
+                        .join(
+                            versions,
+                            (versions.c.digest == retr.c.version_digest)
+                            & (versions.c.doc_id == retr.c.doc_id),
+                        )
+                        .where(retr.c.run_id == run_id, retr.c.claim_id == full_id)
+                        .order_by(retr.c.rank)
+                    )
+                    .mappings()
+                    .all()
+                )
+                vote_rows = (
+                    conn.execute(
+                        select(
+                            votes,
+                            comps.c.version.label("judge_version"),
+                            comps.c.config.label("judge_config"),
+                        )
+                        .join(comps, comps.c.digest == votes.c.judge_digest)
+                        .where(votes.c.run_id == run_id, votes.c.claim_id == full_id)
+                        .order_by(votes.c.judge_name)
+                    )
+                    .mappings()
+                    .all()
+                )
+                verdict_rows = (
+                    conn.execute(
+                        select(verdicts)
+                        .where(verdicts.c.run_id == run_id, verdicts.c.claim_id == full_id)
+                        .order_by(verdicts.c.created_at)
+                    )
+                    .mappings()
+                    .all()
+                )
+                audit_rows = (
+                    conn.execute(
+                        select(audits)
+                        .where(audits.c.run_id == run_id, audits.c.claim_id == full_id)
+                        .order_by(audits.c.created_at)
+                    )
+                    .mappings()
+                    .all()
+                )
+                trail.append(
+                    {
+                        "run_id": run_id,
+                        "claim": dict(row),
+                        "evidence": [dict(e) for e in evidence],
+                        "votes": [dict(v) for v in vote_rows],
+                        "verdicts": [dict(v) for v in verdict_rows],
+                        "audits": [dict(a) for a in audit_rows],
+                    }
+                )
         return trail
 
     # ------------------------------------------------------------------ bridging, audits
@@ -512,14 +832,26 @@ class Ledger:
         """The answers of a run (id, question, answer text, as-of date), in input order."""
         table = _table(m.AnswerRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(table.c.answer_id, table.c.question, table.c.answer, table.c.as_of,
-                       table.c.seq).where(table.c.run_id == run_id)
-                .order_by(table.c.seq)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(
+                        table.c.answer_id,
+                        table.c.question,
+                        table.c.answer,
+                        table.c.as_of,
+                        table.c.seq,
+                    )
+                    .where(table.c.run_id == run_id)
+                    .order_by(table.c.seq)
+                )
+                .mappings()
+                .all()
+            )
         return [{**dict(r), "as_of": _utc(r["as_of"])} for r in rows]
 
-    def record_votes(self, run_id: str, votes: Sequence[VoteRecord], *,
-                     components: Iterable[ComponentLike] = ()) -> int:
+    def record_votes(
+        self, run_id: str, votes: Sequence[VoteRecord], *, components: Iterable[ComponentLike] = ()
+    ) -> int:
         """Append judge votes in one transaction (batched multi-row INSERTs); a vote
         already stored for the same run, claim and judge version is kept, not replaced.
         ``components``: judge versions to record first. Returns how many rows were new."""
@@ -529,21 +861,44 @@ class Ledger:
 
     def _insert_votes(self, conn: Connection, run_id: str, votes: Sequence[VoteRecord]) -> int:
         table = _table(m.JudgeVoteRow)
-        before = conn.execute(select(func.count()).select_from(table)
-                              .where(table.c.run_id == run_id)).scalar_one()
+        before = conn.execute(
+            select(func.count()).select_from(table).where(table.c.run_id == run_id)
+        ).scalar_one()
         now = _now()
-        self._insert_ignore(conn, m.JudgeVoteRow, [{
-            "run_id": run_id, "claim_id": v.claim_id, "judge_digest": v.judge_digest,
-            "judge_name": v.judge_name, "value": v.value, "raw": v.raw,
-            "scores": _plain(dict(v.scores)), "latency_s": v.latency_s, "error": v.error,
-            "created_at": now} for v in votes])
-        after = conn.execute(select(func.count()).select_from(table)
-                             .where(table.c.run_id == run_id)).scalar_one()
+        self._insert_ignore(
+            conn,
+            m.JudgeVoteRow,
+            [
+                {
+                    "run_id": run_id,
+                    "claim_id": v.claim_id,
+                    "judge_digest": v.judge_digest,
+                    "judge_name": v.judge_name,
+                    "value": v.value,
+                    "raw": v.raw,
+                    "scores": _plain(dict(v.scores)),
+                    "latency_s": v.latency_s,
+                    "error": v.error,
+                    "created_at": now,
+                }
+                for v in votes
+            ],
+        )
+        after = conn.execute(
+            select(func.count()).select_from(table).where(table.c.run_id == run_id)
+        ).scalar_one()
         return int(after) - int(before)
 
-    def record_bridge(self, run_id: str, *, panel: ComponentLike, stacker: ComponentLike,
-                      judges: Sequence[ComponentLike], votes: Sequence[VoteRecord],
-                      verdicts: Sequence[VerdictRecord]) -> tuple[int, int]:
+    def record_bridge(
+        self,
+        run_id: str,
+        *,
+        panel: ComponentLike,
+        stacker: ComponentLike,
+        judges: Sequence[ComponentLike],
+        votes: Sequence[VoteRecord],
+        verdicts: Sequence[VerdictRecord],
+    ) -> tuple[int, int]:
         """Store a re-judging of a run's claims by another panel/stacker version beside the
         old verdicts, in one transaction: the components, the new judges' votes and the
         verdicts keyed by the new panel and stacker digests. Nothing is overwritten; rows
@@ -553,19 +908,32 @@ class Ledger:
         with self._tx() as conn:
             self._record_components(conn, [panel, stacker, *judges])
             n_votes = self._insert_votes(conn, run_id, votes)
-            where = ((table.c.run_id == run_id) & (table.c.panel_digest == panel.digest)
-                     & (table.c.stacker_digest == stacker.digest))
-            before = conn.execute(select(func.count()).select_from(table).where(where)
-                                  ).scalar_one()
+            where = (
+                (table.c.run_id == run_id)
+                & (table.c.panel_digest == panel.digest)
+                & (table.c.stacker_digest == stacker.digest)
+            )
+            before = conn.execute(select(func.count()).select_from(table).where(where)).scalar_one()
             now = _now()
-            self._insert_ignore(conn, m.VerdictRow, [{
-                "run_id": run_id, "claim_id": v.claim_id, "panel_digest": panel.digest,
-                "stacker_digest": stacker.digest, "label": v.label,
-                "p_hallucinated": v.p_hallucinated, "reason": v.reason,
-                "error_spans": [list(s) for s in v.error_spans], "created_at": now}
-                for v in verdicts])
-            after = conn.execute(select(func.count()).select_from(table).where(where)
-                                 ).scalar_one()
+            self._insert_ignore(
+                conn,
+                m.VerdictRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "claim_id": v.claim_id,
+                        "panel_digest": panel.digest,
+                        "stacker_digest": stacker.digest,
+                        "label": v.label,
+                        "p_hallucinated": v.p_hallucinated,
+                        "reason": v.reason,
+                        "error_spans": [list(s) for s in v.error_spans],
+                        "created_at": now,
+                    }
+                    for v in verdicts
+                ],
+            )
+            after = conn.execute(select(func.count()).select_from(table).where(where)).scalar_one()
         return n_votes, int(after) - int(before)
 
     def verdict_versions(self, run_id: str) -> list[dict[str, Any]]:
@@ -573,25 +941,46 @@ class Ledger:
         bridged ones by first write), with their claim counts."""
         table, comps = _table(m.VerdictRow), _table(m.ComponentRow)
         with self.engine.connect() as conn:
-            own = (self._run_component_or_none(conn, run_id, "panel"),
-                   self._run_component_or_none(conn, run_id, "stacker"))
-            rows = conn.execute(
-                select(table.c.panel_digest, table.c.stacker_digest,
-                       func.count().label("n_claims"),
-                       func.min(table.c.created_at).label("created_at"))
-                .where(table.c.run_id == run_id)
-                .group_by(table.c.panel_digest, table.c.stacker_digest)).mappings().all()
-            names = {r["digest"]: r for r in conn.execute(
-                select(comps.c.digest, comps.c.name, comps.c.config)
-                .where(comps.c.kind == "panel")).mappings()}
+            own = (
+                self._run_component_or_none(conn, run_id, "panel"),
+                self._run_component_or_none(conn, run_id, "stacker"),
+            )
+            rows = (
+                conn.execute(
+                    select(
+                        table.c.panel_digest,
+                        table.c.stacker_digest,
+                        func.count().label("n_claims"),
+                        func.min(table.c.created_at).label("created_at"),
+                    )
+                    .where(table.c.run_id == run_id)
+                    .group_by(table.c.panel_digest, table.c.stacker_digest)
+                )
+                .mappings()
+                .all()
+            )
+            names = {
+                r["digest"]: r
+                for r in conn.execute(
+                    select(comps.c.digest, comps.c.name, comps.c.config).where(
+                        comps.c.kind == "panel"
+                    )
+                ).mappings()
+            }
         out = []
         for r in rows:
             panel = names.get(r["panel_digest"])
-            out.append({"panel_digest": r["panel_digest"], "stacker_digest": r["stacker_digest"],
-                        "n_claims": int(r["n_claims"]), "created_at": _utc(r["created_at"]),
-                        "panel_name": panel["name"] if panel else None,
-                        "members": (panel["config"] or {}).get("members") if panel else None,
-                        "own": (r["panel_digest"], r["stacker_digest"]) == own})
+            out.append(
+                {
+                    "panel_digest": r["panel_digest"],
+                    "stacker_digest": r["stacker_digest"],
+                    "n_claims": int(r["n_claims"]),
+                    "created_at": _utc(r["created_at"]),
+                    "panel_name": panel["name"] if panel else None,
+                    "members": (panel["config"] or {}).get("members") if panel else None,
+                    "own": (r["panel_digest"], r["stacker_digest"]) == own,
+                }
+            )
         out.sort(key=lambda v: (not v["own"], v["created_at"] or datetime.min.replace(tzinfo=UTC)))
         return out
 
@@ -600,27 +989,45 @@ class Ledger:
         (hallucinated) or 0.5 (abstentions), errors and mean latency (one SQL query)."""
         v = _table(m.JudgeVoteRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(v.c.judge_name, v.c.judge_digest, func.count().label("n"),
-                       func.sum(case((v.c.value == 0.0, 1), else_=0)).label("n_supported"),
-                       func.sum(case((v.c.value == 1.0, 1), else_=0)).label("n_hallucinated"),
-                       func.sum(case((v.c.value == 0.5, 1), else_=0)).label("n_abstain"),
-                       func.sum(case((v.c.error.is_not(None), 1), else_=0)).label("n_error"),
-                       func.avg(v.c.latency_s).label("mean_latency_s"))
-                .where(v.c.run_id == run_id)
-                .group_by(v.c.judge_name, v.c.judge_digest)
-                .order_by(v.c.judge_name, v.c.judge_digest)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(
+                        v.c.judge_name,
+                        v.c.judge_digest,
+                        func.count().label("n"),
+                        func.sum(case((v.c.value == 0.0, 1), else_=0)).label("n_supported"),
+                        func.sum(case((v.c.value == 1.0, 1), else_=0)).label("n_hallucinated"),
+                        func.sum(case((v.c.value == 0.5, 1), else_=0)).label("n_abstain"),
+                        func.sum(case((v.c.error.is_not(None), 1), else_=0)).label("n_error"),
+                        func.avg(v.c.latency_s).label("mean_latency_s"),
+                    )
+                    .where(v.c.run_id == run_id)
+                    .group_by(v.c.judge_name, v.c.judge_digest)
+                    .order_by(v.c.judge_name, v.c.judge_digest)
+                )
+                .mappings()
+                .all()
+            )
         counts = ("n", "n_supported", "n_hallucinated", "n_abstain", "n_error")
-        return [{"judge_name": r["judge_name"], "judge_digest": r["judge_digest"],
-                 **{k: int(r[k] or 0) for k in counts},
-                 "mean_latency_s": float(r["mean_latency_s"] or 0.0)} for r in rows]
+        return [
+            {
+                "judge_name": r["judge_name"],
+                "judge_digest": r["judge_digest"],
+                **{k: int(r[k] or 0) for k in counts},
+                "mean_latency_s": float(r["mean_latency_s"] or 0.0),
+            }
+            for r in rows
+        ]
 
     def judged_claims(self, run_id: str) -> int:
         """How many claims of a run have at least one judge vote."""
         v = _table(m.JudgeVoteRow)
         with self.engine.connect() as conn:
-            return int(conn.execute(select(func.count(func.distinct(v.c.claim_id)))
-                                    .where(v.c.run_id == run_id)).scalar_one())
+            return int(
+                conn.execute(
+                    select(func.count(func.distinct(v.c.claim_id))).where(v.c.run_id == run_id)
+                ).scalar_one()
+            )
 
     def answer_label_counts(self, run_id: str) -> list[tuple[str, str | None, int]]:
         """``(answer_id, label, claims)`` of a run under its own panel and stacker (label
@@ -629,77 +1036,114 @@ class Ledger:
         with self.engine.connect() as conn:
             panel = self._run_component_or_none(conn, run_id, "panel")
             stacker = self._run_component_or_none(conn, run_id, "stacker")
-            on = ((verdicts.c.run_id == claims.c.run_id)
-                  & (verdicts.c.claim_id == claims.c.claim_id))
+            on = (verdicts.c.run_id == claims.c.run_id) & (verdicts.c.claim_id == claims.c.claim_id)
             if panel is not None:
                 on = on & (verdicts.c.panel_digest == panel)
             if stacker is not None:
                 on = on & (verdicts.c.stacker_digest == stacker)
             rows = conn.execute(
                 select(claims.c.answer_id, verdicts.c.label, func.count().label("n"))
-                .outerjoin(verdicts, on).where(claims.c.run_id == run_id)
-                .group_by(claims.c.answer_id, verdicts.c.label)).all()
+                .outerjoin(verdicts, on)
+                .where(claims.c.run_id == run_id)
+                .group_by(claims.c.answer_id, verdicts.c.label)
+            ).all()
         return [(str(a), None if label is None else str(label), int(n)) for a, label, n in rows]
 
     def human_audits(self, run_id: str) -> list[dict[str, Any]]:
         """Every human audit of a run's claims, oldest first."""
         table = _table(m.HumanAuditRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(table).where(table.c.run_id == run_id)
-                                .order_by(table.c.created_at, table.c.id)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(table)
+                    .where(table.c.run_id == run_id)
+                    .order_by(table.c.created_at, table.c.id)
+                )
+                .mappings()
+                .all()
+            )
         return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
 
     def claim_labels(self, run_id: str) -> list[tuple[str, str, str | None, float | None]]:
         """``(claim_id, answer_id, label, p_hallucinated)`` of every claim of a run under
         its own panel and stacker (label None without such a verdict), in answer order:
         one query and no JSON decoding, for review queues over large runs."""
-        claims, verdicts, answers = (_table(m.ClaimRow), _table(m.VerdictRow),
-                                     _table(m.AnswerRow))
+        claims, verdicts, answers = (_table(m.ClaimRow), _table(m.VerdictRow), _table(m.AnswerRow))
         with self.engine.connect() as conn:
             panel = self._run_component_or_none(conn, run_id, "panel")
             stacker = self._run_component_or_none(conn, run_id, "stacker")
-            on = ((verdicts.c.run_id == claims.c.run_id)
-                  & (verdicts.c.claim_id == claims.c.claim_id))
+            on = (verdicts.c.run_id == claims.c.run_id) & (verdicts.c.claim_id == claims.c.claim_id)
             if panel is not None:
                 on = on & (verdicts.c.panel_digest == panel)
             if stacker is not None:
                 on = on & (verdicts.c.stacker_digest == stacker)
             rows = conn.execute(
-                select(claims.c.claim_id, claims.c.answer_id, verdicts.c.label,
-                       verdicts.c.p_hallucinated)
-                .join(answers, (answers.c.run_id == claims.c.run_id)
-                      & (answers.c.answer_id == claims.c.answer_id))
-                .outerjoin(verdicts, on).where(claims.c.run_id == run_id)
-                .order_by(answers.c.seq, claims.c.seq)).all()
-        return [(str(c), str(a), None if label is None else str(label),
-                 None if p is None else float(p)) for c, a, label, p in rows]
+                select(
+                    claims.c.claim_id,
+                    claims.c.answer_id,
+                    verdicts.c.label,
+                    verdicts.c.p_hallucinated,
+                )
+                .join(
+                    answers,
+                    (answers.c.run_id == claims.c.run_id)
+                    & (answers.c.answer_id == claims.c.answer_id),
+                )
+                .outerjoin(verdicts, on)
+                .where(claims.c.run_id == run_id)
+                .order_by(answers.c.seq, claims.c.seq)
+            ).all()
+        return [
+            (str(c), str(a), None if label is None else str(label), None if p is None else float(p))
+            for c, a, label, p in rows
+        ]
 
     def claim_ids(self, run_id: str) -> set[str]:
         """The ids of a run's claims."""
         table = _table(m.ClaimRow)
         with self.engine.connect() as conn:
-            return set(conn.execute(select(table.c.claim_id).where(table.c.run_id == run_id))
-                       .scalars())
+            return set(
+                conn.execute(select(table.c.claim_id).where(table.c.run_id == run_id)).scalars()
+            )
 
     # ------------------------------------------------------------------ freshness
-    def record_run_link(self, run_id: str, parent_run_id: str, *, relation: str,
-                        details: Mapping[str, Any] | None = None) -> None:
+    def record_run_link(
+        self,
+        run_id: str,
+        parent_run_id: str,
+        *,
+        relation: str,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
         """Record that ``run_id`` derives from ``parent_run_id`` (e.g. ``reaudit``);
         idempotent (an existing link is kept)."""
         self.get_run(run_id)
         self.get_run(parent_run_id)
         with self._tx() as conn:
-            self._insert_ignore(conn, m.RunLinkRow, [{
-                "run_id": run_id, "parent_run_id": parent_run_id, "relation": relation,
-                "details": _plain(dict(details or {})), "created_at": _now()}])
+            self._insert_ignore(
+                conn,
+                m.RunLinkRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "parent_run_id": parent_run_id,
+                        "relation": relation,
+                        "details": _plain(dict(details or {})),
+                        "created_at": _now(),
+                    }
+                ],
+            )
 
     def run_links(self) -> list[dict[str, Any]]:
         """Every run link ``{run_id, parent_run_id, relation, details, created_at}``,
         oldest first."""
         table = _table(m.RunLinkRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(table).order_by(table.c.created_at, table.c.run_id)
-                                ).mappings().all()
+            rows = (
+                conn.execute(select(table).order_by(table.c.created_at, table.c.run_id))
+                .mappings()
+                .all()
+            )
         return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
 
     def record_carried(self, run_id: str, carried: Sequence[tuple[str, str, str]]) -> int:
@@ -708,43 +1152,71 @@ class Ledger:
         many marks were new."""
         table = _table(m.CarriedVerdictRow)
         with self._tx() as conn:
-            before = conn.execute(select(func.count()).select_from(table)
-                                  .where(table.c.run_id == run_id)).scalar_one()
+            before = conn.execute(
+                select(func.count()).select_from(table).where(table.c.run_id == run_id)
+            ).scalar_one()
             now = _now()
-            self._insert_ignore(conn, m.CarriedVerdictRow, [{
-                "run_id": run_id, "claim_id": claim_id, "from_run_id": source,
-                "reason": reason, "created_at": now} for claim_id, source, reason in carried])
-            after = conn.execute(select(func.count()).select_from(table)
-                                 .where(table.c.run_id == run_id)).scalar_one()
+            self._insert_ignore(
+                conn,
+                m.CarriedVerdictRow,
+                [
+                    {
+                        "run_id": run_id,
+                        "claim_id": claim_id,
+                        "from_run_id": source,
+                        "reason": reason,
+                        "created_at": now,
+                    }
+                    for claim_id, source, reason in carried
+                ],
+            )
+            after = conn.execute(
+                select(func.count()).select_from(table).where(table.c.run_id == run_id)
+            ).scalar_one()
         return int(after) - int(before)
 
     def carried_claims(self, run_id: str) -> dict[str, dict[str, str]]:
         """The carried claims of a run: claim id -> ``{"from_run_id", "reason"}``."""
         table = _table(m.CarriedVerdictRow)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(table.c.claim_id, table.c.from_run_id, table.c.reason)
-                                .where(table.c.run_id == run_id)).all()
+            rows = conn.execute(
+                select(table.c.claim_id, table.c.from_run_id, table.c.reason).where(
+                    table.c.run_id == run_id
+                )
+            ).all()
         return {str(c): {"from_run_id": str(f), "reason": str(r)} for c, f, r in rows}
 
-    def changed_versions(self, *, created_since: datetime | None = None,
-                         window: tuple[datetime, datetime] | None = None
-                         ) -> list[dict[str, Any]]:
+    def changed_versions(
+        self,
+        *,
+        created_since: datetime | None = None,
+        window: tuple[datetime, datetime] | None = None,
+    ) -> list[dict[str, Any]]:
         """Document versions (without their text) that were added to the ledger at or
         after ``created_since``, or whose publication (``published_at``, else
         ``valid_from``) or end of validity (``valid_to``) falls in ``window`` =
         ``(after, up_to]``. Indexed range queries; each version once."""
         versions = _table(m.DocumentVersionRow)
-        columns = [versions.c.doc_id, versions.c.digest, versions.c.version,
-                   versions.c.published_at, versions.c.valid_from, versions.c.valid_to,
-                   versions.c.created_at]
+        columns = [
+            versions.c.doc_id,
+            versions.c.digest,
+            versions.c.version,
+            versions.c.published_at,
+            versions.c.valid_from,
+            versions.c.valid_to,
+            versions.c.created_at,
+        ]
         conditions: list[Any] = []
         if created_since is not None:
             conditions.append(versions.c.created_at >= _utc(created_since))
         if window is not None:
             lo, hi = _utc(window[0]), _utc(window[1])
             conditions.append((versions.c.published_at > lo) & (versions.c.published_at <= hi))
-            conditions.append(versions.c.published_at.is_(None) & (versions.c.valid_from > lo)
-                              & (versions.c.valid_from <= hi))
+            conditions.append(
+                versions.c.published_at.is_(None)
+                & (versions.c.valid_from > lo)
+                & (versions.c.valid_from <= hi)
+            )
             conditions.append((versions.c.valid_to > lo) & (versions.c.valid_to <= hi))
         found: dict[tuple[str, str], dict[str, Any]] = {}
         with self.engine.connect() as conn:
@@ -762,43 +1234,75 @@ class Ledger:
         out: dict[str, list[dict[str, Any]]] = {}
         with self.engine.connect() as conn:
             for start in range(0, len(doc_ids), 500):
-                rows = conn.execute(
-                    select(versions.c.doc_id, versions.c.digest, versions.c.version,
-                           versions.c.published_at, versions.c.valid_from,
-                           versions.c.valid_to, versions.c.created_at)
-                    .where(versions.c.doc_id.in_(list(doc_ids[start:start + 500])))
-                ).mappings().all()
+                rows = (
+                    conn.execute(
+                        select(
+                            versions.c.doc_id,
+                            versions.c.digest,
+                            versions.c.version,
+                            versions.c.published_at,
+                            versions.c.valid_from,
+                            versions.c.valid_to,
+                            versions.c.created_at,
+                        ).where(versions.c.doc_id.in_(list(doc_ids[start : start + 500])))
+                    )
+                    .mappings()
+                    .all()
+                )
                 for r in rows:
                     item = dict(r)
                     for key in ("published_at", "valid_from", "valid_to", "created_at"):
                         item[key] = _utc(item[key])
                     out.setdefault(item["doc_id"], []).append(item)
         for items in out.values():
-            items.sort(key=lambda v: (v["created_at"] or datetime.min.replace(tzinfo=UTC),
-                                      v["version"]))
+            items.sort(
+                key=lambda v: (v["created_at"] or datetime.min.replace(tzinfo=UTC), v["version"])
+            )
         return out
 
-    def citing_evidence(self, doc_ids: Sequence[str], *, run_ids: Sequence[str] | None = None
-                        ) -> list[dict[str, Any]]:
+    def citing_evidence(
+        self, doc_ids: Sequence[str], *, run_ids: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
         """The retrieved (not inline) evidence rows that cite any version of ``doc_ids``
         (of ``run_ids`` only, when given): ``{run_id, claim_id, rank, chunk_id, doc_id,
         version_digest, superseded, score, coverage}``, by run, claim and rank. One
         lookup on the ``(doc_id, version_digest)`` index of ``retrieval`` per 500
         documents, no join (the runs are filtered here, so the index is always used)."""
         retr = _table(m.RetrievalRow)
-        keys = ("run_id", "claim_id", "rank", "chunk_id", "doc_id", "version_digest",
-                "superseded", "score", "coverage")
+        keys = (
+            "run_id",
+            "claim_id",
+            "rank",
+            "chunk_id",
+            "doc_id",
+            "version_digest",
+            "superseded",
+            "score",
+            "coverage",
+        )
         wanted = set(run_ids) if run_ids is not None else None
         out: list[dict[str, Any]] = []
         with self.engine.connect() as conn:
             for start in range(0, len(doc_ids), 500):
                 rows = conn.execute(
-                    select(retr.c.run_id, retr.c.claim_id, retr.c.rank, retr.c.chunk_id,
-                           retr.c.doc_id, retr.c.version_digest, retr.c.superseded,
-                           retr.c.score, retr.c.coverage, retr.c.inline)
-                    .where(retr.c.doc_id.in_(list(doc_ids[start:start + 500])))).all()
-                out.extend(dict(zip(keys, row[:-1], strict=True)) for row in rows
-                           if not row[-1] and (wanted is None or row[0] in wanted))
+                    select(
+                        retr.c.run_id,
+                        retr.c.claim_id,
+                        retr.c.rank,
+                        retr.c.chunk_id,
+                        retr.c.doc_id,
+                        retr.c.version_digest,
+                        retr.c.superseded,
+                        retr.c.score,
+                        retr.c.coverage,
+                        retr.c.inline,
+                    ).where(retr.c.doc_id.in_(list(doc_ids[start : start + 500])))
+                ).all()
+                out.extend(
+                    dict(zip(keys, row[:-1], strict=True))
+                    for row in rows
+                    if not row[-1] and (wanted is None or row[0] in wanted)
+                )
         out.sort(key=lambda r: (r["run_id"], r["claim_id"], r["rank"]))
         return out
 
@@ -810,15 +1314,23 @@ class Ledger:
         with self.engine.connect() as conn:
             for start in range(0, len(claim_ids), 500):
                 rows = conn.execute(
-                    select(claims.c.claim_id, claims.c.answer_id, claims.c.text,
-                           answers.c.as_of)
-                    .join(answers, (answers.c.run_id == claims.c.run_id)
-                          & (answers.c.answer_id == claims.c.answer_id))
-                    .where(claims.c.run_id == run_id,
-                           claims.c.claim_id.in_(list(claim_ids[start:start + 500])))).all()
+                    select(claims.c.claim_id, claims.c.answer_id, claims.c.text, answers.c.as_of)
+                    .join(
+                        answers,
+                        (answers.c.run_id == claims.c.run_id)
+                        & (answers.c.answer_id == claims.c.answer_id),
+                    )
+                    .where(
+                        claims.c.run_id == run_id,
+                        claims.c.claim_id.in_(list(claim_ids[start : start + 500])),
+                    )
+                ).all()
                 for claim_id, answer_id, text, as_of in rows:
-                    out[str(claim_id)] = {"answer_id": answer_id, "text": text,
-                                          "answer_as_of": _utc(as_of)}
+                    out[str(claim_id)] = {
+                        "answer_id": answer_id,
+                        "text": text,
+                        "answer_as_of": _utc(as_of),
+                    }
         return out
 
     def labels_of_claims(self, run_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
@@ -832,7 +1344,8 @@ class Ledger:
             for start in range(0, len(claim_ids), 500):
                 query = select(verdicts.c.claim_id, verdicts.c.label).where(
                     verdicts.c.run_id == run_id,
-                    verdicts.c.claim_id.in_(list(claim_ids[start:start + 500])))
+                    verdicts.c.claim_id.in_(list(claim_ids[start : start + 500])),
+                )
                 if panel is not None:
                     query = query.where(verdicts.c.panel_digest == panel)
                 if stacker is not None:
@@ -840,8 +1353,9 @@ class Ledger:
                 out.update({str(c): str(label) for c, label in conn.execute(query)})
         return out
 
-    def versions_chunks(self, versions: Sequence[tuple[str, str]]
-                        ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    def versions_chunks(
+        self, versions: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], list[dict[str, Any]]]:
         """The chunks ``{chunk_id, start, end, text}`` of each ``(doc_id, digest)``
         version, in order (one chunked query on the chunk digest index)."""
         chunks = _table(m.ChunkRow)
@@ -850,15 +1364,26 @@ class Ledger:
         out: dict[tuple[str, str], list[dict[str, Any]]] = {}
         with self.engine.connect() as conn:
             for start in range(0, len(digests), 500):
-                rows = conn.execute(
-                    select(chunks.c.chunk_id, chunks.c.doc_id, chunks.c.digest,
-                           chunks.c.start, chunks.c.end, chunks.c.text)
-                    .where(chunks.c.digest.in_(digests[start:start + 500]))).mappings().all()
+                rows = (
+                    conn.execute(
+                        select(
+                            chunks.c.chunk_id,
+                            chunks.c.doc_id,
+                            chunks.c.digest,
+                            chunks.c.start,
+                            chunks.c.end,
+                            chunks.c.text,
+                        ).where(chunks.c.digest.in_(digests[start : start + 500]))
+                    )
+                    .mappings()
+                    .all()
+                )
                 for r in rows:
                     key = (str(r["doc_id"]), str(r["digest"]))
                     if key in wanted:
                         out.setdefault(key, []).append(
-                            {k: r[k] for k in ("chunk_id", "start", "end", "text")})
+                            {k: r[k] for k in ("chunk_id", "start", "end", "text")}
+                        )
         for items in out.values():
             items.sort(key=lambda c: c["start"])
         return out
@@ -869,9 +1394,16 @@ class Ledger:
         out: dict[str, str] = {}
         with self.engine.connect() as conn:
             for start in range(0, len(chunk_ids), 500):
-                out.update({str(c): str(t) for c, t in conn.execute(
-                    select(chunks.c.chunk_id, chunks.c.text)
-                    .where(chunks.c.chunk_id.in_(list(chunk_ids[start:start + 500]))))})
+                out.update(
+                    {
+                        str(c): str(t)
+                        for c, t in conn.execute(
+                            select(chunks.c.chunk_id, chunks.c.text).where(
+                                chunks.c.chunk_id.in_(list(chunk_ids[start : start + 500]))
+                            )
+                        )
+                    }
+                )
         return out
 
     def response_cache(self) -> LedgerResponseCache:
@@ -893,9 +1425,19 @@ class LedgerResponseCache:
 
     def put(self, key: str, value: str, meta: Mapping[str, Any]) -> None:
         with self.ledger._tx() as conn:
-            self.ledger._insert_ignore(conn, m.LlmCacheRow, [{
-                "key": key, "model": str(meta.get("model", "")), "response": value,
-                "meta": _plain(dict(meta)), "created_at": _now()}])
+            self.ledger._insert_ignore(
+                conn,
+                m.LlmCacheRow,
+                [
+                    {
+                        "key": key,
+                        "model": str(meta.get("model", "")),
+                        "response": value,
+                        "meta": _plain(dict(meta)),
+                        "created_at": _now(),
+                    }
+                ],
+            )
 
 
 def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
@@ -908,8 +1450,9 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
     return on_connect
 
 
-def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: float = 30.0
-                ) -> Ledger:
+def open_ledger(
+    location: str | Path, *, create: bool = True, busy_timeout_s: float = 30.0
+) -> Ledger:
     """Open (and create or upgrade) a ledger: a SQLite file path or a SQLAlchemy URL.
 
     Refuses, writing nothing, a ledger whose schema is newer than this code, a
@@ -927,13 +1470,13 @@ def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: fl
     try:
         engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     except (SQLAlchemyError, ImportError, ValueError) as exc:
-        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}"
-                          ) from None
+        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas(int(busy_timeout_s * 1000)))
     elif engine.dialect.name != "postgresql":
-        raise LedgerError(f"{shown}: unsupported database {engine.dialect.name!r} "
-                          f"(SQLite or PostgreSQL)")
+        raise LedgerError(
+            f"{shown}: unsupported database {engine.dialect.name!r} (SQLite or PostgreSQL)"
+        )
     ledger = Ledger(engine, str(location))
     try:
         with ledger._tx() as conn:
@@ -943,6 +1486,5 @@ def open_ledger(location: str | Path, *, create: bool = True, busy_timeout_s: fl
         raise
     except SQLAlchemyError as exc:
         engine.dispose()
-        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}"
-                          ) from None
+        raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}") from None
     return ledger

@@ -12,8 +12,11 @@ MASK = "***"
 
 # scheme://user:password@host... : the password runs to the last '@' before the path
 _USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*:)(?P<secret>[^\s]*)@")
-_QUERY_SECRET = re.compile(r"(?P<head>[?&](?:password|passwd|pwd|sslpassword|token|secret)=)"
-                           r"(?P<secret>[^&#\s]*)", re.IGNORECASE)
+_QUERY_SECRET = re.compile(
+    r"(?P<head>[?&](?:password|passwd|pwd|sslpassword|token|secret)=)"
+    r"(?P<secret>[^&#\s]*)",
+    re.IGNORECASE,
+)
 
 
 _MIN_FREE_SECRET = 3

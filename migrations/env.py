@@ -27,16 +27,24 @@ def _url() -> str:
 
 def run_migrations_offline() -> None:
     url = _url()
-    context.configure(url=url, target_metadata=target_metadata, literal_binds=True,
-                      render_as_batch=url.startswith("sqlite"))
+    context.configure(
+        url=url,
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=url.startswith("sqlite"),
+    )
     with context.begin_transaction():
         context.run_migrations()
 
 
 def _run(connection: object) -> None:
     is_sqlite = connection.dialect.name == "sqlite"  # type: ignore[attr-defined]
-    context.configure(connection=connection, target_metadata=target_metadata,  # type: ignore[arg-type]
-                      render_as_batch=is_sqlite, compare_type=True)
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,  # type: ignore[arg-type]
+        render_as_batch=is_sqlite,
+        compare_type=True,
+    )
     with context.begin_transaction():
         context.run_migrations()
 

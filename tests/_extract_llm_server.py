@@ -57,10 +57,19 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(reply, int):
             self._send(reply, b'{"error": "scripted failure"}')
         else:
-            payload = {"id": "x", "object": "chat.completion", "model": body.get("model"),
-                       "choices": [{"index": 0, "finish_reason": "stop",
-                                    "message": {"role": "assistant", "content": reply}}],
-                       "usage": {"prompt_tokens": 11, "completion_tokens": 7}}
+            payload = {
+                "id": "x",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": reply},
+                    }
+                ],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 7},
+            }
             self._send(200, json.dumps(payload).encode())
 
     def _send(self, status: int, data: bytes) -> None:

@@ -26,9 +26,12 @@ Action = tuple[str, Any]
 class FaultServer:
     """Run with ``with FaultServer(script=[...]) as server: server.base_url``."""
 
-    def __init__(self, script: list[Action] | None = None,
-                 responder: Callable[[dict[str, Any]], Action] | None = None,
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        script: list[Action] | None = None,
+        responder: Callable[[dict[str, Any]], Action] | None = None,
+        delay_s: float = 0.0,
+    ) -> None:
         self.script = list(script or [])
         self.responder = responder
         self.delay_s = delay_s
@@ -69,8 +72,9 @@ class FaultServer:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def _send(self, code: int, payload: bytes, headers: dict[str, str] | None = None
-                      ) -> None:
+            def _send(
+                self, code: int, payload: bytes, headers: dict[str, str] | None = None
+            ) -> None:
                 try:
                     self.send_response(code)
                     self.send_header("Content-Type", "application/json")
@@ -96,11 +100,18 @@ class FaultServer:
                         time.sleep(float(arg))
                         kind, arg = "ok", '{"label": "supported"}'
                     if kind == "ok":
-                        payload = {"id": "x", "object": "chat.completion",
-                                   "choices": [{"index": 0, "message": {
-                                       "role": "assistant", "content": arg},
-                                       "finish_reason": "stop"}],
-                                   "usage": {"prompt_tokens": 11, "completion_tokens": 3}}
+                        payload = {
+                            "id": "x",
+                            "object": "chat.completion",
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "message": {"role": "assistant", "content": arg},
+                                    "finish_reason": "stop",
+                                }
+                            ],
+                            "usage": {"prompt_tokens": 11, "completion_tokens": 3},
+                        }
                         self._send(200, json.dumps(payload).encode())
                     elif kind == "status":
                         headers = {"Retry-After": "0"} if arg == 429 else None

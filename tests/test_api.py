@@ -47,30 +47,44 @@ def _counts(db: Path) -> dict[str, int]:
         return {t: ledger.count(t) for t in TABLES}
 
 
-def test_api_cli_and_demo_give_the_same_run_and_rows(demo: tuple[Path, Path, str],
-                                                     tmp_path: Path, run_cli: RunCli) -> None:
+def test_api_cli_and_demo_give_the_same_run_and_rows(
+    demo: tuple[Path, Path, str], tmp_path: Path, run_cli: RunCli
+) -> None:
     db, _, demo_run = demo
     api_db, cli_db = tmp_path / "api.db", tmp_path / "cli.db"
-    with Auditor(prepare_sample_index(tmp_path / "api-index", api_db), api_db,
-                 config=DEMO_CONFIG) as a:
+    with Auditor(
+        prepare_sample_index(tmp_path / "api-index", api_db), api_db, config=DEMO_CONFIG
+    ) as a:
         api = a.audit(sample_path("answers.jsonl"))
     prepare_sample_index(tmp_path / "cli-index", cli_db)
-    code, out, err = run_cli(["audit", str(sample_path("answers.jsonl")), "--index",
-                              str(tmp_path / "cli-index"), "--db", str(cli_db), "--as-of",
-                              "2026-06-30", "--quiet"])
+    code, out, err = run_cli(
+        [
+            "audit",
+            str(sample_path("answers.jsonl")),
+            "--index",
+            str(tmp_path / "cli-index"),
+            "--db",
+            str(cli_db),
+            "--as-of",
+            "2026-06-30",
+            "--quiet",
+        ]
+    )
     assert code == 0, err
     lines = [json.loads(line) for line in out.splitlines() if line.strip()]
     assert api.run_id == demo_run
     assert {line["run_id"] for line in lines} == {demo_run}
-    assert [line["id"] for line in lines] == [a.id for a in
-                                              load_answers(sample_path("answers.jsonl"))]
+    assert [line["id"] for line in lines] == [
+        a.id for a in load_answers(sample_path("answers.jsonl"))
+    ]
     assert _rows(api_db, demo_run) == _rows(cli_db, demo_run) == _rows(db, demo_run)
     assert lines == _rows(db, demo_run)
     assert _counts(api_db) == _counts(cli_db) == _counts(db)
 
 
-def test_every_config_field_is_part_of_the_run_id(demo: tuple[Path, Path, str],
-                                                  tmp_path: Path) -> None:
+def test_every_config_field_is_part_of_the_run_id(
+    demo: tuple[Path, Path, str], tmp_path: Path
+) -> None:
     _, index, _ = demo
     answers = load_answers(sample_path("answers.jsonl"))[:2]
     ids = set()
@@ -78,15 +92,22 @@ def test_every_config_field_is_part_of_the_run_id(demo: tuple[Path, Path, str],
         from auditor.runner import index_component, run_id_of
 
         component = index_component(a.index.manifest)
-        for change in ({}, {"mode": "dense"}, {"mode": "lexical"}, {"k": 6},
-                       {"n_current": 2}, {"n_superseded": 1},
-                       {"as_of": "2026-07-01"},
-                       {"policy": dataclasses.replace(DEMO_CONFIG.policy, threshold=0.6)}):
+        for change in (
+            {},
+            {"mode": "dense"},
+            {"mode": "lexical"},
+            {"k": 6},
+            {"n_current": 2},
+            {"n_superseded": 1},
+            {"as_of": "2026-07-01"},
+            {"policy": dataclasses.replace(DEMO_CONFIG.policy, threshold=0.6)},
+        ):
             a.config = dataclasses.replace(DEMO_CONFIG, **change)
             ids.add(run_id_of(answers, a.components(), component))
     assert len(ids) == 8
-    with Auditor(index, tmp_path / "m.db",
-                 config=dataclasses.replace(DEMO_CONFIG, mode="dense")) as a:
+    with Auditor(
+        index, tmp_path / "m.db", config=dataclasses.replace(DEMO_CONFIG, mode="dense")
+    ) as a:
         dense = a.audit(answers)
     with Auditor(index, tmp_path / "m.db", config=DEMO_CONFIG) as a:
         hybrid = a.audit(answers)
@@ -97,7 +118,8 @@ def test_every_config_field_is_part_of_the_run_id(demo: tuple[Path, Path, str],
 
 
 def test_rejudge_with_the_original_panel_reproduces_every_verdict(
-        demo: tuple[Path, Path, str]) -> None:
+    demo: tuple[Path, Path, str],
+) -> None:
     db, _, run_id = demo
     with Auditor(db=db) as a:
         original = {c.claim_id: c for c in a.ledger.claim_results(run_id)}
@@ -115,22 +137,27 @@ def test_rejudge_with_the_original_panel_reproduces_every_verdict(
 
 
 def test_rejudge_with_another_panel_writes_beside_the_original(
-        demo: tuple[Path, Path, str], tmp_path: Path) -> None:
+    demo: tuple[Path, Path, str], tmp_path: Path
+) -> None:
     db, _, run_id = demo
     copy = tmp_path / "copy.db"
     copy.write_bytes(db.read_bytes())
     toml = tmp_path / "panel.toml"
-    toml.write_text('name = "two"\n[[judges]]\nname = "content_overlap"\n'
-                    '[[judges]]\nname = "numeric_consistency"\n')
+    toml.write_text(
+        'name = "two"\n[[judges]]\nname = "content_overlap"\n'
+        '[[judges]]\nname = "numeric_consistency"\n'
+    )
     from auditor.stacking.model import Stacker
 
-    Stacker(members=("content_overlap", "numeric_consistency"), coef=(2.0, 3.0),
-            intercept=-2.5, fitted_on="test").save(tmp_path / "stacker.json")
+    Stacker(
+        members=("content_overlap", "numeric_consistency"),
+        coef=(2.0, 3.0),
+        intercept=-2.5,
+        fitted_on="test",
+    ).save(tmp_path / "stacker.json")
     with Auditor(db=copy) as a:
-        result = a.rejudge(run_id[:10], panel=toml, stacker=tmp_path / "stacker.json",
-                           n_boot=50)
-        again = a.rejudge(run_id[:10], panel=toml, stacker=tmp_path / "stacker.json",
-                          n_boot=50)
+        result = a.rejudge(run_id[:10], panel=toml, stacker=tmp_path / "stacker.json", n_boot=50)
+        again = a.rejudge(run_id[:10], panel=toml, stacker=tmp_path / "stacker.json", n_boot=50)
     assert not result.reused and result.verdicts_written == result.n_claims
     assert again.reused and again.verdicts_written == 0
 
@@ -150,14 +177,16 @@ def test_graph_routes_claims(demo: tuple[Path, Path, str]) -> None:
             assert len(votes[c.claim_id]) == members
 
 
-def test_second_opinion_decides_uncertain_claims(demo: tuple[Path, Path, str],
-                                                 tmp_path: Path) -> None:
+def test_second_opinion_decides_uncertain_claims(
+    demo: tuple[Path, Path, str], tmp_path: Path
+) -> None:
     _, index, _ = demo
     config = dataclasses.replace(DEMO_CONFIG, second_opinion_band=0.45)
     with pytest.raises(ConfigError, match="already a member of the panel"):
         Auditor(index, tmp_path / "s.db", config=config, second_opinion="numeric_consistency")
-    with Auditor(index, tmp_path / "s.db", config=config,
-                 second_opinion="tests.plugins.judges:KeywordJudge") as a:
+    with Auditor(
+        index, tmp_path / "s.db", config=config, second_opinion="tests.plugins.judges:KeywordJudge"
+    ) as a:
         run = a.audit(load_answers(sample_path("answers.jsonl"))[:4])
         info = a.ledger.get_run(run.run_id)
     asked = [c for c in run.claims if "second opinion" in (c["reason"] or "")]
@@ -174,9 +203,19 @@ def test_audit_answers_accepts_dicts_dataclasses_and_paths() -> None:
     corpus = sample_path("corpus.jsonl")
     config = DEMO_CONFIG
     from_objects = audit_answers(items, documents=corpus, config=config)
-    from_dicts = audit_answers([{"id": a.id, "question": a.question, "answer": a.answer,
-                                 "contexts": [dataclasses.asdict(c) for c in a.contexts]}
-                                for a in items], documents=corpus, config=config)
+    from_dicts = audit_answers(
+        [
+            {
+                "id": a.id,
+                "question": a.question,
+                "answer": a.answer,
+                "contexts": [dataclasses.asdict(c) for c in a.contexts],
+            }
+            for a in items
+        ],
+        documents=corpus,
+        config=config,
+    )
     assert from_objects.run_id == from_dicts.run_id
     assert from_objects.claims == from_dicts.claims
     with pytest.raises(InputError, match="answers, line 1, field 'answer'"):
@@ -211,7 +250,8 @@ def test_public_api_names_and_doctests() -> None:
         _ = auditor.no_such_thing  # type: ignore[attr-defined]
     import importlib
 
-    for module in map(importlib.import_module, ("auditor.config", "auditor._auditor",
-                                                "auditor.gate")):
+    for module in map(
+        importlib.import_module, ("auditor.config", "auditor._auditor", "auditor.gate")
+    ):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -47,17 +47,26 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> EvidenceIndex:
     return EvidenceIndex.open(root / "index")
 
 
-def audit(index: EvidenceIndex, db: Path, answers: list[Answer], as_of: datetime | None
-          ) -> tuple[dict[str, str], dict[str, list[dict]]]:
+def audit(
+    index: EvidenceIndex, db: Path, answers: list[Answer], as_of: datetime | None
+) -> tuple[dict[str, str], dict[str, list[dict]]]:
     """Labels per answer id (its one factual claim) and the evidence the ledger kept."""
-    with open_ledger(db) as ledger, \
-            Auditor(index, ledger, config=AuditConfig(as_of=as_of)) as auditor:
+    with (
+        open_ledger(db) as ledger,
+        Auditor(index, ledger, config=AuditConfig(as_of=as_of)) as auditor,
+    ):
         summary = auditor.audit(answers)
         rows = [r for r in ledger.claim_results(summary.run_id) if r.factual]
         labels = {r.answer_id: r.label or "" for r in rows}
-        evidence = {r.answer_id: [e for entry in ledger.claim_trail(r.claim_id)
-                                  if entry["run_id"] == summary.run_id
-                                  for e in entry["evidence"]] for r in rows}
+        evidence = {
+            r.answer_id: [
+                e
+                for entry in ledger.claim_trail(r.claim_id)
+                if entry["run_id"] == summary.run_id
+                for e in entry["evidence"]
+            ]
+            for r in rows
+        }
     assert len(rows) == len(answers), "one factual claim per answer"
     return labels, evidence
 
@@ -66,20 +75,25 @@ def answer(answer_id: str, text: str, **kw: object) -> Answer:
     return Answer(id=answer_id, question="", answer=text, **kw)  # type: ignore[arg-type]
 
 
-def test_stale_when_only_a_superseded_version_supports(index: EvidenceIndex, tmp_path: Path
-                                                        ) -> None:
-    labels, evidence = audit(index, tmp_path / "l.db", [
-        answer("old", FERRY_OLD), answer("new", FERRY_NEW)], as_of=utc(2024))
+def test_stale_when_only_a_superseded_version_supports(
+    index: EvidenceIndex, tmp_path: Path
+) -> None:
+    labels, evidence = audit(
+        index,
+        tmp_path / "l.db",
+        [answer("old", FERRY_OLD), answer("new", FERRY_NEW)],
+        as_of=utc(2024),
+    )
     assert labels == {"old": "stale", "new": "supported"}
     superseded = [e for e in evidence["old"] if e["superseded"]]
     assert superseded and all(e["text"] == FERRY_OLD for e in superseded)
 
 
-def test_evidence_published_after_as_of_is_never_used(index: EvidenceIndex, tmp_path: Path
-                                                      ) -> None:
+def test_evidence_published_after_as_of_is_never_used(index: EvidenceIndex, tmp_path: Path) -> None:
     as_of = utc(2021, 6, 1)
-    labels, evidence = audit(index, tmp_path / "l.db", [
-        answer("old", FERRY_OLD), answer("new", FERRY_NEW)], as_of=as_of)
+    labels, evidence = audit(
+        index, tmp_path / "l.db", [answer("old", FERRY_OLD), answer("new", FERRY_NEW)], as_of=as_of
+    )
     # in 2021 the 30-minute timetable was the current one and nothing else existed yet
     assert labels["old"] == "supported"
     assert labels["new"] in ("contradicted", "not_supported")
@@ -87,14 +101,21 @@ def test_evidence_published_after_as_of_is_never_used(index: EvidenceIndex, tmp_
         assert rows
         assert all(FERRY_NEW not in e["text"] for e in rows)
         dated = [e for e in rows if e["published_at"] is not None]
-        assert all(datetime.fromisoformat(str(e["published_at"])).replace(tzinfo=UTC) <= as_of
-                   for e in dated)
+        assert all(
+            datetime.fromisoformat(str(e["published_at"])).replace(tzinfo=UTC) <= as_of
+            for e in dated
+        )
 
 
-def test_undated_documents_are_never_grounds_for_stale(index: EvidenceIndex, tmp_path: Path
-                                                       ) -> None:
-    labels, evidence = audit(index, tmp_path / "l.db", [
-        answer("old", MUSEUM_OLD), answer("new", MUSEUM_NEW)], as_of=utc(2024))
+def test_undated_documents_are_never_grounds_for_stale(
+    index: EvidenceIndex, tmp_path: Path
+) -> None:
+    labels, evidence = audit(
+        index,
+        tmp_path / "l.db",
+        [answer("old", MUSEUM_OLD), answer("new", MUSEUM_NEW)],
+        as_of=utc(2024),
+    )
     assert labels["new"] == "supported"
     # supported only by the undated old version: not stale (update time undisclosed)
     assert labels["old"] != "stale"
@@ -102,35 +123,51 @@ def test_undated_documents_are_never_grounds_for_stale(index: EvidenceIndex, tmp
     assert not [e for e in evidence["old"] if e["doc_id"] == "museum" and e["superseded"]]
 
 
-def test_an_as_of_before_all_dated_evidence_gives_unknown(index: EvidenceIndex, tmp_path: Path
-                                                          ) -> None:
-    labels, evidence = audit(index, tmp_path / "l.db", [
-        answer("ferry", FERRY_NEW), answer("bridge", BRIDGE)], as_of=utc(2010))
+def test_an_as_of_before_all_dated_evidence_gives_unknown(
+    index: EvidenceIndex, tmp_path: Path
+) -> None:
+    labels, evidence = audit(
+        index,
+        tmp_path / "l.db",
+        [answer("ferry", FERRY_NEW), answer("bridge", BRIDGE)],
+        as_of=utc(2010),
+    )
     assert labels == {"ferry": "unknown", "bridge": "unknown"}
     assert all(e["published_at"] is None for rows in evidence.values() for e in rows)
 
 
 def test_an_answers_as_of_overrides_the_runs(index: EvidenceIndex, tmp_path: Path) -> None:
-    labels, _ = audit(index, tmp_path / "l.db", [
-        answer("then", FERRY_OLD, as_of=utc(2021, 6, 1)), answer("now", FERRY_OLD)],
-        as_of=utc(2024))
+    labels, _ = audit(
+        index,
+        tmp_path / "l.db",
+        [answer("then", FERRY_OLD, as_of=utc(2021, 6, 1)), answer("now", FERRY_OLD)],
+        as_of=utc(2024),
+    )
     assert labels == {"then": "supported", "now": "stale"}
 
 
-def test_contexts_without_ids_and_published_after_as_of(index: EvidenceIndex, tmp_path: Path
-                                                        ) -> None:
+def test_contexts_without_ids_and_published_after_as_of(
+    index: EvidenceIndex, tmp_path: Path
+) -> None:
     claim = "The Tilbury sourdough bakery bakes 40 rye loaves every morning."
     path = tmp_path / "answers.jsonl"
     rows = [
-        {"id": "cited", "question": "What does the bakery bake?", "answer": claim,
-         "contexts": [{"text": claim, "published_at": "2022-03-01"}]},
-        {"id": "future", "question": "What does the bakery bake?", "answer": claim,
-         "contexts": [{"text": claim, "published_at": "2030-03-01"}]},
+        {
+            "id": "cited",
+            "question": "What does the bakery bake?",
+            "answer": claim,
+            "contexts": [{"text": claim, "published_at": "2022-03-01"}],
+        },
+        {
+            "id": "future",
+            "question": "What does the bakery bake?",
+            "answer": claim,
+            "contexts": [{"text": claim, "published_at": "2030-03-01"}],
+        },
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     answers = load_answers(path)
-    assert answers[0].contexts == (Context(id="ctx-0", text=claim,
-                                           published_at=utc(2022, 3, 1)),)
+    assert answers[0].contexts == (Context(id="ctx-0", text=claim, published_at=utc(2022, 3, 1)),)
     labels, evidence = audit(index, tmp_path / "l.db", answers, as_of=utc(2024))
     assert labels["cited"] == "supported"
     assert any(e["inline"] for e in evidence["cited"])
@@ -139,14 +176,17 @@ def test_contexts_without_ids_and_published_after_as_of(index: EvidenceIndex, tm
     assert not any(e["inline"] for e in evidence["future"])
 
 
-def test_a_claim_about_its_own_past_period_is_not_stale(index: EvidenceIndex, tmp_path: Path
-                                                        ) -> None:
+def test_a_claim_about_its_own_past_period_is_not_stale(
+    index: EvidenceIndex, tmp_path: Path
+) -> None:
     scoped = "From 2020 to 2022, the Harbor Line ferry departed from Pier 4 every 30 minutes."
-    wrong_period = ("From 2023 to 2024, the Harbor Line ferry departed from Pier 4 every 30 "
-                    "minutes.")
-    labels, _ = audit(index, tmp_path / "l.db", [
-        answer("scoped", scoped), answer("wrong", wrong_period), answer("plain", FERRY_OLD)],
-        as_of=utc(2024, 6, 1))
+    wrong_period = "From 2023 to 2024, the Harbor Line ferry departed from Pier 4 every 30 minutes."
+    labels, _ = audit(
+        index,
+        tmp_path / "l.db",
+        [answer("scoped", scoped), answer("wrong", wrong_period), answer("plain", FERRY_OLD)],
+        as_of=utc(2024, 6, 1),
+    )
     assert labels["scoped"] == "supported"  # true of the version valid then
     assert labels["plain"] == "stale"
     assert labels["wrong"] != "supported"  # the 30-minute version was not valid in 2023-24

@@ -22,8 +22,11 @@ EXPECT: dict[str, dict[str, str]] = json.loads((BAD / "EXPECT.json").read_text("
 COMMANDS = ("ingest", "claims", "search", "review-import", "audit")
 CASES = [(name, command) for name in sorted(EXPECT) for command in COMMANDS]
 BASE_DOCS = [
-    {"id": "museum", "text": "The museum opens at nine and closes at five.",
-     "published_at": "2024-01-01"},
+    {
+        "id": "museum",
+        "text": "The museum opens at nine and closes at five.",
+        "published_at": "2024-01-01",
+    },
     {"id": "fares", "text": "A single ticket costs 2 euros.", "published_at": "2023-01-01"},
 ]
 
@@ -47,11 +50,15 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     docs = root / "docs.jsonl"
     docs.write_text("".join(json.dumps(d) + "\n" for d in BASE_DOCS), encoding="utf-8")
     answers = root / "answers.jsonl"
-    answers.write_text(json.dumps({"id": "base", "question": "When?",
-                                   "answer": "The museum opens at nine."}) + "\n",
-                       encoding="utf-8")
-    for argv in (["ingest", str(docs)], ["audit", str(answers), "--as-of", "2025-01-01",
-                                         "--quiet"]):
+    answers.write_text(
+        json.dumps({"id": "base", "question": "When?", "answer": "The museum opens at nine."})
+        + "\n",
+        encoding="utf-8",
+    )
+    for argv in (
+        ["ingest", str(docs)],
+        ["audit", str(answers), "--as-of", "2025-01-01", "--quiet"],
+    ):
         with pytest.raises(SystemExit) as done:
             main([*argv, "--index", str(root / "ix"), "--db", str(root / "ledger.db")])
         assert done.value.code in (0, None)
@@ -74,8 +81,9 @@ def _argv(command: str, path: Path, ix: Path, db: Path, run_id: str) -> list[str
 
 
 @pytest.mark.parametrize("name, command", CASES)
-def test_every_command_on_every_bad_file(name: str, command: str, base: tuple[Path, Path, str],
-                                         tmp_path: Path, run_cli: RunCli) -> None:
+def test_every_command_on_every_bad_file(
+    name: str, command: str, base: tuple[Path, Path, str], tmp_path: Path, run_cli: RunCli
+) -> None:
     ix0, db0, run_id = base
     ix, db = tmp_path / "ix", tmp_path / "ledger.db"
     shutil.copytree(ix0, ix)

@@ -32,8 +32,9 @@ def test_same_seed_same_resamples() -> None:
 
 
 def test_ratio_is_none_when_the_denominator_is_empty() -> None:
-    value, ci = ratio_with_interval([0, 0], [0, 0], ["x", "y"], n_boot=10,
-                                    rng=np.random.default_rng(0))
+    value, ci = ratio_with_interval(
+        [0, 0], [0, 0], ["x", "y"], n_boot=10, rng=np.random.default_rng(0)
+    )
     assert value is None and ci is None
 
 
@@ -42,14 +43,16 @@ def test_ratio_interval_brackets_the_point_and_widens_with_clustering() -> None:
     n = 400
     hits = rng.random(n) < 0.7
     ones = np.ones(n)
-    value, ci = ratio_with_interval(hits, ones, np.arange(n), n_boot=2000,
-                                    rng=np.random.default_rng(2))
+    value, ci = ratio_with_interval(
+        hits, ones, np.arange(n), n_boot=2000, rng=np.random.default_rng(2)
+    )
     assert value is not None and ci is not None
     assert ci[0] <= value <= ci[1]
     # perfectly correlated clusters of 20: same point, a wider interval
     clustered = np.repeat(hits[:20], 20)
-    v2, ci2 = ratio_with_interval(clustered, ones, np.arange(n) // 20, n_boot=2000,
-                                  rng=np.random.default_rng(2))
+    v2, ci2 = ratio_with_interval(
+        clustered, ones, np.arange(n) // 20, n_boot=2000, rng=np.random.default_rng(2)
+    )
     assert v2 is not None and ci2 is not None
     assert (ci2[1] - ci2[0]) > (ci[1] - ci[0])
 

@@ -25,8 +25,16 @@ name = "bigram_overlap"
 name = "numeric_consistency"
 """
 
-PEOPLE = ["Marie Curie", "Alan Turing", "Ada Lovelace", "Niels Bohr", "Lise Meitner",
-          "Emmy Noether", "Paul Dirac", "Rosalind Franklin"]
+PEOPLE = [
+    "Marie Curie",
+    "Alan Turing",
+    "Ada Lovelace",
+    "Niels Bohr",
+    "Lise Meitner",
+    "Emmy Noether",
+    "Paul Dirac",
+    "Rosalind Franklin",
+]
 CITIES = ["Paris", "London", "Vienna", "Copenhagen", "Berlin", "Zurich", "Cambridge", "Rome"]
 
 
@@ -36,8 +44,10 @@ def _data(path: Path, n: int = 80, seed: int = 0) -> Path:
     for i in range(n):
         person, city = PEOPLE[i % 8], CITIES[(i * 3) % 8]
         year = 1900 + i
-        evidence = [f"{person} moved to {city} in {year} to open a laboratory.",
-                    "The laboratory studied radiation and chemistry."]
+        evidence = [
+            f"{person} moved to {city} in {year} to open a laboratory.",
+            "The laboratory studied radiation and chemistry.",
+        ]
         label = int(rng.random() < 0.5)
         if label:
             other = PEOPLE[(i + 1 + int(rng.integers(0, 6))) % 8]
@@ -46,38 +56,73 @@ def _data(path: Path, n: int = 80, seed: int = 0) -> Path:
             claim = f"{person} moved to {city} in {year}."
         if rng.random() < 0.1:  # label noise, so that figures vary across resamples
             label = 1 - label
-        rows.append({"id": f"i{i}", "cluster": f"doc{i // 4}", "claim": claim,
-                     "evidence": evidence if i % 2 else " ".join(evidence), "label": label})
+        rows.append(
+            {
+                "id": f"i{i}",
+                "cluster": f"doc{i // 4}",
+                "claim": claim,
+                "evidence": evidence if i % 2 else " ".join(evidence),
+                "label": label,
+            }
+        )
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
 
-def test_calibrate_json_has_the_issue_shape(tmp_path: Path,
-                                            run_cli: RunCli) -> None:
+def test_calibrate_json_has_the_issue_shape(tmp_path: Path, run_cli: RunCli) -> None:
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
     data = _data(tmp_path / "data.jsonl")
     saved = tmp_path / "stacker.json"
-    code, out, _ = run_cli(["calibrate", str(data), "--panel", str(panel), "--seed", "3",
-                         "--bootstrap", "200", "--save-stacker", str(saved),
-                         "--format", "json"])
+    code, out, _ = run_cli(
+        [
+            "calibrate",
+            str(data),
+            "--panel",
+            str(panel),
+            "--seed",
+            "3",
+            "--bootstrap",
+            "200",
+            "--save-stacker",
+            str(saved),
+            "--format",
+            "json",
+        ]
+    )
     assert code == 0
     report = json.loads(out)
     assert {"members", "ladder", "paired", "admissibility", "predictions"} <= set(report)
     names = [m["name"] for m in report["members"]]
-    assert names == ["content_overlap", "entity_consistency", "bm25_alignment",
-                     "bigram_overlap", "numeric_consistency"]
+    assert names == [
+        "content_overlap",
+        "entity_consistency",
+        "bm25_alignment",
+        "bigram_overlap",
+        "numeric_consistency",
+    ]
     for m in report["members"]:
         assert set(m) >= {"name", "kappa", "kappa_ci", "bacc", "bacc_ci", "abstain_rate"}
     rungs = [r["name"] for r in report["ladder"]]
-    assert rungs == ["mean_member", "majority", "dawid_skene", "best_cv", "oracle_best",
-                     "stacked", "score_stacked"]  # one dataset: no best_avg
+    assert rungs == [
+        "mean_member",
+        "majority",
+        "dawid_skene",
+        "best_cv",
+        "oracle_best",
+        "stacked",
+        "score_stacked",
+    ]  # one dataset: no best_avg
     for r in report["ladder"]:
         assert set(r) >= {"kappa", "kappa_ci", "bacc", "bacc_ci"}
     for key in ("stacked_vs_best_cv", "stacked_vs_oracle", "scores_vs_votes"):
         assert set(report["paired"][key]) >= {"delta_kappa", "ci", "verdict"}
-    assert set(report["admissibility"]) >= {"admissible", "share_competent", "mean_error_corr",
-                                            "thresholds"}
+    assert set(report["admissibility"]) >= {
+        "admissible",
+        "share_competent",
+        "mean_error_corr",
+        "thresholds",
+    }
     assert len(report["predictions"]) == 80
     pred = report["predictions"][0]
     assert set(pred) >= {"id", "stacked_prob", "stacked_label", "votes"}
@@ -88,8 +133,7 @@ def test_calibrate_json_has_the_issue_shape(tmp_path: Path,
     assert report["seed"] == 3 and report["n_boot"] == 200
 
 
-def test_calibrate_is_reproducible_with_a_seed(tmp_path: Path,
-                                               run_cli: RunCli) -> None:
+def test_calibrate_is_reproducible_with_a_seed(tmp_path: Path, run_cli: RunCli) -> None:
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
     data = _data(tmp_path / "data.jsonl", n=40)
@@ -103,21 +147,31 @@ def test_calibrate_is_reproducible_with_a_seed(tmp_path: Path,
 
 def test_bad_label_is_a_clean_error(tmp_path: Path, run_cli: RunCli) -> None:
     data = tmp_path / "bad.jsonl"
-    data.write_text(json.dumps({"id": "a", "cluster": "c", "claim": "x", "evidence": "y",
-                                "label": 0}) + "\n" +
-                    json.dumps({"id": "b", "cluster": "c", "claim": "x", "evidence": "y",
-                                "label": 3}) + "\n", encoding="utf-8")
+    data.write_text(
+        json.dumps({"id": "a", "cluster": "c", "claim": "x", "evidence": "y", "label": 0})
+        + "\n"
+        + json.dumps({"id": "b", "cluster": "c", "claim": "x", "evidence": "y", "label": 3})
+        + "\n",
+        encoding="utf-8",
+    )
     code, out, err = run_cli(["calibrate", str(data)])
     assert code == 2 and out == ""
     assert err.startswith("error: ") and "line 2" in err and "field 'label'" in err
 
 
-def test_too_few_clusters_is_a_clean_error(tmp_path: Path,
-                                           run_cli: RunCli) -> None:
+def test_too_few_clusters_is_a_clean_error(tmp_path: Path, run_cli: RunCli) -> None:
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
-    rows = [{"id": str(i), "cluster": str(i % 3), "claim": "Ada Lovelace wrote.",
-             "evidence": "Ada Lovelace wrote notes.", "label": i % 2} for i in range(12)]
+    rows = [
+        {
+            "id": str(i),
+            "cluster": str(i % 3),
+            "claim": "Ada Lovelace wrote.",
+            "evidence": "Ada Lovelace wrote notes.",
+            "label": i % 2,
+        }
+        for i in range(12)
+    ]
     data = tmp_path / "few.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     code, _, err = run_cli(["calibrate", str(data), "--panel", str(panel)])
@@ -125,7 +179,8 @@ def test_too_few_clusters_is_a_clean_error(tmp_path: Path,
 
 
 def test_calibrate_with_an_llm_member_records_failures_as_abstentions(
-        tmp_path: Path, run_cli: RunCli) -> None:
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     from tests.llm_fault_server import FaultServer
 
     def responder(body: dict[str, object]) -> tuple[str, object]:
@@ -139,7 +194,9 @@ def test_calibrate_with_an_llm_member_records_failures_as_abstentions(
     data = _data(tmp_path / "data.jsonl", n=40)
     with FaultServer(responder=responder) as server:
         panel = tmp_path / "panel.toml"
-        panel.write_text(PANEL + f"""
+        panel.write_text(
+            PANEL
+            + f"""
 [[judges]]
 name = "llm"
 [judges.params]
@@ -149,9 +206,12 @@ model = "m"
 max_retries = 1
 backoff_base_s = 0.01
 timeout_s = 5
-""", encoding="utf-8")
-        code, out, _ = run_cli(["calibrate", str(data), "--panel", str(panel),
-                             "--bootstrap", "100"])
+""",
+            encoding="utf-8",
+        )
+        code, out, _ = run_cli(
+            ["calibrate", str(data), "--panel", str(panel), "--bootstrap", "100"]
+        )
     assert code == 0
     report = json.loads(out)
     llm = {m["name"]: m for m in report["members"]}["loopback"]
@@ -160,16 +220,14 @@ timeout_s = 5
     assert any("HTTP 500" in reason for reason in reasons)
 
 
-def test_calibration_is_written_to_the_ledger_once(tmp_path: Path,
-                                                   run_cli: RunCli) -> None:
+def test_calibration_is_written_to_the_ledger_once(tmp_path: Path, run_cli: RunCli) -> None:
     from ledger import open_ledger
 
     panel = tmp_path / "panel.toml"
     panel.write_text(PANEL, encoding="utf-8")
     data = _data(tmp_path / "data.jsonl", n=40)
     db = tmp_path / "ledger.db"
-    argv = ["calibrate", str(data), "--panel", str(panel), "--bootstrap", "50",
-            "--db", str(db)]
+    argv = ["calibrate", str(data), "--panel", str(panel), "--bootstrap", "50", "--db", str(db)]
     code, out, _ = run_cli(argv)
     assert code == 0
     report = json.loads(out)

@@ -46,14 +46,12 @@ def test_top_level_help_lists_every_command() -> None:
             assert name in result.output
 
 
-def test_user_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
-                                        ) -> None:
+def test_user_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from auditor.cli import main
 
     bad = tmp_path / "answers.jsonl"
     bad.write_text('{"id": "a", "answer": "x"}\n{"id": "b"}\n')
-    for argv in (["report", "nope", "--db", str(tmp_path / "absent.db")],
-                 ["claims", str(bad)]):
+    for argv in (["report", "nope", "--db", str(tmp_path / "absent.db")], ["claims", str(bad)]):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2
@@ -85,10 +83,12 @@ def test_every_option_and_argument_has_help_and_a_readable_placeholder() -> None
         for param in cmd.params:
             if param.name == "help":
                 continue
-            assert (getattr(param, "help", None) or "").strip(), \
+            assert (getattr(param, "help", None) or "").strip(), (
                 f"auditor {name}: {param.name} has no help text"
+            )
         result = ClickRunner().invoke(root, [*name.split(), "--help"], terminal_width=80)
         assert result.exit_code == 0, result.output
-        assert not re.search(r"<(bool|str|int|float|path|list\[\w+\])>", result.output), \
+        assert not re.search(r"<(bool|str|int|float|path|list\[\w+\])>", result.output), (
             f"auditor {name} --help shows a type placeholder:\n{result.output}"
+        )
         assert all(len(line) <= 80 for line in result.output.splitlines()), name

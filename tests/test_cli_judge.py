@@ -18,10 +18,19 @@ def write(path: Path, lines: list[str]) -> Path:
 
 def test_judge_entailment_prints_one_record_per_pair(tmp_path: Path, run_cli: RunCli) -> None:
     evidence = "The bridge opened in 1932 and carries six lanes of traffic."
-    pairs = write(tmp_path / "pairs.jsonl", [
-        json.dumps({"id": "a", "claim": "The bridge opened in 1932.", "evidence": evidence}),
-        json.dumps({"id": 2, "claim": "The bridge opened in 1965.",
-                    "evidence": ["Unrelated text about rivers.", evidence]})])
+    pairs = write(
+        tmp_path / "pairs.jsonl",
+        [
+            json.dumps({"id": "a", "claim": "The bridge opened in 1932.", "evidence": evidence}),
+            json.dumps(
+                {
+                    "id": 2,
+                    "claim": "The bridge opened in 1965.",
+                    "evidence": ["Unrelated text about rivers.", evidence],
+                }
+            ),
+        ],
+    )
     code, out, err = run_cli(["judge", "entailment", str(pairs), "--format", "jsonl"])
     assert code == 0, err
     rows = [json.loads(line) for line in out.splitlines()]
@@ -34,8 +43,14 @@ def test_judge_entailment_prints_one_record_per_pair(tmp_path: Path, run_cli: Ru
 
 
 def test_judge_runs_any_registered_judge(tmp_path: Path, run_cli: RunCli) -> None:
-    pairs = write(tmp_path / "pairs.jsonl", [json.dumps(
-        {"id": "n", "claim": "It has 12 stations.", "evidence": "It has 14 stations."})])
+    pairs = write(
+        tmp_path / "pairs.jsonl",
+        [
+            json.dumps(
+                {"id": "n", "claim": "It has 12 stations.", "evidence": "It has 14 stations."}
+            )
+        ],
+    )
     code, out, _ = run_cli(["judge", "numeric_consistency", str(pairs)])
     assert code == 0
     row = json.loads(out)
@@ -43,9 +58,13 @@ def test_judge_runs_any_registered_judge(tmp_path: Path, run_cli: RunCli) -> Non
 
 
 def test_bad_pairs_name_file_line_and_field(tmp_path: Path, run_cli: RunCli) -> None:
-    pairs = write(tmp_path / "pairs.jsonl", [
-        json.dumps({"id": "a", "claim": "x", "evidence": "y"}),
-        json.dumps({"id": "b", "claim": "x", "evidence": ["y", 3]})])
+    pairs = write(
+        tmp_path / "pairs.jsonl",
+        [
+            json.dumps({"id": "a", "claim": "x", "evidence": "y"}),
+            json.dumps({"id": "b", "claim": "x", "evidence": ["y", 3]}),
+        ],
+    )
     code, out, err = run_cli(["judge", "entailment", str(pairs)])
     assert code == 2 and out == ""
     assert "pairs.jsonl" in err and "line 2" in err and "'evidence'" in err
@@ -53,14 +72,14 @@ def test_bad_pairs_name_file_line_and_field(tmp_path: Path, run_cli: RunCli) -> 
 
 
 def test_unknown_judge_and_bad_params_are_clean_errors(tmp_path: Path, run_cli: RunCli) -> None:
-    pairs = write(tmp_path / "pairs.jsonl", [json.dumps({"id": 1, "claim": "x",
-                                                         "evidence": "y"})])
+    pairs = write(tmp_path / "pairs.jsonl", [json.dumps({"id": 1, "claim": "x", "evidence": "y"})])
     code, _, err = run_cli(["judge", "no_such_judge", str(pairs)])
     assert code == 2 and "no_such_judge" in err
     code, _, err = run_cli(["judge", "entailment", str(pairs), "--params", "[1]"])
     assert code == 2 and "--params" in err
     code, _, err = run_cli(["judge", "entailment", str(pairs), "--format", "csv"])
     assert code == 2 and "--format" in err
-    code, _, err = run_cli(["judge", "entailment", str(pairs), "--params",
-                            '{"support_at": 0.1, "reject_below": 0.3}'])
+    code, _, err = run_cli(
+        ["judge", "entailment", str(pairs), "--params", '{"support_at": 0.1, "reject_below": 0.3}']
+    )
     assert code == 2 and "reject_below <= support_at" in err and "Traceback" not in err

@@ -43,8 +43,12 @@ def tiny_fs(tmp_path: Path) -> Iterator[Path]:
             pytest.skip("needs AUDITOR_TEST_TMPFS or root to mount a small tmpfs")
         mounted = tmp_path / "tmpfs"
         mounted.mkdir()
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mounted)],
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mounted)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             pytest.skip(f"cannot mount a tmpfs: {done.stderr.strip()}")
         root = mounted
@@ -66,10 +70,20 @@ def _fill(root: Path, leave_bytes: int) -> None:
 
 
 def _docs(path: Path, n: int, prefix: str) -> Path:
-    path.write_text("".join(json.dumps({
-        "id": f"{prefix}{i}", "published_at": "2024-01-01",
-        "text": f"Document {prefix}{i} says that line {i} has {i + 3} stations. " * 30}) + "\n"
-        for i in range(n)), encoding="utf-8")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"{prefix}{i}",
+                    "published_at": "2024-01-01",
+                    "text": f"Document {prefix}{i} says that line {i} has {i + 3} stations. " * 30,
+                }
+            )
+            + "\n"
+            for i in range(n)
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -81,52 +95,74 @@ def _clean_error(code: int, err: str) -> None:
 
 
 @pytest.mark.slow  # the CLI embeds with MiniLM
-def test_ingest_on_a_full_disk_is_clean_and_changes_nothing(tiny_fs: Path, tmp_path: Path,
-                                                            run_cli: RunCli) -> None:
+def test_ingest_on_a_full_disk_is_clean_and_changes_nothing(
+    tiny_fs: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
     # the index on the full disk
     ix, db = tiny_fs / "ix", tmp_path / "ledger.db"
-    code, _, err = run_cli(["ingest", str(_docs(tmp_path / "a.jsonl", 3, "a")), "--index",
-                            str(ix), "--db", str(db)])
+    code, _, err = run_cli(
+        ["ingest", str(_docs(tmp_path / "a.jsonl", 3, "a")), "--index", str(ix), "--db", str(db)]
+    )
     assert code == 0, err
     before = _snapshot(ix, db)
     _fill(tiny_fs, 8 * 1024)
-    code, _, err = run_cli(["ingest", str(_docs(tmp_path / "b.jsonl", 40, "b")), "--index",
-                            str(ix), "--db", str(db)])
+    code, _, err = run_cli(
+        ["ingest", str(_docs(tmp_path / "b.jsonl", 40, "b")), "--index", str(ix), "--db", str(db)]
+    )
     _clean_error(code, err)
     (tiny_fs / "filler").unlink()
     assert _snapshot(ix, db) == before
     # the ledger on the full disk
     ix2, db2 = tmp_path / "ix2", tiny_fs / "ledger.db"
-    code, _, err = run_cli(["ingest", str(_docs(tmp_path / "a.jsonl", 3, "a")), "--index",
-                            str(ix2), "--db", str(db2)])
+    code, _, err = run_cli(
+        ["ingest", str(_docs(tmp_path / "a.jsonl", 3, "a")), "--index", str(ix2), "--db", str(db2)]
+    )
     assert code == 0, err
     before = _snapshot(ix2, db2)
     _fill(tiny_fs, 4 * 1024)
-    code, _, err = run_cli(["ingest", str(_docs(tmp_path / "c.jsonl", 200, "c")), "--index",
-                            str(ix2), "--db", str(db2)])
+    code, _, err = run_cli(
+        [
+            "ingest",
+            str(_docs(tmp_path / "c.jsonl", 200, "c")),
+            "--index",
+            str(ix2),
+            "--db",
+            str(db2),
+        ]
+    )
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert "full" in err or "no space" in err
     (tiny_fs / "filler").unlink()
     assert _snapshot(ix2, db2) == before
 
 
-def test_enospc_at_the_os_boundary_is_one_clean_line(tmp_path: Path, run_cli: RunCli,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_enospc_at_the_os_boundary_is_one_clean_line(
+    tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import auditor.retrieval as retrieval
 
     def full(*_a: object, **_k: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "ix" / "x"))
 
     monkeypatch.setattr(retrieval, "load_documents", full)
-    code, _, err = run_cli(["ingest", str(tmp_path / "d.jsonl"), "--index",
-                            str(tmp_path / "ix"), "--db", str(tmp_path / "l.db")])
+    code, _, err = run_cli(
+        [
+            "ingest",
+            str(tmp_path / "d.jsonl"),
+            "--index",
+            str(tmp_path / "ix"),
+            "--db",
+            str(tmp_path / "l.db"),
+        ]
+    )
     _clean_error(code, err)
     assert str(tmp_path / "ix" / "x") in err
     assert not (tmp_path / "l.db").exists()
 
 
-def test_index_write_failure_leaves_the_live_generation(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_index_write_failure_leaves_the_live_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from test_versions_by_date import _fake_encoder
 
     from auditor.retrieval import ingest, make_document, store
@@ -152,8 +188,9 @@ def test_other_os_errors_keep_their_traceback() -> None:
     assert message is not None and message.startswith("/data/f: no space left on device")
 
 
-def test_atomic_text_write_leaves_no_partial_file(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_atomic_text_write_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from auditor.cli import _common
 
     out = tmp_path / "report.md"

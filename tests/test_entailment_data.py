@@ -21,15 +21,24 @@ from auditor.errors import InputError
 
 
 def test_sick_maps_three_labels_and_keeps_its_test_split_for_evaluation(tmp_path: Path) -> None:
-    write_sick(tmp_path, {
-        "SICK_train.txt": [("A man plays", "A person plays", "ENTAILMENT"),
-                           ("A man plays", "Nobody plays", "CONTRADICTION")],
-        "SICK_trial.txt": [("A dog runs", "A dog runs fast", "NEUTRAL")],
-        "SICK_test_annotated.txt": [("A cat sleeps", "An animal sleeps", "ENTAILMENT")]})
+    write_sick(
+        tmp_path,
+        {
+            "SICK_train.txt": [
+                ("A man plays", "A person plays", "ENTAILMENT"),
+                ("A man plays", "Nobody plays", "CONTRADICTION"),
+            ],
+            "SICK_trial.txt": [("A dog runs", "A dog runs fast", "NEUTRAL")],
+            "SICK_test_annotated.txt": [("A cat sleeps", "An animal sleeps", "ENTAILMENT")],
+        },
+    )
     pairs = load_sick(tmp_path)
     assert [(p.label, p.split) for p in pairs] == [
-        (ENTAILMENT, "train"), (CONTRADICTION, "train"), (NEUTRAL, "train"),
-        (ENTAILMENT, "eval")]
+        (ENTAILMENT, "train"),
+        (CONTRADICTION, "train"),
+        (NEUTRAL, "train"),
+        (ENTAILMENT, "eval"),
+    ]
     assert pairs[0].premise == "A man plays" and pairs[0].hypothesis == "A person plays"
 
 
@@ -47,19 +56,27 @@ def test_fm2_adds_a_neutral_pair_from_a_non_gold_sentence(tmp_path: Path) -> Non
     folder.mkdir()
     gold = {"section_header": "Plot", "text": "The film was shot in 1981."}
     other = {"section_header": "Cast", "text": "The cast included many actors."}
-    record = {"id": "x1", "text": "The film was shot in 1990.", "label": "REFUTES",
-              "gold_evidence": [gold], "retrieved_evidence": [gold, other]}
+    record = {
+        "id": "x1",
+        "text": "The film was shot in 1990.",
+        "label": "REFUTES",
+        "gold_evidence": [gold],
+        "retrieved_evidence": [gold, other],
+    }
     (folder / "dev.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     pairs = load_fm2(tmp_path)
     assert [(p.premise, p.label) for p in pairs] == [
         ("The film was shot in 1981.", CONTRADICTION),
-        ("The cast included many actors.", NEUTRAL)]
+        ("The cast included many actors.", NEUTRAL),
+    ]
     assert pairs[0].split == pairs[1].split  # one claim never straddles the split
 
 
 def test_detokenize_undoes_ptb_escapes() -> None:
-    assert detokenize("Soul Food -LRB- 1997 -RRB- is a film , by `` Babyface '' .") == \
-        'Soul Food (1997) is a film, by " Babyface ".'
+    assert (
+        detokenize("Soul Food -LRB- 1997 -RRB- is a film , by `` Babyface '' .")
+        == 'Soul Food (1997) is a film, by " Babyface ".'
+    )
 
 
 def test_load_mix_rejects_unknown_sources_and_missing_folder(tmp_path: Path) -> None:

@@ -18,18 +18,28 @@ pytestmark = pytest.mark.slow  # loads the MiniLM weights and trains two steps
 
 
 def test_training_writes_loadable_fp16_weights_with_digest_and_record(tmp_path: Path) -> None:
-    rows = [("A man is playing a guitar", "A man is playing music", "ENTAILMENT"),
-            ("A man is playing a guitar", "Nobody is playing", "CONTRADICTION"),
-            ("A man is playing a guitar", "The man is famous", "NEUTRAL")] * 4
+    rows = [
+        ("A man is playing a guitar", "A man is playing music", "ENTAILMENT"),
+        ("A man is playing a guitar", "Nobody is playing", "CONTRADICTION"),
+        ("A man is playing a guitar", "The man is famous", "NEUTRAL"),
+    ] * 4
     write_sick(tmp_path / "nli", {"SICK_train.txt": rows, "SICK_test_annotated.txt": rows[:3]})
-    config = TrainConfig(seed=3, epochs=1.0, batch_size=6, sources=["sick"],
-                         max_per_source={"sick": 12}, eval_per_source=3, threads=1)
+    config = TrainConfig(
+        seed=3,
+        epochs=1.0,
+        batch_size=6,
+        sources=["sick"],
+        max_per_source={"sick": 12},
+        eval_per_source=3,
+        threads=1,
+    )
     out = tmp_path / "weights"
     messages: list[str] = []
     record = train_entailment(tmp_path / "nli", out, config, progress=messages.append)
 
     assert record["steps"] == 2 and record["train_counts"] == {
-        "sick": {"contradiction": 4, "entailment": 4, "neutral": 4}}
+        "sick": {"contradiction": 4, "entailment": 4, "neutral": 4}
+    }
     assert record["held_out"]["sick"]["n"] == 3.0
     assert record["weights_sha256"] == sha256_bytes((out / "model.safetensors").read_bytes())
     assert (out / "SHA256").read_text().startswith(record["weights_sha256"])
@@ -48,24 +58,40 @@ def test_training_writes_loadable_fp16_weights_with_digest_and_record(tmp_path: 
 
 
 def test_continued_training_with_document_pairs_checkpoints_and_records_the_mix(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     from auditor.entailment.model import WEIGHTS_DIR
     from auditor.entailment.synth import SynthPair, write_pairs
 
     rows = [("A man is playing a guitar", "A man is playing music", "ENTAILMENT")] * 4
     write_sick(tmp_path / "nli", {"SICK_train.txt": rows, "SICK_test_annotated.txt": rows[:2]})
     premise = "The bridge opened in 1932. It is 503 metres long. Trains cross it daily."
-    synth = [SynthPair(premise, "The bridge opened in 1932.", 0, "wice", "support:copy",
-                       "d1", "train"),
-             SynthPair(premise, "The bridge opened in 1950.", 2, "wice", "date_change",
-                       "d1", "train"),
-             SynthPair(premise, "The bridge, designed by Ann Lee, opened in 1932.", 1,
-                       "wice", "added_detail", "d2", "eval")]
+    synth = [
+        SynthPair(premise, "The bridge opened in 1932.", 0, "wice", "support:copy", "d1", "train"),
+        SynthPair(premise, "The bridge opened in 1950.", 2, "wice", "date_change", "d1", "train"),
+        SynthPair(
+            premise,
+            "The bridge, designed by Ann Lee, opened in 1932.",
+            1,
+            "wice",
+            "added_detail",
+            "d2",
+            "eval",
+        ),
+    ]
     write_pairs(synth, tmp_path / "synth.jsonl")
-    config = TrainConfig(seed=3, epochs=1.0, batch_size=6, sources=["sick"],
-                         max_per_source={"sick": 4}, eval_per_source=2, threads=1,
-                         init_from=str(WEIGHTS_DIR), synth_path=str(tmp_path / "synth.jsonl"),
-                         checkpoint_every_s=0.0)
+    config = TrainConfig(
+        seed=3,
+        epochs=1.0,
+        batch_size=6,
+        sources=["sick"],
+        max_per_source={"sick": 4},
+        eval_per_source=2,
+        threads=1,
+        init_from=str(WEIGHTS_DIR),
+        synth_path=str(tmp_path / "synth.jsonl"),
+        checkpoint_every_s=0.0,
+    )
     out = tmp_path / "weights"
     record = train_entailment(tmp_path / "nli", out, config)
 

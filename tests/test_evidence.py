@@ -19,20 +19,41 @@ def utc(year: int, month: int = 1, day: int = 1) -> datetime:
     return datetime(year, month, day, tzinfo=UTC)
 
 
-def hit(doc_id: str, text: str, *, rank: int, superseded: bool = False,
-        published_at: datetime | None = None, valid_to: datetime | None = None) -> Hit:
+def hit(
+    doc_id: str,
+    text: str,
+    *,
+    rank: int,
+    superseded: bool = False,
+    published_at: datetime | None = None,
+    valid_to: datetime | None = None,
+) -> Hit:
     digest = sha256_text(text)
-    doc = DocumentVersion(doc_id=doc_id, version=digest[:4], text=text, digest=digest,
-                          published_at=published_at, valid_to=valid_to, superseded=superseded)
-    chunk = Chunk(chunk_id=f"{doc_id}:{digest[:8]}", doc_id=doc_id, version=doc.version,
-                  digest=digest, start=0, end=len(text), text=text)
-    return Hit(chunk=chunk, document=doc, score=1.0 / (rank + 1), rank=rank,
-               superseded=superseded)
+    doc = DocumentVersion(
+        doc_id=doc_id,
+        version=digest[:4],
+        text=text,
+        digest=digest,
+        published_at=published_at,
+        valid_to=valid_to,
+        superseded=superseded,
+    )
+    chunk = Chunk(
+        chunk_id=f"{doc_id}:{digest[:8]}",
+        doc_id=doc_id,
+        version=doc.version,
+        digest=digest,
+        start=0,
+        end=len(text),
+        text=text,
+    )
+    return Hit(chunk=chunk, document=doc, score=1.0 / (rank + 1), rank=rank, superseded=superseded)
 
 
 def claim(answer_id: str, text: str) -> Claim:
-    return Claim(id=f"c-{answer_id}", answer_id=answer_id, text=text, spans=((0, len(text)),),
-                 factual=True)
+    return Claim(
+        id=f"c-{answer_id}", answer_id=answer_id, text=text, spans=((0, len(text)),), factual=True
+    )
 
 
 class FakeSearch:
@@ -42,16 +63,18 @@ class FakeSearch:
         self.hits = hits
         self.calls: list[tuple[int, datetime | None]] = []
 
-    def __call__(self, queries: Sequence[str], k: int, as_of: datetime | None
-                 ) -> list[list[Hit]]:
+    def __call__(self, queries: Sequence[str], k: int, as_of: datetime | None) -> list[list[Hit]]:
         self.calls.append((len(queries), as_of))
         return [list(self.hits) for _ in queries]
 
 
 def test_each_answer_is_searched_as_of_its_own_date() -> None:
     search = FakeSearch([hit("ferry", NEW, rank=0, published_at=utc(2023))])
-    answers = {"a": Answer("a", "", OLD), "b": Answer("b", "", OLD, as_of=utc(2021)),
-               "c": Answer("c", "", OLD)}
+    answers = {
+        "a": Answer("a", "", OLD),
+        "b": Answer("b", "", OLD, as_of=utc(2021)),
+        "c": Answer("c", "", OLD),
+    }
     claims = [claim("a", OLD), claim("b", OLD), claim("c", OLD)]
     evidence = gather_evidence(claims, answers, search, default_as_of=utc(2024))
     assert sorted(search.calls, key=str) == sorted([(2, utc(2024)), (1, utc(2021))], key=str)
@@ -59,27 +82,36 @@ def test_each_answer_is_searched_as_of_its_own_date() -> None:
 
 
 def test_inline_contexts_published_after_as_of_are_left_out() -> None:
-    answer = Answer("a", "", OLD, contexts=(
-        Context("early", OLD, published_at=utc(2020)),
-        Context("late", NEW, published_at=utc(2025)),
-        Context("undated", NEW)))
+    answer = Answer(
+        "a",
+        "",
+        OLD,
+        contexts=(
+            Context("early", OLD, published_at=utc(2020)),
+            Context("late", NEW, published_at=utc(2025)),
+            Context("undated", NEW),
+        ),
+    )
     kept = [h.document.doc_id for h in inline_evidence(answer, utc(2024))]
     assert kept == ["inline:a:early", "inline:a:undated"]
     assert len(inline_evidence(answer)) == 3  # no as-of: everything
-    evidence = gather_evidence([claim("a", OLD)], {"a": answer}, FakeSearch([]),
-                               default_as_of=utc(2024))[0]
+    evidence = gather_evidence(
+        [claim("a", OLD)], {"a": answer}, FakeSearch([]), default_as_of=utc(2024)
+    )[0]
     assert [h.document.doc_id for h in evidence.current] == kept
     assert evidence.dropped_inline == 1 and all(h.inline for h in evidence.current)
 
 
 def test_only_a_dated_supersession_goes_to_superseded() -> None:
-    dated = hit("ferry", OLD, rank=1, superseded=True, published_at=utc(2020),
-                valid_to=utc(2023))
+    dated = hit("ferry", OLD, rank=1, superseded=True, published_at=utc(2020), valid_to=utc(2023))
     undated = hit("museum", "The museum opens at 9.", rank=2, superseded=True)
     current = hit("ferry", NEW, rank=0, published_at=utc(2023))
-    evidence = gather_evidence([claim("a", OLD)], {"a": Answer("a", "", OLD)},
-                               FakeSearch([current, dated, undated]),
-                               default_as_of=utc(2024))[0]
+    evidence = gather_evidence(
+        [claim("a", OLD)],
+        {"a": Answer("a", "", OLD)},
+        FakeSearch([current, dated, undated]),
+        default_as_of=utc(2024),
+    )[0]
     assert evidence.current == (current,)
     assert evidence.superseded == (dated,)
     assert evidence.undated_superseded == (undated,)
@@ -106,28 +138,48 @@ def test_relevance_is_the_cosine_and_ranks_the_right_version_higher() -> None:
     old = hit("ferry", OLD, rank=1, superseded=True, published_at=utc(2020), valid_to=utc(2023))
     new = hit("ferry", NEW, rank=0, published_at=utc(2023))
     off = hit("bridge", "Parliament debated the agricultural budget for hours.", rank=2)
-    evidence = gather_evidence([claim("a", OLD)], {"a": Answer("a", "", OLD)},
-                               FakeSearch([new, old, off]), default_as_of=utc(2024))[0]
+    evidence = gather_evidence(
+        [claim("a", OLD)],
+        {"a": Answer("a", "", OLD)},
+        FakeSearch([new, old, off]),
+        default_as_of=utc(2024),
+    )[0]
     rel = evidence.relevance
     assert rel[old.chunk.chunk_id] == pytest.approx(1.0, abs=1e-4)
     assert rel[old.chunk.chunk_id] > rel[new.chunk.chunk_id] > rel[off.chunk.chunk_id]
     assert evidence.superseded_margin is not None and evidence.superseded_margin > 0
 
 
-def test_the_margin_compares_sentences_so_unchanged_facts_are_not_closer_to_the_old_version(
-) -> None:
-    old = hit("fares", "A single fare costs 2.50 dollars. Children under six travel free.",
-              rank=1, superseded=True, published_at=utc(2022), valid_to=utc(2025))
-    new = hit("fares", "A single fare costs 2.75 dollars from January 2025. Children under six "
-                       "travel free. A monthly pass costs 88 dollars.", rank=0,
-              published_at=utc(2025))
+def test_the_margin_compares_sentences_so_unchanged_facts_are_not_closer_to_the_old_version() -> (
+    None
+):
+    old = hit(
+        "fares",
+        "A single fare costs 2.50 dollars. Children under six travel free.",
+        rank=1,
+        superseded=True,
+        published_at=utc(2022),
+        valid_to=utc(2025),
+    )
+    new = hit(
+        "fares",
+        "A single fare costs 2.75 dollars from January 2025. Children under six "
+        "travel free. A monthly pass costs 88 dollars.",
+        rank=0,
+        published_at=utc(2025),
+    )
     same = "Children under six travel free."
     changed = "A single fare costs 2.50 dollars."
     answers = {"a": Answer("a", "", same), "b": Answer("b", "", changed)}
-    ev_same, ev_changed = gather_evidence([claim("a", same), claim("b", changed)], answers,
-                                          FakeSearch([new, old]), default_as_of=utc(2026))
+    ev_same, ev_changed = gather_evidence(
+        [claim("a", same), claim("b", changed)],
+        answers,
+        FakeSearch([new, old]),
+        default_as_of=utc(2026),
+    )
     # whole chunks differ, but the sentence the unchanged claim rests on is in both
     assert ev_same.superseded_margin == pytest.approx(0.0, abs=1e-4)
     assert ev_same.relevance[old.chunk.chunk_id] != pytest.approx(
-        ev_same.relevance[new.chunk.chunk_id], abs=1e-3)
+        ev_same.relevance[new.chunk.chunk_id], abs=1e-3
+    )
     assert ev_changed.superseded_margin is not None and ev_changed.superseded_margin > 0.05

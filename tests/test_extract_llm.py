@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow  # parses sentences with spaCy
 
 TEXT = "Jack Dorsey co-founded Twitter in 2006. He also leads Square. Any other questions?"
 ANSWER = Answer(id="a1", question="Who founded Twitter?", answer=TEXT)
-S1 = (0, 39)   # "Jack Dorsey co-founded Twitter in 2006."
+S1 = (0, 39)  # "Jack Dorsey co-founded Twitter in 2006."
 S2 = (40, 61)  # "He also leads Square."
 S3 = (62, 82)  # "Any other questions?"
 
@@ -28,18 +28,27 @@ def _reply(claims: list[dict[str, Any]]) -> str:
     return json.dumps({"claims": claims})
 
 
-GOOD = _reply([
-    {"sentences": [1], "text": "Jack Dorsey co-founded Twitter", "kind": "claim"},
-    {"sentences": [1], "text": "Twitter was founded in 2006", "kind": "claim"},
-    {"sentences": [2], "text": "Jack Dorsey leads Square", "kind": "claim"},
-    {"sentences": [3], "text": "Any other questions?", "kind": "question"},
-])
+GOOD = _reply(
+    [
+        {"sentences": [1], "text": "Jack Dorsey co-founded Twitter", "kind": "claim"},
+        {"sentences": [1], "text": "Twitter was founded in 2006", "kind": "claim"},
+        {"sentences": [2], "text": "Jack Dorsey leads Square", "kind": "claim"},
+        {"sentences": [3], "text": "Any other questions?", "kind": "question"},
+    ]
+)
 
 
 def _extractor(base_url: str, **kw: Any) -> LLMExtractor:
-    params: dict[str, Any] = {"base_url": base_url, "model": "scripted", "api_key_env": None,
-                              "max_retries": 1, "backoff_base_s": 0.01, "backoff_max_s": 0.02,
-                              "timeout_s": 5.0, "constraint": "gbnf"}
+    params: dict[str, Any] = {
+        "base_url": base_url,
+        "model": "scripted",
+        "api_key_env": None,
+        "max_retries": 1,
+        "backoff_base_s": 0.01,
+        "backoff_max_s": 0.02,
+        "timeout_s": 5.0,
+        "constraint": "gbnf",
+    }
     params.update(kw)
     ex = build_extractor("llm", params)
     assert isinstance(ex, LLMExtractor)
@@ -47,7 +56,7 @@ def _extractor(base_url: str, **kw: Any) -> LLMExtractor:
 
 
 def test_sentence_numbers_map_claims_back_to_spans() -> None:
-    assert TEXT[S1[0]:S1[1]].endswith("2006.") and TEXT[S3[0]:S3[1]].endswith("?")
+    assert TEXT[S1[0] : S1[1]].endswith("2006.") and TEXT[S3[0] : S3[1]].endswith("?")
     with scripted_server([GOOD]) as server:
         ex = _extractor(server.base_url)
         [result] = ex.extract_detailed([ANSWER])
@@ -110,8 +119,9 @@ def test_invalid_sentence_numbers_are_asked_again() -> None:
 
 
 def test_sentences_left_out_are_covered_by_rule_claims() -> None:
-    partial = _reply([{"sentences": [1], "text": "Jack Dorsey co-founded Twitter in 2006",
-                       "kind": "claim"}])
+    partial = _reply(
+        [{"sentences": [1], "text": "Jack Dorsey co-founded Twitter in 2006", "kind": "claim"}]
+    )
     with scripted_server([partial]) as server:
         [result] = _extractor(server.base_url).extract_detailed([ANSWER])
     assert result.fallback is None and result.notes
@@ -126,8 +136,7 @@ def test_unreachable_server_and_overlong_sentences_fall_back() -> None:
         url = server.base_url
     ex = _extractor(url, max_retries=0, max_chars=200)
     long_sentence = Answer(id="long", question="", answer="Rome is " + "very " * 60 + "old.")
-    results = ex.extract_detailed([ANSWER, long_sentence,
-                                   Answer(id="e", question="", answer="")])
+    results = ex.extract_detailed([ANSWER, long_sentence, Answer(id="e", question="", answer="")])
     assert results[0].fallback is not None and "connection" in results[0].fallback
     assert results[1].fallback is not None and "max_chars" in results[1].fallback
     assert results[1].claims and results[2].claims == () and results[2].fallback is None
@@ -150,8 +159,10 @@ def test_long_answers_go_in_chunks_of_sentences() -> None:
     assert len(server.requests) == 3 and result.fallback is None
     prompts = [r["body"]["messages"][-1]["content"] for r in server.requests]
     assert sorted("[1] Rome is a city number 0." in p for p in prompts) == [False, False, True]
-    assert any("[1] Kyiv is a city number 24." not in p and "[10] Kyiv is a city number 29."
-               in p for p in prompts)
+    assert any(
+        "[1] Kyiv is a city number 24." not in p and "[10] Kyiv is a city number 29." in p
+        for p in prompts
+    )
     assert len({c.spans for c in result.claims}) == 30
 
 
@@ -167,13 +178,17 @@ def test_a_failing_chunk_sends_the_whole_answer_to_the_fallback() -> None:
 def test_chunk_numbers_are_offset_to_the_whole_answer() -> None:
     text = "Rome is old. Paris is big. Oslo is cold. Lima is far."
     answer = Answer(id="c", question="", answer=text)
-    reply = _reply([{"sentences": [1], "text": "first of chunk", "kind": "claim"},
-                    {"sentences": [2], "text": "second of chunk", "kind": "claim"}])
+    reply = _reply(
+        [
+            {"sentences": [1], "text": "first of chunk", "kind": "claim"},
+            {"sentences": [2], "text": "second of chunk", "kind": "claim"},
+        ]
+    )
     with scripted_server([reply]) as server:
         [result] = _extractor(server.base_url, max_sentences=2).extract_detailed([answer])
     assert len(server.requests) == 2 and result.fallback is None
     starts = sorted(c.spans[0][0] for c in result.claims)
-    assert [text[s:s + 4] for s in starts] == ["Rome", "Pari", "Oslo", "Lima"]
+    assert [text[s : s + 4] for s in starts] == ["Rome", "Pari", "Oslo", "Lima"]
     assert result.usage["requests"] == 2
 
 
@@ -184,15 +199,18 @@ def test_extract_many_returns_claims_per_answer() -> None:
     assert len(claims) == 2 and [c.id for c in claims[0]] == [c.id for c in claims[1]]
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("no json here", "no JSON object"),
-    ('{"claims": 3}', "claims"),
-    ('{"claims": [{"sentences": [], "text": "x", "kind": "claim"}]}', "sentences"),
-    ('{"claims": [{"sentences": [2], "text": "x", "kind": "claim"}]}', "out of range"),
-    ('{"claims": [{"sentences": [1], "text": " ", "kind": "claim"}]}', "text"),
-    ('{"claims": [{"sentences": [1], "text": "x", "kind": "rumour"}]}', "kind"),
-    ('{"claims": [{"sentences": [true], "text": "x", "kind": "claim"}]}', "sentences"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("no json here", "no JSON object"),
+        ('{"claims": 3}', "claims"),
+        ('{"claims": [{"sentences": [], "text": "x", "kind": "claim"}]}', "sentences"),
+        ('{"claims": [{"sentences": [2], "text": "x", "kind": "claim"}]}', "out of range"),
+        ('{"claims": [{"sentences": [1], "text": " ", "kind": "claim"}]}', "text"),
+        ('{"claims": [{"sentences": [1], "text": "x", "kind": "rumour"}]}', "kind"),
+        ('{"claims": [{"sentences": [true], "text": "x", "kind": "claim"}]}', "sentences"),
+    ],
+)
 def test_parse_output_rejects_invalid_output(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_output(text, 1)

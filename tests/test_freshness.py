@@ -36,8 +36,10 @@ FERRY = "The Harbor Line ferry departs from Pier 4 every 30 minutes on weekdays.
 FERRY_NEW = "The Harbor Line ferry departs from Pier 4 every 45 minutes on weekdays."
 MUSEUM = "The Orchard Valley museum opens at 9 o'clock with free entry for children."
 MUSEUM_REWORDED = "The Orchard Valley museum opens at 9 o'clock, and children get in free."
-TIMETABLE = ("The Gull Point lighthouse is open to visitors on Sundays. The Kestrel Bridge toll "
-             "for cars is 4 euros.")
+TIMETABLE = (
+    "The Gull Point lighthouse is open to visitors on Sundays. The Kestrel Bridge toll "
+    "for cars is 4 euros."
+)
 OTHERS = [
     ("bridge", "The Kestrel Bridge toll for cars is 4 euros since the toll reform."),
     ("library", "The Willow Street library lends up to twelve books per member."),
@@ -74,10 +76,16 @@ def utc(text: str) -> datetime:
 
 
 def base_corpus(*, withdrawn: bool) -> list[DocumentVersion]:
-    docs = [make_document("ferry", FERRY, published_at="2024-01-01"),
-            make_document("museum", MUSEUM, published_at="2024-01-01"),
-            make_document("timetable", TIMETABLE, published_at="2024-01-01",
-                          valid_to="2025-04-01" if withdrawn else None)]
+    docs = [
+        make_document("ferry", FERRY, published_at="2024-01-01"),
+        make_document("museum", MUSEUM, published_at="2024-01-01"),
+        make_document(
+            "timetable",
+            TIMETABLE,
+            published_at="2024-01-01",
+            valid_to="2025-04-01" if withdrawn else None,
+        ),
+    ]
     return docs + [make_document(d, t, published_at="2024-01-01") for d, t in OTHERS]
 
 
@@ -87,10 +95,14 @@ def answers() -> list[Answer]:
 
 def recorder(ledger: Ledger) -> Callable[[IngestResult], None]:
     """What ``auditor ingest`` does: every version and chunk of the ingest into the ledger."""
+
     def record(result: IngestResult) -> None:
-        versions = {(v.doc_id, v.version): v for v in (
-            *result.unchanged, *result.superseded_versions, *result.added_versions)}
+        versions = {
+            (v.doc_id, v.version): v
+            for v in (*result.unchanged, *result.superseded_versions, *result.added_versions)
+        }
         ledger.record_corpus(list(versions.values()), list(result.chunks))
+
     return record
 
 
@@ -144,19 +156,27 @@ def supported_at_t1(world: World) -> None:
 
 
 def test_a_fact_changing_update_makes_the_claim_stale_and_nothing_else_changes(
-        make_world: Callable[..., World]) -> None:
+    make_world: Callable[..., World],
+) -> None:
     world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
     supported_at_t1(world)
     impact = find_impact(world.ledger, as_of=utc(T2))
     assert [(c.answer_id, [ch.kind for ch in c.changes]) for c in impact.claims] == [
-        ("ferry", ["superseded"])]
+        ("ferry", ["superseded"])
+    ]
     change = impact.claims[0].changes[0]
     assert change.old.digest != change.new.digest  # type: ignore[union-attr]
     assert "every [-30-]{+45+} minutes" in (change.diff or "")
     assert (change.old.version, change.new.version) == ("v1", "v2")  # type: ignore[union-attr]
     # --since: changes published or ingested from that date on; --run: those runs only
-    assert len(find_impact(world.ledger, as_of=utc(T2), since=utc("2025-02-01"),
-                           runs=[world.run_id[:8]]).claims) == 1
+    assert (
+        len(
+            find_impact(
+                world.ledger, as_of=utc(T2), since=utc("2025-02-01"), runs=[world.run_id[:8]]
+            ).claims
+        )
+        == 1
+    )
     assert find_impact(world.ledger, as_of=utc(T2), since=utc("2099-01-01")).claims == ()
     # not yet visible before the update's publication date
     assert find_impact(world.ledger, as_of=utc("2025-02-01")).claims == ()
@@ -170,7 +190,8 @@ def test_a_fact_changing_update_makes_the_claim_stale_and_nothing_else_changes(
 
 
 def test_a_rewording_only_update_leaves_every_label_as_it_was(
-        make_world: Callable[..., World]) -> None:
+    make_world: Callable[..., World],
+) -> None:
     world = make_world([make_document("museum", MUSEUM_REWORDED, published_at="2025-03-01")])
     supported_at_t1(world)
     impact = find_impact(world.ledger, as_of=utc(T2))
@@ -184,7 +205,8 @@ def test_a_rewording_only_update_leaves_every_label_as_it_was(
 
 
 def test_a_withdrawn_document_makes_claims_only_it_supported_unknown(
-        make_world: Callable[..., World]) -> None:
+    make_world: Callable[..., World],
+) -> None:
     world = make_world([], withdrawn=True)
     supported_at_t1(world)
     impact = find_impact(world.ledger, as_of=utc(T2))
@@ -201,37 +223,44 @@ def test_a_withdrawn_document_makes_claims_only_it_supported_unknown(
 
 
 def test_reaudit_only_impacted_equals_a_full_reaudit_and_carries_the_rest(
-        make_world: Callable[..., World]) -> None:
-    world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01"),
-                        make_document("museum", MUSEUM_REWORDED, published_at="2025-03-01")],
-                       withdrawn=True)
+    make_world: Callable[..., World],
+) -> None:
+    world = make_world(
+        [
+            make_document("ferry", FERRY_NEW, published_at="2025-03-01"),
+            make_document("museum", MUSEUM_REWORDED, published_at="2025-03-01"),
+        ],
+        withdrawn=True,
+    )
     with Auditor(world.index, world.ledger) as auditor:
         partial = reaudit(auditor, world.run_id, as_of=T2, only_impacted=True)
         full = reaudit(auditor, world.run_id, as_of=T2, only_impacted=False)
         again = reaudit(auditor, world.run_id, as_of=T2, only_impacted=True)
     ledger = world.ledger
-    assert labels_of(ledger, partial.run_id) == labels_of(ledger, full.run_id) \
-        == full_audit(world, T2)
+    assert (
+        labels_of(ledger, partial.run_id) == labels_of(ledger, full.run_id) == full_audit(world, T2)
+    )
     assert full.n_carried == 0 and full.n_rejudged == len(ANSWERS)
     assert 0 < partial.n_rejudged < len(ANSWERS)
     assert partial.n_carried + partial.n_rejudged == len(ANSWERS)
     # every claim the ledger names as impacted was judged again
-    impacted = {c.claim_id for c in find_impact(ledger, runs=[world.run_id],
-                                                as_of=utc(T2)).claims}
+    impacted = {c.claim_id for c in find_impact(ledger, runs=[world.run_id], as_of=utc(T2)).claims}
     assert impacted and impacted <= set(partial.rejudged)
     # carried claims: marked with the reason, same verdict and votes as the old run
     carried = ledger.carried_claims(partial.run_id)
     assert len(carried) == partial.n_carried and not set(carried) & set(partial.rejudged)
     old = {c.claim_id: c for c in ledger.claim_results(world.run_id)}
     new = {c.claim_id: c for c in ledger.claim_results(partial.run_id)}
-    old_votes, new_votes = (ledger.claim_votes(world.run_id),
-                            ledger.claim_votes(partial.run_id))
+    old_votes, new_votes = (ledger.claim_votes(world.run_id), ledger.claim_votes(partial.run_id))
     for claim_id, mark in carried.items():
         assert mark["from_run_id"] == world.run_id and "same" in mark["reason"]
-        assert (new[claim_id].label, new[claim_id].p_hallucinated) == \
-            (old[claim_id].label, old[claim_id].p_hallucinated)
-        assert [(v["judge_name"], v["value"]) for v in new_votes.get(claim_id, [])] == \
-            [(v["judge_name"], v["value"]) for v in old_votes.get(claim_id, [])]
+        assert (new[claim_id].label, new[claim_id].p_hallucinated) == (
+            old[claim_id].label,
+            old[claim_id].p_hallucinated,
+        )
+        assert [(v["judge_name"], v["value"]) for v in new_votes.get(claim_id, [])] == [
+            (v["judge_name"], v["value"]) for v in old_votes.get(claim_id, [])
+        ]
     # the printed records say which claims were carried
     printed = {c["id"]: c["carried"] for a in partial.answers for c in a["claims"]}
     assert {k for k, v in printed.items() if v} == set(carried)
@@ -246,19 +275,23 @@ def test_reaudit_only_impacted_equals_a_full_reaudit_and_carries_the_rest(
     first, second = trend.points
     assert first.figures["stale_rate"].value == 0.0
     assert second.figures["stale_rate"].value == pytest.approx(1 / len(ANSWERS))
-    assert all(p.figures[n].ci is not None for p in trend.points
-               for n in ("stale_rate", "decidable_rate"))
+    assert all(
+        p.figures[n].ci is not None for p in trend.points for n in ("stale_rate", "decidable_rate")
+    )
     step = trend.steps[0]
     assert step.n_shared_claims == len(ANSWERS)
     assert step.figure("support_precision").verdict in ("worse", "unresolved")
     assert step.transitions["supported"]["stale"] == 1
     html = trend_html(trend)
-    assert html.count("data:image/png;base64,") == 1 and "http" not in html.split(
-        "<body>")[1].replace("https://", "").split("data:")[0]
+    assert (
+        html.count("data:image/png;base64,") == 1
+        and "http" not in html.split("<body>")[1].replace("https://", "").split("data:")[0]
+    )
 
 
-def test_the_commands(make_world: Callable[..., World], run_cli: Callable[..., tuple],
-                      tmp_path: Path) -> None:
+def test_the_commands(
+    make_world: Callable[..., World], run_cli: Callable[..., tuple], tmp_path: Path
+) -> None:
     world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
     db = world.ledger.location
     code, out, err = run_cli(["impact", "--db", db, "--as-of", T2, "--format", "json"])
@@ -266,12 +299,22 @@ def test_the_commands(make_world: Callable[..., World], run_cli: Callable[..., t
     listed = json.loads(out)
     assert [(c["run_id"], c["answer_id"]) for c in listed] == [(world.run_id, "ferry")]
     assert listed[0]["claim_id"] == claim_of(world.ledger, world.run_id)["ferry"]
-    code, out, err = run_cli(["impact", "--db", db, "--as-of", T2, "--index",
-                              str(world.index)])
+    code, out, err = run_cli(["impact", "--db", db, "--as-of", T2, "--index", str(world.index)])
     assert code == 0, err
     assert "1 impacted claims" in out and "[-30-]{+45+}" in out
-    code, out, err = run_cli(["reaudit", world.run_id[:10], "--db", db, "--index",
-                              str(world.index), "--as-of", T2, "--only-impacted"])
+    code, out, err = run_cli(
+        [
+            "reaudit",
+            world.run_id[:10],
+            "--db",
+            db,
+            "--index",
+            str(world.index),
+            "--as-of",
+            T2,
+            "--only-impacted",
+        ]
+    )
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["id"] for r in records] == list(ANSWERS)
@@ -279,8 +322,9 @@ def test_the_commands(make_world: Callable[..., World], run_cli: Callable[..., t
     assert labels == {**world.labels, "ferry": "stale"}
     assert "judged again" in err
     page = tmp_path / "trend.html"
-    code, out, err = run_cli(["trend", "--db", db, "--format", "html", "--out", str(page),
-                              "--bootstrap", "100"])
+    code, out, err = run_cli(
+        ["trend", "--db", db, "--format", "html", "--out", str(page), "--bootstrap", "100"]
+    )
     assert code == 0, err
     assert page.read_text().startswith("<!DOCTYPE html>")
     code, out, err = run_cli(["trend", "--db", db, "--format", "json", "--bootstrap", "100"])

@@ -23,14 +23,22 @@ LABELS = ["supported", "contradicted", "not_supported", "unknown", "stale", "sup
 
 def _run(url: str) -> str:
     with open_ledger(url) as ledger:
-        return add_run(ledger, "r", [Item(f"a{i}", f"c{i}-{j}", label)
-                                     for i in range(20) for j, label in enumerate(LABELS)])
+        return add_run(
+            ledger,
+            "r",
+            [
+                Item(f"a{i}", f"c{i}-{j}", label)
+                for i in range(20)
+                for j, label in enumerate(LABELS)
+            ],
+        )
 
 
 def test_binary_mapping() -> None:
     assert binary_label("supported") == 0
-    assert {binary_label(x) for x in ("contradicted", "not_supported", "stale",
-                                      "hallucinated")} == {1}
+    assert {
+        binary_label(x) for x in ("contradicted", "not_supported", "stale", "hallucinated")
+    } == {1}
     assert binary_label("unknown") is None and binary_label("not_factual") is None
     assert binary_label(None) is None
 
@@ -40,8 +48,18 @@ def test_cli_add_is_append_only_and_validated(ledger_url: str) -> None:
     _register_commands()
     runner = CliRunner()
     cid = claim_id("a0", "c0-1")
-    args = ["review", "add", run[:10], cid[:14], "--label", "supported", "--reviewer", "ann",
-            "--db", ledger_url]
+    args = [
+        "review",
+        "add",
+        run[:10],
+        cid[:14],
+        "--label",
+        "supported",
+        "--reviewer",
+        "ann",
+        "--db",
+        ledger_url,
+    ]
     first = runner.invoke(app, args)
     assert first.exit_code == 0 and "1 audit added" in first.output
     again = runner.invoke(app, args)
@@ -56,18 +74,45 @@ def test_cli_add_is_append_only_and_validated(ledger_url: str) -> None:
         assert label == "contradicted"
     bad = runner.invoke(app, [*args[:5], "great", *args[6:]])
     assert bad.exit_code != 0 and "label" in str(bad.exception)
-    missing = runner.invoke(app, ["review", "add", run[:10], "ffffff", "--label", "supported",
-                                  "--reviewer", "ann", "--db", ledger_url])
+    missing = runner.invoke(
+        app,
+        [
+            "review",
+            "add",
+            run[:10],
+            "ffffff",
+            "--label",
+            "supported",
+            "--reviewer",
+            "ann",
+            "--db",
+            ledger_url,
+        ],
+    )
     assert missing.exit_code != 0 and "no claim" in str(missing.exception)
     # a short prefix could name the wrong claim on an append-only ledger: refused
     for short_run, short_claim in ((run[:10], cid[:5]), (run[:5], cid[:14])):
-        short = runner.invoke(app, ["review", "add", short_run, short_claim, "--label",
-                                    "supported", "--reviewer", "ann", "--db", ledger_url])
+        short = runner.invoke(
+            app,
+            [
+                "review",
+                "add",
+                short_run,
+                short_claim,
+                "--label",
+                "supported",
+                "--reviewer",
+                "ann",
+                "--db",
+                ledger_url,
+            ],
+        )
         assert short.exit_code != 0 and "at least 6 characters" in str(short.exception)
     memory = runner.invoke(app, [*args[:-1], ":memory:"])
     assert memory.exit_code != 0 and "in-memory ledger" in str(memory.exception)
-    listed = runner.invoke(app, ["review", "list", run[:10], "--db", ledger_url, "--format",
-                                 "json"])
+    listed = runner.invoke(
+        app, ["review", "list", run[:10], "--db", ledger_url, "--format", "json"]
+    )
     assert listed.exit_code == 0
     assert [a["auditor_label"] for a in json.loads(listed.output)] == ["contradicted"] * 2
 
@@ -97,8 +142,11 @@ def test_kappa_and_balanced_accuracy_match_the_stacking_metrics(sqlite_url: str)
     for i in range(20):
         for j, label in enumerate(LABELS):
             # reviewers mostly agree; a few flips; some say unknown
-            given = label if rng.random() < 0.8 else (
-                "supported" if label != "supported" else "contradicted")
+            given = (
+                label
+                if rng.random() < 0.8
+                else ("supported" if label != "supported" else "contradicted")
+            )
             if j == 3:
                 given = "not_supported"  # auditor said unknown: excluded
             audits.append(HumanAudit(run, claim_id(f"a{i}", f"c{i}-{j}"), "ann", given))
@@ -127,8 +175,9 @@ def test_latest_audit_counts_and_conflicts_are_counted(sqlite_url: str) -> None:
         add_audits(ledger, [HumanAudit(run, cid, "ann", "contradicted")])
         add_audits(ledger, [HumanAudit(run, cid, "bo", "supported")])
         with pytest.warns(RuntimeWarning, match="undefined"):  # one item, one class
-            agreement = human_agreement(ledger.claim_results(run), ledger.human_audits(run),
-                                        n_boot=20)
+            agreement = human_agreement(
+                ledger.claim_results(run), ledger.human_audits(run), n_boot=20
+            )
     assert agreement is not None
     assert agreement.confusion == {"supported": {"supported": 1}}
     assert agreement.extra["n_claims_with_conflicting_audits"] == 1

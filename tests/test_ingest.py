@@ -14,11 +14,13 @@ from auditor.retrieval import EvidenceIndex, IngestResult, ingest, make_document
 pytestmark = pytest.mark.slow  # loads the MiniLM encoder
 
 DOCS = [
-    make_document("tower", "The Eiffel Tower is in Paris. It opened in 1889.",
-                  published_at="2020-01-01"),
+    make_document(
+        "tower", "The Eiffel Tower is in Paris. It opened in 1889.", published_at="2020-01-01"
+    ),
     make_document("berlin", "Berlin is the capital of Germany. It has many museums."),
-    make_document("moon", "The Moon orbits the Earth about every 27 days.",
-                  valid_from="2021-06-01"),
+    make_document(
+        "moon", "The Moon orbits the Earth about every 27 days.", valid_from="2021-06-01"
+    ),
 ]
 
 
@@ -34,8 +36,10 @@ def test_first_ingest_builds_index_with_manifest(tmp_path: Path) -> None:
     assert result.unchanged == () and result.superseded_versions == ()
     assert {c.doc_id for c in result.chunks} == {"tower", "berlin", "moon"}
     m = result.manifest
-    assert (m["embedding_model"], m["embedding_digest"]) == (embedding.MODEL_NAME,
-                                                             embedding.model_digest())
+    assert (m["embedding_model"], m["embedding_digest"]) == (
+        embedding.MODEL_NAME,
+        embedding.model_digest(),
+    )
     assert (m["dimension"], m["index_type"]) == (384, "flat")
     assert (m["documents"], m["versions"], m["chunks"]) == (3, 3, len(result.chunks))
     idx = EvidenceIndex.open(tmp_path / "ix")
@@ -98,8 +102,9 @@ def test_on_commit_error_keeps_previous_index(tmp_path: Path) -> None:
         raise RuntimeError("ledger down")
 
     with pytest.raises(RuntimeError, match="ledger down"):
-        ingest([make_document("tower", "Changed text.", published_at="2024-01-01")], ix,
-               on_commit=fail)
+        ingest(
+            [make_document("tower", "Changed text.", published_at="2024-01-01")], ix, on_commit=fail
+        )
     assert _live(ix) == before
     assert sorted(p.name for p in ix.iterdir()) == [".lock", "CURRENT", before]
     idx = EvidenceIndex.open(ix)
@@ -108,8 +113,9 @@ def test_on_commit_error_keeps_previous_index(tmp_path: Path) -> None:
     assert [h.chunk.chunk_id for h in hits_after[0]] == [h.chunk.chunk_id for h in hits_before[0]]
 
 
-def test_crash_during_swap_leaves_previous_index_usable(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crash_during_swap_leaves_previous_index_usable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ix = tmp_path / "ix"
     ingest(DOCS, ix)
     before = _live(ix)
@@ -133,8 +139,12 @@ def test_crash_during_swap_leaves_previous_index_usable(tmp_path: Path,
     result = ingest([make_document("new", "A brand new document.")], ix)
     assert result.changed
     assert not (ix / ".tmp-deadbeef").exists()
-    assert {v.doc_id for v in EvidenceIndex.open(ix).versions()} == {"tower", "berlin", "moon",
-                                                                      "new"}
+    assert {v.doc_id for v in EvidenceIndex.open(ix).versions()} == {
+        "tower",
+        "berlin",
+        "moon",
+        "new",
+    }
 
 
 def test_open_refuses_other_embedding_model_and_non_index(tmp_path: Path) -> None:
@@ -163,8 +173,10 @@ def test_open_refuses_other_embedding_model_and_non_index(tmp_path: Path) -> Non
 @pytest.mark.parametrize("index_type", ["hnsw", "ivf"])
 def test_approximate_index_types_and_switching(tmp_path: Path, index_type: str) -> None:
     ix = tmp_path / "ix"
-    docs = [make_document(f"d{i}", f"Fact number {i} is about topic {i % 7} and item {i}.")
-            for i in range(80)]
+    docs = [
+        make_document(f"d{i}", f"Fact number {i} is about topic {i % 7} and item {i}.")
+        for i in range(80)
+    ]
     ingest(docs[:60], ix, index_type=index_type)
     idx = EvidenceIndex.open(ix)
     assert idx.manifest["index_type"] == index_type
@@ -189,8 +201,9 @@ def test_identical_chunk_texts_are_embedded_once(tmp_path: Path) -> None:
         calls.append(list(texts))
         return embedding.encode(texts)
 
-    docs = [make_document(f"copy{i}", "The same sentence in several documents.")
-            for i in range(4)] + [make_document("other", "A different sentence.")]
+    docs = [
+        make_document(f"copy{i}", "The same sentence in several documents.") for i in range(4)
+    ] + [make_document("other", "A different sentence.")]
     result = ingest(docs, tmp_path / "ix", encoder=encoder)
     assert len(result.chunks) == 5
     assert calls == [["The same sentence in several documents.", "A different sentence."]]

@@ -20,11 +20,17 @@ pytestmark = pytest.mark.slow  # the embedding and entailment judges load models
 
 PLUGIN = "tests.plugins.judges:KeywordJudge"
 PAIRS = [
-    JudgePair("The trial enrolled 3,200 participants in 2019.",
-              ("The trial enrolled 3,200 participants in 2019 across twelve hospitals.",
-               "The weather in Paris was mild that spring.")),
-    JudgePair("The trial enrolled 5,000 participants in 2019.",
-              ("The trial enrolled 3,200 participants in 2019 across twelve hospitals.",)),
+    JudgePair(
+        "The trial enrolled 3,200 participants in 2019.",
+        (
+            "The trial enrolled 3,200 participants in 2019 across twelve hospitals.",
+            "The weather in Paris was mild that spring.",
+        ),
+    ),
+    JudgePair(
+        "The trial enrolled 5,000 participants in 2019.",
+        ("The trial enrolled 3,200 participants in 2019 across twelve hospitals.",),
+    ),
     JudgePair("Marie Curie moved to Paris in 1891.", ()),
 ]
 
@@ -36,8 +42,10 @@ def _judges() -> list[str]:
 def _build(name: str, server: FaultServer | None = None, **params: object) -> Judge:
     if name == "llm":
         assert server is not None
-        return build_judge("llm", {"name": "llm", "base_url": server.base_url, "model": "m",
-                                   "max_retries": 0, **params})
+        return build_judge(
+            "llm",
+            {"name": "llm", "base_url": server.base_url, "model": "m", "max_retries": 0, **params},
+        )
     return build_judge(name, params)
 
 
@@ -49,7 +57,8 @@ def server() -> FaultServer:
 
 @pytest.mark.parametrize("name", _judges())
 def test_votes_are_in_range_one_per_pair_and_abstain_without_evidence(
-        name: str, server: FaultServer) -> None:
+    name: str, server: FaultServer
+) -> None:
     judge = _build(name, server)
     votes = judge.judge_sync(PAIRS)
     assert len(votes) == len(PAIRS)
@@ -60,8 +69,9 @@ def test_votes_are_in_range_one_per_pair_and_abstain_without_evidence(
 
 
 @pytest.mark.parametrize("name", _judges())
-def test_a_failure_is_an_abstention_with_a_reason(name: str, monkeypatch: pytest.MonkeyPatch
-                                                  ) -> None:
+def test_a_failure_is_an_abstention_with_a_reason(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if name == "llm":
         with FaultServer(script=[("status", 500)] * 10) as failing:
             votes = _build("llm", failing).judge_sync(PAIRS[:2])
@@ -81,24 +91,30 @@ def test_a_failure_is_an_abstention_with_a_reason(name: str, monkeypatch: pytest
 def test_votes_do_not_depend_on_evidence_order(name: str, server: FaultServer) -> None:
     judge = _build(name, server)
     claim = "The trial enrolled 3,200 participants in 2019."
-    evidence = ("The trial enrolled 3,200 participants in 2019 across twelve hospitals.",
-                "A later report said the trial enrolled 5,000 participants.",
-                "The weather in Paris was mild.")
-    rows = judge.judge_sync([JudgePair(claim, order)
-                             for order in itertools.permutations(evidence)])
+    evidence = (
+        "The trial enrolled 3,200 participants in 2019 across twelve hospitals.",
+        "A later report said the trial enrolled 5,000 participants.",
+        "The weather in Paris was mild.",
+    )
+    rows = judge.judge_sync([JudgePair(claim, order) for order in itertools.permutations(evidence)])
     assert len({(v.value, round(v.scores.get("contradiction", 0.0), 6)) for v in rows}) == 1
 
 
 @pytest.mark.parametrize("name", _judges())
-def test_digest_is_deterministic_and_follows_the_parameters(name: str, server: FaultServer
-                                                            ) -> None:
+def test_digest_is_deterministic_and_follows_the_parameters(name: str, server: FaultServer) -> None:
     a, b = _build(name, server), _build(name, server)
     assert a.digest == b.digest and len(a.digest) == 64
     params = a.get_params()
     assert params, "every judge declares its parameters in __init__"
     assert a.component().digest == a.digest and dict(a.component().config) == a.params
-    numeric = next(((k, v) for k, v in params.items()
-                    if isinstance(v, float | int) and not isinstance(v, bool) and v), None)
+    numeric = next(
+        (
+            (k, v)
+            for k, v in params.items()
+            if isinstance(v, float | int) and not isinstance(v, bool) and v
+        ),
+        None,
+    )
     if numeric is not None:  # changing a parameter changes the digest
         key, value = numeric
         changed = _build(name, server, **{key: type(value)(value * 0.5) or 1})
@@ -109,8 +125,9 @@ def test_digest_is_deterministic_and_follows_the_parameters(name: str, server: F
 
 def test_plugin_judge_in_a_panel_file(tmp_path: Path) -> None:
     toml = tmp_path / "panel.toml"
-    toml.write_text(f'name = "with-plugin"\n[[judges]]\nname = "{PLUGIN}"\n'
-                    f'params = {{ min_length = 4 }}\n')
+    toml.write_text(
+        f'name = "with-plugin"\n[[judges]]\nname = "{PLUGIN}"\nparams = {{ min_length = 4 }}\n'
+    )
     panel = load_panel(toml)
     assert panel.member_names == ("keyword_plugin",)
     assert panel.members[0].get_params() == {"min_length": 4}

@@ -20,8 +20,10 @@ from auditor.types import ABSTAIN, JudgePair
 
 pytestmark = pytest.mark.slow  # loads the entailment cross-encoder
 
-TRIAL = ("The trial enrolled 3,200 participants across 14 hospitals and reported its "
-         "results in March 2021.")
+TRIAL = (
+    "The trial enrolled 3,200 participants across 14 hospitals and reported its "
+    "results in March 2021."
+)
 
 
 def test_shipped_weights_are_compact_and_match_their_digest_and_record() -> None:
@@ -38,9 +40,14 @@ def test_shipped_weights_are_compact_and_match_their_digest_and_record() -> None
 def test_model_tells_entailment_neutral_and_contradiction_apart() -> None:
     model = load_model()
     premise = "A man is playing a guitar on a stage in front of a large crowd."
-    probs = model.predict([premise] * 3, ["A man is playing an instrument.",
-                                          "The man is a famous singer from Spain.",
-                                          "Nobody is playing an instrument."])
+    probs = model.predict(
+        [premise] * 3,
+        [
+            "A man is playing an instrument.",
+            "The man is a famous singer from Spain.",
+            "Nobody is playing an instrument.",
+        ],
+    )
     assert np.allclose(probs.sum(axis=1), 1.0)
     assert list(probs.argmax(axis=1)) == [0, 1, 2]
 
@@ -57,10 +64,12 @@ def test_windows_cover_long_evidence_with_overlap() -> None:
 
 def test_judge_votes_and_exposes_the_contradiction_signal() -> None:
     judge = build_judge("entailment")
-    pairs = [JudgePair("The trial enrolled 3,200 participants.", (TRIAL,)),
-             JudgePair("The trial enrolled 5,000 participants.", (TRIAL,)),
-             JudgePair("The trial was funded by a pharmaceutical company.", (TRIAL,)),
-             JudgePair("The trial enrolled 3,200 participants.", ())]
+    pairs = [
+        JudgePair("The trial enrolled 3,200 participants.", (TRIAL,)),
+        JudgePair("The trial enrolled 5,000 participants.", (TRIAL,)),
+        JudgePair("The trial was funded by a pharmaceutical company.", (TRIAL,)),
+        JudgePair("The trial enrolled 3,200 participants.", ()),
+    ]
     supported, contradicted, unsupported, empty = judge.judge_sync(pairs)
     assert supported.value == 0.0 and supported.scores["entailment"] >= 0.5
     assert contradicted.value == 1.0 and contradicted.scores["contradiction"] >= 0.5
@@ -68,8 +77,15 @@ def test_judge_votes_and_exposes_the_contradiction_signal() -> None:
     assert unsupported.scores["contradiction"] < contradicted.scores["contradiction"]
     assert empty.value == ABSTAIN and empty.error == "no evidence"
     for vote in (supported, contradicted, unsupported):
-        assert set(vote.scores) >= {"entailment", "neutral", "contradiction", "max_entailment",
-                                    "confirmed_contradiction", "coverage", "contradicted"}
+        assert set(vote.scores) >= {
+            "entailment",
+            "neutral",
+            "contradiction",
+            "max_entailment",
+            "confirmed_contradiction",
+            "coverage",
+            "contradicted",
+        }
         assert sum(json.loads(vote.raw)["probs"]) == pytest.approx(1.0, abs=1e-3)
         assert json.loads(vote.raw)["windows"] == 1
 
@@ -77,10 +93,12 @@ def test_judge_votes_and_exposes_the_contradiction_signal() -> None:
 def test_judge_finds_support_in_any_window_and_order_does_not_matter() -> None:
     filler = " ".join(["The hospital network also runs a training programme for nurses."] * 30)
     judge = build_judge("entailment")
-    forward = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants.",
-                                          (filler, TRIAL))])[0]
-    backward = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants.",
-                                           (TRIAL, filler))])[0]
+    forward = judge.judge_sync(
+        [JudgePair("The trial enrolled 3,200 participants.", (filler, TRIAL))]
+    )[0]
+    backward = judge.judge_sync(
+        [JudgePair("The trial enrolled 3,200 participants.", (TRIAL, filler))]
+    )[0]
     assert forward.value == backward.value == 0.0
     assert forward.scores == backward.scores
     assert json.loads(forward.raw)["windows"] > 2
@@ -90,8 +108,12 @@ def test_judge_digest_follows_weights_and_parameters() -> None:
     plain, quantized = build_judge("entailment"), build_judge("entailment", {"quantize": True})
     assert plain.params["weights_sha256"] == weights_digest()
     assert plain.digest != quantized.digest
-    assert quantized.judge_sync([JudgePair("The trial enrolled 3,200 participants.",
-                                           (TRIAL,))])[0].value == 0.0
+    assert (
+        quantized.judge_sync([JudgePair("The trial enrolled 3,200 participants.", (TRIAL,))])[
+            0
+        ].value
+        == 0.0
+    )
 
 
 def test_entailment_judge_is_on_the_default_panel() -> None:
@@ -99,39 +121,56 @@ def test_entailment_judge_is_on_the_default_panel() -> None:
 
 
 def test_a_contradiction_must_hold_at_sentence_level() -> None:
-    evidence = ("Night trains run on the Red line on Friday and Saturday nights, every 30 minutes "
-                "between midnight and 5 am. Other lines do not run overnight.")
-    pair = JudgePair("Night trains run on the Red line on Friday and Saturday nights.",
-                     (evidence,))
+    evidence = (
+        "Night trains run on the Red line on Friday and Saturday nights, every 30 minutes "
+        "between midnight and 5 am. Other lines do not run overnight."
+    )
+    pair = JudgePair("Night trains run on the Red line on Friday and Saturday nights.", (evidence,))
     refined = build_judge("entailment").judge_sync([pair])[0]
     assert refined.value == 0.0 and refined.scores["contradiction"] < 0.5
     assert json.loads(refined.raw)["refined_to_sentences"] >= 1
     # a real contradiction survives the sentence-level reading
     wrong = build_judge("entailment").judge_sync(
-        [JudgePair("Night trains run on the Blue line.", (evidence,))])[0]
+        [JudgePair("Night trains run on the Blue line.", (evidence,))]
+    )[0]
     assert wrong.value == 1.0 and wrong.scores["contradiction"] >= 0.5
     assert wrong.scores["contradicted"] == 1.0
 
 
 def test_a_sentence_that_does_not_cover_the_claim_cannot_contradict_it() -> None:
-    evidence = ("The museum opened in 1998 in the old harbour warehouse. "
-                "Photography is not allowed in the galleries.")
+    evidence = (
+        "The museum opened in 1998 in the old harbour warehouse. "
+        "Photography is not allowed in the galleries."
+    )
     vote = build_judge("entailment").judge_sync(
-        [JudgePair("The museum opened in 1998.", (evidence,))])[0]
+        [JudgePair("The museum opened in 1998.", (evidence,))]
+    )[0]
     assert vote.value == 0.0 and vote.scores["confirmed_contradiction"] < 0.5
     # with the coverage requirement off, the negated sentence may be read as a conflict;
     # with it on, nothing that misses the claim's content counts
-    assert build_judge("entailment", {"cover_at": 1.0}).judge_sync(
-        [JudgePair("The museum opened in 1998.", (evidence,))])[0].value == 0.0
+    assert (
+        build_judge("entailment", {"cover_at": 1.0})
+        .judge_sync([JudgePair("The museum opened in 1998.", (evidence,))])[0]
+        .value
+        == 0.0
+    )
 
 
 def test_a_passage_stating_the_claim_is_found_among_several() -> None:
     claim = "The Harbour Line operates eight branches in the northern district."
-    passages = (claim[:-1] + ", according to the 2024 annual report. " + " ".join(
-        ["Ticket prices rose by 8 percent in the last fiscal year, and passenger numbers "
-         "grew steadily across the network."] * 12),
+    passages = (
+        claim[:-1]
+        + ", according to the 2024 annual report. "
+        + " ".join(
+            [
+                "Ticket prices rose by 8 percent in the last fiscal year, and passenger numbers "
+                "grew steadily across the network."
+            ]
+            * 12
+        ),
         "Opening hours are 9 am to 5 pm on weekdays and 12 to 5 pm on Sundays. " * 5,
-        "The board approved a new depot. Construction will start next spring. " * 6)
+        "The board approved a new depot. Construction will start next spring. " * 6,
+    )
     judge = build_judge("entailment")
     assert judge.get_params()["sentence_k"] == 3
     vote = judge.judge_sync([JudgePair(claim, passages)])[0]
@@ -144,8 +183,9 @@ def test_a_passage_stating_the_claim_is_found_among_several() -> None:
 
 
 def test_pruning_costs_nothing_on_a_clear_case() -> None:
-    filler = " ".join(f"Ward {i} of the hospital network runs a training programme for nurses."
-                      for i in range(60))
+    filler = " ".join(
+        f"Ward {i} of the hospital network runs a training programme for nurses." for i in range(60)
+    )
     pair = JudgePair("The trial enrolled 3,200 participants.", (filler, TRIAL))
     pruned = build_judge("entailment").judge_sync([pair])[0]
     full = build_judge("entailment", {"prune_below": 0.0}).judge_sync([pair])[0]
@@ -156,8 +196,12 @@ def test_pruning_costs_nothing_on_a_clear_case() -> None:
 def test_bad_reading_parameters_are_clean_errors() -> None:
     from auditor.errors import ConfigError
 
-    for params in ({"cover_at": 1.5}, {"sentence_k": -1}, {"prune_below": -0.1},
-                   {"support_at": 0.1, "reject_below": 0.3}):
+    for params in (
+        {"cover_at": 1.5},
+        {"sentence_k": -1},
+        {"prune_below": -0.1},
+        {"support_at": 0.1, "reject_below": 0.3},
+    ):
         with pytest.raises(ConfigError):
             build_judge("entailment", params)
 
@@ -165,8 +209,15 @@ def test_bad_reading_parameters_are_clean_errors() -> None:
 def test_a_summary_is_supported_only_when_every_sentence_is() -> None:
     judge = build_judge("entailment")
     one = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants.", (TRIAL,))])[0]
-    two = judge.judge_sync([JudgePair("The trial enrolled 3,200 participants. It was stopped "
-                                      "early because of side effects.", (TRIAL,))])[0]
+    two = judge.judge_sync(
+        [
+            JudgePair(
+                "The trial enrolled 3,200 participants. It was stopped "
+                "early because of side effects.",
+                (TRIAL,),
+            )
+        ]
+    )[0]
     assert one.value == 0.0 and two.value != 0.0
     assert json.loads(two.raw)["claim_sentences"] == 2
     assert two.scores["max_entailment"] < one.scores["max_entailment"]

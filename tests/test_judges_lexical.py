@@ -14,8 +14,10 @@ from auditor.judges.panel import load_panel
 from auditor.stacking.model import load_stacker
 from auditor.types import ABSTAIN, JudgePair
 
-EVIDENCE = ("Marie Curie won the Nobel Prize in Physics in 1903 together with Pierre Curie. "
-            "She later moved to Warsaw to found a laboratory.",)
+EVIDENCE = (
+    "Marie Curie won the Nobel Prize in Physics in 1903 together with Pierre Curie. "
+    "She later moved to Warsaw to found a laboratory.",
+)
 
 
 def vote(judge: str, claim: str, evidence: tuple[str, ...] = EVIDENCE) -> tuple[float, dict]:
@@ -39,11 +41,14 @@ def test_entity_consistency() -> None:
 
 
 def test_a_missing_name_is_not_a_contradiction() -> None:
-    cloud = ("Lumen Cloud, the managed service run by the foundation's commercial partner "
-             "Brightside Data, is available in eleven regions. It launched in 2022.",)
+    cloud = (
+        "Lumen Cloud, the managed service run by the foundation's commercial partner "
+        "Brightside Data, is available in eleven regions. It launched in 2022.",
+    )
     # the evidence never mentions HIPAA: missing support, the vote stays 1, no refutation
-    value, scores = vote("entity_consistency",
-                         "Lumen Cloud is certified for HIPAA workloads in every region.", cloud)
+    value, scores = vote(
+        "entity_consistency", "Lumen Cloud is certified for HIPAA workloads in every region.", cloud
+    )
     assert value == 1.0 and scores["contradiction"] == 0.0
     # a name of the same kind in the same slot of the sentence about the same thing refutes
     value, scores = vote("entity_consistency", "Pierre Curie won the Nobel Prize in Physics.")
@@ -54,8 +59,11 @@ def test_a_missing_name_is_not_a_contradiction() -> None:
     value, scores = vote("entity_consistency", "NASA won the Nobel Prize.")
     assert value == 1.0 and scores["contradiction"] == 0.0
     # another name elsewhere in an unrelated sentence does not either
-    value, scores = vote("entity_consistency", "Irene Joliot moved to Lyon.",
-                         ("Marie Curie won the Nobel Prize in Physics in 1903.",))
+    value, scores = vote(
+        "entity_consistency",
+        "Irene Joliot moved to Lyon.",
+        ("Marie Curie won the Nobel Prize in Physics in 1903.",),
+    )
     assert value == 1.0 and scores["contradiction"] == 0.0
 
 
@@ -84,8 +92,15 @@ def test_judges_have_distinct_digests_per_parameters() -> None:
 
 def test_registry_holds_at_least_six_local_judges() -> None:
     names = set(registered_judges())
-    local = {"content_overlap", "embedding_similarity", "numeric_consistency",
-             "negation_polarity", "entity_consistency", "bm25_alignment", "bigram_overlap"}
+    local = {
+        "content_overlap",
+        "embedding_similarity",
+        "numeric_consistency",
+        "negation_polarity",
+        "entity_consistency",
+        "bm25_alignment",
+        "bigram_overlap",
+    }
     assert local <= names and "llm" in names
 
 

@@ -32,9 +32,9 @@ def test_votes_do_not_depend_on_evidence_order() -> None:
     pairs = [JudgePair(claim, order) for claim in CLAIMS for order in orders]
     votes = panel.judge_sync(pairs)
     for i, claim in enumerate(CLAIMS):
-        rows = votes[i * len(orders):(i + 1) * len(orders)]
-        first = [(v.judge, v.value, round(v.scores.get("contradiction", 0.0), 6))
-                 for v in rows[0]]
+        rows = votes[i * len(orders) : (i + 1) * len(orders)]
+        first = [(v.judge, v.value, round(v.scores.get("contradiction", 0.0), 6)) for v in rows[0]]
         for row in rows[1:]:
-            assert [(v.judge, v.value, round(v.scores.get("contradiction", 0.0), 6))
-                    for v in row] == first, claim
+            assert [
+                (v.judge, v.value, round(v.scores.get("contradiction", 0.0), 6)) for v in row
+            ] == first, claim

@@ -12,8 +12,10 @@ from auditor.judges.base import build_judge
 from auditor.judges.entity import claim_subject, role_conflicts, role_facts
 from auditor.types import ABSTAIN, JudgePair
 
-BRANCHES = ("Riverside Credit Union has branches in Millford and Oakdale.",
-            "Riverside Credit Union said membership was up 8 percent last year.")
+BRANCHES = (
+    "Riverside Credit Union has branches in Millford and Oakdale.",
+    "Riverside Credit Union said membership was up 8 percent last year.",
+)
 
 
 def judge(name: str, claim: str, *evidence: str) -> tuple[float, dict[str, float], dict]:
@@ -31,11 +33,15 @@ def test_quantities_carry_their_slot() -> None:
     assert slots("up 8% on the year") == [(8.0, "percent")]
     assert slots("a two-hour course and a one-hour session") == [(2.0, "hour"), (1.0, "hour")]
     assert slots("its tunnel is 50 metres long") == [(50.0, "meter")]
-    assert slots("cost 2.1 billion dollars, a fare of $2.50") == [(2.1e9, "dollar"),
-                                                                   (2.5, "dollar")]
+    assert slots("cost 2.1 billion dollars, a fare of $2.50") == [
+        (2.1e9, "dollar"),
+        (2.5, "dollar"),
+    ]
     assert slots("It opened on 14 May 1998.") == [(14.0, "may"), (1998.0, "year")]
     assert slots("In 2023 Northwind carried 61.4 million passengers") == [
-        (2023.0, "year"), (61.4e6, "passenger")]
+        (2023.0, "year"),
+        (61.4e6, "passenger"),
+    ]
     # "one" is a number only before a unit of measure
     assert slots("one of the oldest bridges") == []
 
@@ -51,44 +57,62 @@ def test_same_slot() -> None:
 
 
 def test_a_number_in_another_slot_does_not_support() -> None:
-    value, scores, raw = judge("numeric_consistency",
-                               "Riverside Credit Union operates eight branches.", *BRANCHES)
+    value, scores, raw = judge(
+        "numeric_consistency", "Riverside Credit Union operates eight branches.", *BRANCHES
+    )
     assert value == 1.0 and scores["contradiction"] == 0.0 and scores["missing_detail"] == 1.0
     assert raw["missing"] == ["8 branch"]
-    value, scores, _ = judge("numeric_consistency", "The Bayside Aquarium has 50 tanks.",
-                             "The Bayside Aquarium's main glass tunnel is 50 metres long.")
+    value, scores, _ = judge(
+        "numeric_consistency",
+        "The Bayside Aquarium has 50 tanks.",
+        "The Bayside Aquarium's main glass tunnel is 50 metres long.",
+    )
     assert value == 1.0 and scores["contradiction"] == 0.0
 
 
 def test_the_same_number_in_the_same_slot_supports() -> None:
-    value, _, raw = judge("numeric_consistency",
-                          "Riverside Credit Union operates eight branches.",
-                          "Riverside Credit Union operates 8 branches in the county.")
+    value, _, raw = judge(
+        "numeric_consistency",
+        "Riverside Credit Union operates eight branches.",
+        "Riverside Credit Union operates 8 branches in the county.",
+    )
     assert value == 0.0 and raw["matched"] == ["8 branch"]
-    value, _, _ = judge("numeric_consistency", "The network has 47 stations.",
-                        "The Northwind network has 47 stations on four lines.")
+    value, _, _ = judge(
+        "numeric_consistency",
+        "The network has 47 stations.",
+        "The Northwind network has 47 stations on four lines.",
+    )
     assert value == 0.0
 
 
 def test_a_different_value_in_the_same_slot_is_a_clear_conflict() -> None:
-    value, scores, raw = judge("numeric_consistency",
-                               "The Red Cross first-aid course is a two-hour session.",
-                               "The Red Cross first-aid course is a one-hour session.")
+    value, scores, raw = judge(
+        "numeric_consistency",
+        "The Red Cross first-aid course is a two-hour session.",
+        "The Red Cross first-aid course is a one-hour session.",
+    )
     assert value == 1.0 and scores["conflict"] == 1.0 and scores["contradiction"] == 1.0
     assert raw["conflicts"] == ["2 hour vs 1 hour"]
     # ... and both directions of the comparison
-    value, scores, _ = judge("numeric_consistency",
-                             "The Red Cross first-aid course is a one-hour session.",
-                             "The Red Cross first-aid course is a two-hour session.")
+    value, scores, _ = judge(
+        "numeric_consistency",
+        "The Red Cross first-aid course is a one-hour session.",
+        "The Red Cross first-aid course is a two-hour session.",
+    )
     assert value == 1.0 and scores["conflict"] == 1.0
     # a different number in another slot of the same sentence is no conflict
-    value, scores, _ = judge("numeric_consistency",
-                             "The Red Cross first-aid course takes two hours.",
-                             "The Red Cross first-aid course has 12 places and starts at 9 am.")
+    value, scores, _ = judge(
+        "numeric_consistency",
+        "The Red Cross first-aid course takes two hours.",
+        "The Red Cross first-aid course has 12 places and starts at 9 am.",
+    )
     assert value == 1.0 and "conflict" not in scores and scores["contradiction"] == 0.0
     # years conflict with years
-    value, scores, _ = judge("numeric_consistency", "The Kestrel Bridge opened in 1932.",
-                             "The Kestrel Bridge opened in 1931.")
+    value, scores, _ = judge(
+        "numeric_consistency",
+        "The Kestrel Bridge opened in 1932.",
+        "The Kestrel Bridge opened in 1931.",
+    )
     assert scores.get("conflict") == 1.0
 
 
@@ -98,37 +122,48 @@ def test_numeric_judge_abstains_without_numbers() -> None:
 
 ROLES = {
     "council": "Since May 2024 the Brookvale city council has been chaired by Anna Berg, "
-               "who succeeded Peter Holm.",
-    "freedonia": "Freedonia's head of government, Prime Minister Mira Kovac, took office "
-                 "in 2022.",
+    "who succeeded Peter Holm.",
+    "freedonia": "Freedonia's head of government, Prime Minister Mira Kovac, took office in 2022.",
     "rovers": "Head coach Lena Fisk leads the Dunmore Rovers, who finished third.",
     "reed": "Striker Sam Reed joined the Falcons in 2022 after four seasons with the "
-            "Dunmore Rovers.",
+    "Dunmore Rovers.",
 }
 
 
-@pytest.mark.parametrize("claim,doc,holder", [
-    ("Peter Holm chairs the Brookvale city council.", "council", "chair: anna berg"),
-    ("The prime minister of Freedonia is Jonas Alder.", "freedonia",
-     "head_of_government: kovac mira"),
-    ("Jonas Alder, the prime minister of Freedonia, visited Oslo.", "freedonia",
-     "head_of_government: kovac mira"),
-    ("The Dunmore Rovers are coached by Tom Bale.", "rovers", "coach: fisk lena"),
-    ("Sam Reed plays for the Dunmore Rovers.", "reed", "team: falcons"),
-])
+@pytest.mark.parametrize(
+    "claim,doc,holder",
+    [
+        ("Peter Holm chairs the Brookvale city council.", "council", "chair: anna berg"),
+        (
+            "The prime minister of Freedonia is Jonas Alder.",
+            "freedonia",
+            "head_of_government: kovac mira",
+        ),
+        (
+            "Jonas Alder, the prime minister of Freedonia, visited Oslo.",
+            "freedonia",
+            "head_of_government: kovac mira",
+        ),
+        ("The Dunmore Rovers are coached by Tom Bale.", "rovers", "coach: fisk lena"),
+        ("Sam Reed plays for the Dunmore Rovers.", "reed", "team: falcons"),
+    ],
+)
 def test_a_role_given_to_someone_else_is_a_conflict(claim: str, doc: str, holder: str) -> None:
     assert role_conflicts(claim, [ROLES[doc]]) == [holder]
     value, scores, raw = judge("entity_consistency", claim, ROLES[doc])
     assert value == 1.0 and scores["conflict"] == 1.0 and raw["role_conflicts"] == [holder]
 
 
-@pytest.mark.parametrize("claim,doc", [
-    ("Anna Berg chairs the Brookvale city council.", "council"),
-    ("Mira Kovac is the prime minister of Freedonia.", "freedonia"),
-    ("Lena Fisk coaches the Dunmore Rovers.", "rovers"),
-    # a role about something else is no conflict
-    ("Tom Bale chairs the Oakdale rowing club.", "council"),
-])
+@pytest.mark.parametrize(
+    "claim,doc",
+    [
+        ("Anna Berg chairs the Brookvale city council.", "council"),
+        ("Mira Kovac is the prime minister of Freedonia.", "freedonia"),
+        ("Lena Fisk coaches the Dunmore Rovers.", "rovers"),
+        # a role about something else is no conflict
+        ("Tom Bale chairs the Oakdale rowing club.", "council"),
+    ],
+)
 def test_the_same_holder_or_another_subject_is_no_conflict(claim: str, doc: str) -> None:
     assert role_conflicts(claim, [ROLES[doc]]) == []
 
@@ -136,30 +171,42 @@ def test_the_same_holder_or_another_subject_is_no_conflict(claim: str, doc: str)
 def test_co_holders_all_hold_the_role() -> None:
     facts = role_facts("Acme Labs was founded by Larry Page and Sergey Brin in 1998.")
     assert facts and facts[0].holder == {"larry", "page", "sergey", "brin"}
-    assert role_conflicts("Sergey Brin founded Acme Labs.",
-                          ["Acme Labs was founded by Larry Page and Sergey Brin."]) == []
+    assert (
+        role_conflicts(
+            "Sergey Brin founded Acme Labs.",
+            ["Acme Labs was founded by Larry Page and Sergey Brin."],
+        )
+        == []
+    )
 
 
 def test_a_name_the_evidence_about_the_subject_never_gives_is_a_missing_detail() -> None:
-    value, scores, _ = judge("entity_consistency",
-                             "The Kestrel Bridge was designed by Maria Lopez.",
-                             "The Kestrel Bridge opened in 1932 and spans the river Avon.")
+    value, scores, _ = judge(
+        "entity_consistency",
+        "The Kestrel Bridge was designed by Maria Lopez.",
+        "The Kestrel Bridge opened in 1932 and spans the river Avon.",
+    )
     assert value == 1.0 and scores["missing_detail"] == 1.0 and scores["contradiction"] == 0.0
     # evidence about another subject: the name is missing, but not a detail of it
-    value, scores, _ = judge("entity_consistency",
-                             "The Kestrel Bridge was designed by Maria Lopez.",
-                             "The Avon Tunnel opened in 1932.")
+    value, scores, _ = judge(
+        "entity_consistency",
+        "The Kestrel Bridge was designed by Maria Lopez.",
+        "The Avon Tunnel opened in 1932.",
+    )
     assert value == 1.0 and "missing_detail" not in scores
-    assert claim_subject("The Kestrel Bridge was designed by Maria Lopez.") == {"kestrel",
-                                                                                "bridge"}
+    assert claim_subject("The Kestrel Bridge was designed by Maria Lopez.") == {"kestrel", "bridge"}
 
 
 def test_antonyms_match_across_inflections() -> None:
-    value, scores, raw = judge("negation_polarity",
-                               "Riverside Credit Union branches are closed on Sundays.",
-                               "Riverside Credit Union branches open from 12 to 5 pm on "
-                               "Sundays.")
+    value, scores, raw = judge(
+        "negation_polarity",
+        "Riverside Credit Union branches are closed on Sundays.",
+        "Riverside Credit Union branches open from 12 to 5 pm on Sundays.",
+    )
     assert value == 1.0 and scores["contradiction"] == 1.0 and raw["antonyms"]
-    value, _, _ = judge("negation_polarity", "Riverside Credit Union branches open on Sundays.",
-                        "Riverside Credit Union branches open from 12 to 5 pm on Sundays.")
+    value, _, _ = judge(
+        "negation_polarity",
+        "Riverside Credit Union branches open on Sundays.",
+        "Riverside Credit Union branches open from 12 to 5 pm on Sundays.",
+    )
     assert value == 0.0

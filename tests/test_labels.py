@@ -22,8 +22,9 @@ LACKING = (Vote("a", 1.0, scores={"contradiction": 0.0}), Vote("b", 1.0))
 
 
 def label(**kw: object) -> Label:
-    signals = ClaimSignals(**{"factual": True, "relevance": 0.8, "p_current": 0.2,
-                              "votes": SUPPORTING, **kw})  # type: ignore[arg-type]
+    signals = ClaimSignals(
+        **{"factual": True, "relevance": 0.8, "p_current": 0.2, "votes": SUPPORTING, **kw}
+    )  # type: ignore[arg-type]
     return decide_label(signals)[0]
 
 
@@ -58,36 +59,46 @@ def test_contradicted_needs_a_contradiction_signal() -> None:
 
 
 def test_contradicted_reason_names_the_judges_that_fired() -> None:
-    votes = (Vote("entailment", 1.0, scores={"contradiction": 0.93}),
-             Vote("numeric_consistency", 1.0, scores={"contradiction": 1.0}),
-             Vote("bm25_alignment", 1.0, scores={"contradiction": 0.2}),
-             Vote("negation_polarity", 0.5, scores={"contradiction": 1.0}))
+    votes = (
+        Vote("entailment", 1.0, scores={"contradiction": 0.93}),
+        Vote("numeric_consistency", 1.0, scores={"contradiction": 1.0}),
+        Vote("bm25_alignment", 1.0, scores={"contradiction": 0.2}),
+        Vote("negation_polarity", 0.5, scores={"contradiction": 1.0}),
+    )
     verdict, reason = decide_label(ClaimSignals(True, 0.8, 0.9, votes))
     assert verdict is Label.CONTRADICTED
     assert "contradiction 1.00 from entailment, numeric_consistency)" in reason
 
 
 def test_stale_when_only_a_superseded_version_supports() -> None:
-    assert label(p_current=0.9, votes=REFUTING, stale_relevance=0.9,
-                 p_superseded=0.1) is Label.STALE
-    assert label(relevance=None, p_current=None, votes=(), stale_relevance=0.9,
-                 p_superseded=0.1) is Label.STALE
+    assert (
+        label(p_current=0.9, votes=REFUTING, stale_relevance=0.9, p_superseded=0.1) is Label.STALE
+    )
+    assert (
+        label(relevance=None, p_current=None, votes=(), stale_relevance=0.9, p_superseded=0.1)
+        is Label.STALE
+    )
     # superseded evidence that does not support the claim changes nothing
-    assert label(p_current=0.9, votes=REFUTING, stale_relevance=0.9,
-                 p_superseded=0.9) is Label.CONTRADICTED
+    assert (
+        label(p_current=0.9, votes=REFUTING, stale_relevance=0.9, p_superseded=0.9)
+        is Label.CONTRADICTED
+    )
     # current support wins over old support
     assert label(stale_relevance=0.9, p_superseded=0.1) is Label.SUPPORTED
 
 
 def test_contradiction_signal_ignores_abstentions_and_errors() -> None:
-    votes = [Vote("a", 0.5, scores={"contradiction": 1.0}),
-             Vote("b", 1.0, error="timeout", scores={"contradiction": 1.0}),
-             Vote("c", 1.0, scores={"contradiction": 0.3})]
+    votes = [
+        Vote("a", 0.5, scores={"contradiction": 1.0}),
+        Vote("b", 1.0, error="timeout", scores={"contradiction": 1.0}),
+        Vote("c", 1.0, scores={"contradiction": 0.3}),
+    ]
     assert contradiction_signal(votes) == pytest.approx(0.3)
 
 
-@pytest.mark.parametrize("field,value", [("threshold", 1.5), ("min_relevance", -0.1),
-                                         ("undecided_band", 0.5)])
+@pytest.mark.parametrize(
+    "field,value", [("threshold", 1.5), ("min_relevance", -0.1), ("undecided_band", 0.5)]
+)
 def test_policy_validation_names_the_parameter(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=field):
         LabelPolicy(**{field: value})
@@ -95,11 +106,17 @@ def test_policy_validation_names_the_parameter(field: str, value: float) -> None
 
 def test_stated_period_reads_time_scopes_not_answer_years() -> None:
     assert stated_period("From 2004 to 2005, she worked at Arizona.") == (
-        datetime(2004, 1, 1, tzinfo=UTC), datetime(2006, 1, 1, tzinfo=UTC))
+        datetime(2004, 1, 1, tzinfo=UTC),
+        datetime(2006, 1, 1, tzinfo=UTC),
+    )
     assert stated_period("He was mayor between March 1990 and 1994.") == (
-        datetime(1990, 1, 1, tzinfo=UTC), datetime(1995, 1, 1, tzinfo=UTC))
+        datetime(1990, 1, 1, tzinfo=UTC),
+        datetime(1995, 1, 1, tzinfo=UTC),
+    )
     assert stated_period("As of 2010, the line had 12 stations.") == (
-        datetime(2010, 1, 1, tzinfo=UTC), datetime(2011, 1, 1, tzinfo=UTC))
+        datetime(2010, 1, 1, tzinfo=UTC),
+        datetime(2011, 1, 1, tzinfo=UTC),
+    )
     assert stated_period("In 1998, the mayor was Bob Smith.") is not None
     # a year that is the content of the claim is not a time scope
     assert stated_period("England last reached a World Cup semi-final in 1990.") is None
@@ -108,19 +125,28 @@ def test_stated_period_reads_time_scopes_not_answer_years() -> None:
 
 def test_strip_period_removes_only_the_time_scope() -> None:
     assert strip_period("From 1811 to 1827, the house was owned by George Peter.") == (
-        "The house was owned by George Peter.")
+        "The house was owned by George Peter."
+    )
     assert strip_period("She worked at Arizona from 2004 to 2005.") == "She worked at Arizona."
     assert strip_period("The answer is 1990.") == "The answer is 1990."
 
 
 def test_a_claim_about_its_own_past_period_is_supported_by_the_version_valid_then() -> None:
     # the current version says otherwise, the version valid in the claimed period supports
-    old_support = {"p_current": 0.9, "votes": REFUTING, "stale_relevance": 0.9,
-                   "p_superseded": 0.1}
+    old_support = {"p_current": 0.9, "votes": REFUTING, "stale_relevance": 0.9, "p_superseded": 0.1}
     assert label(**old_support, superseded_valid_at_claim_time=True) is Label.SUPPORTED
     assert label(**old_support) is Label.STALE
-    assert label(relevance=None, p_current=None, votes=(), stale_relevance=0.9,
-                 p_superseded=0.1, superseded_valid_at_claim_time=True) is Label.SUPPORTED
+    assert (
+        label(
+            relevance=None,
+            p_current=None,
+            votes=(),
+            stale_relevance=0.9,
+            p_superseded=0.1,
+            superseded_valid_at_claim_time=True,
+        )
+        is Label.SUPPORTED
+    )
 
 
 def test_stale_when_a_superseded_version_matches_clearly_better() -> None:
@@ -131,14 +157,20 @@ def test_stale_when_a_superseded_version_matches_clearly_better() -> None:
     assert label(**closer, superseded_margin=0.01) is Label.SUPPORTED
     assert label(**closer, superseded_margin=None) is Label.SUPPORTED
     # the old version must support at least as well as the current one
-    assert label(p_current=0.2, stale_relevance=0.95, p_superseded=0.3,
-                 superseded_margin=0.2) is Label.SUPPORTED
+    assert (
+        label(p_current=0.2, stale_relevance=0.95, p_superseded=0.3, superseded_margin=0.2)
+        is Label.SUPPORTED
+    )
     # ... and a claim scoped to the old version's period is history, not stale
-    assert label(**closer, superseded_margin=0.08,
-                 superseded_valid_at_claim_time=True) is Label.SUPPORTED
+    assert (
+        label(**closer, superseded_margin=0.08, superseded_valid_at_claim_time=True)
+        is Label.SUPPORTED
+    )
     # the margin is a policy setting
-    strict = decide_label(ClaimSignals(True, 0.8, 0.4, SUPPORTING, 0.95, 0.3,
-                                       superseded_margin=0.08), LabelPolicy(stale_margin=0.1))
+    strict = decide_label(
+        ClaimSignals(True, 0.8, 0.4, SUPPORTING, 0.95, 0.3, superseded_margin=0.08),
+        LabelPolicy(stale_margin=0.1),
+    )
     assert strict[0] is Label.SUPPORTED
 
 
@@ -149,17 +181,29 @@ def test_stale_margin_is_validated() -> None:
 
 def test_relevance_needs_cosine_anchored_in_the_claims_words() -> None:
     # same-shaped text about something else: cosine passes, few claim words: unknown
-    assert label(current_scores=[(0.5, 0.2)], p_current=0.9,
-                 votes=LACKING) is Label.UNKNOWN
+    assert label(current_scores=[(0.5, 0.2)], p_current=0.9, votes=LACKING) is Label.UNKNOWN
     assert label(current_scores=[(0.5, 0.2), (0.4, 0.8)]) is Label.SUPPORTED
     assert label(current_scores=[(0.7, 0.1)]) is Label.SUPPORTED  # strongly similar
     assert label(current_scores=[(0.3, 1.0)]) is Label.UNKNOWN  # below min_relevance
     # the same test for superseded evidence
-    assert label(relevance=None, p_current=None, votes=(), stale_relevance=0.5,
-                 superseded_scores=[(0.5, 0.1)], p_superseded=0.1) is Label.UNKNOWN
+    assert (
+        label(
+            relevance=None,
+            p_current=None,
+            votes=(),
+            stale_relevance=0.5,
+            superseded_scores=[(0.5, 0.1)],
+            p_superseded=0.1,
+        )
+        is Label.UNKNOWN
+    )
     loose = LabelPolicy(min_coverage=0.1)
-    assert decide_label(ClaimSignals(True, 0.5, 0.2, SUPPORTING, current_scores=[(0.5, 0.2)]),
-                        loose)[0] is Label.SUPPORTED
+    assert (
+        decide_label(ClaimSignals(True, 0.5, 0.2, SUPPORTING, current_scores=[(0.5, 0.2)]), loose)[
+            0
+        ]
+        is Label.SUPPORTED
+    )
 
 
 CONFLICT = Vote("numeric_consistency", 1.0, scores={"contradiction": 1.0, "conflict": 1.0})
@@ -175,13 +219,15 @@ def test_a_clear_conflict_is_weighed_before_support() -> None:
     abstaining = (Vote("a", 0.5), Vote("b", 0.5), Vote("c", 0.5), CONFLICT)
     assert label(p_current=0.5, votes=abstaining) is Label.CONTRADICTED
     # an ordinary contradiction score (no same-slot conflict) does not outvote support
-    assert label(votes=(*SUPPORTING, Vote("x", 1.0, scores={"contradiction": 1.0}))
-                 ) is Label.SUPPORTED
+    assert (
+        label(votes=(*SUPPORTING, Vote("x", 1.0, scores={"contradiction": 1.0}))) is Label.SUPPORTED
+    )
     # a conflict from an abstaining or failed judge counts for nothing
-    assert label(votes=(*SUPPORTING, Vote("n", 0.5, scores={"conflict": 1.0}))
-                 ) is Label.SUPPORTED
-    assert label(votes=(*SUPPORTING, Vote("n", 1.0, error="boom", scores={"conflict": 1.0}))
-                 ) is Label.SUPPORTED
+    assert label(votes=(*SUPPORTING, Vote("n", 0.5, scores={"conflict": 1.0}))) is Label.SUPPORTED
+    assert (
+        label(votes=(*SUPPORTING, Vote("n", 1.0, error="boom", scores={"conflict": 1.0})))
+        is Label.SUPPORTED
+    )
 
 
 def test_a_missing_detail_is_not_supported_not_unknown_or_supported() -> None:
@@ -191,7 +237,8 @@ def test_a_missing_detail_is_not_supported_not_unknown_or_supported() -> None:
     # the policy can leave it to the stacked probability
     off = LabelPolicy(missing_detail_at=1.5)
     assert decide_label(ClaimSignals(True, 0.8, 0.2, (*SUPPORTING, MISSING)), off)[0] is (
-        Label.SUPPORTED)
+        Label.SUPPORTED
+    )
 
 
 def test_evidence_naming_the_claims_subject_is_relevant() -> None:
@@ -201,8 +248,10 @@ def test_evidence_naming_the_claims_subject_is_relevant() -> None:
     assert label(**weak) is Label.UNKNOWN
     assert label(**weak, subject_covered=True) is Label.NOT_SUPPORTED
     # the subject alone is not enough below subject_relevance
-    assert label(**{**weak, "current_scores": [(0.4, 0.4)], "relevance": 0.4},
-                 subject_covered=True) is Label.UNKNOWN
+    assert (
+        label(**{**weak, "current_scores": [(0.4, 0.4)], "relevance": 0.4}, subject_covered=True)
+        is Label.UNKNOWN
+    )
 
 
 def test_stale_when_the_current_version_contradicts_or_no_longer_states_it() -> None:
@@ -212,11 +261,17 @@ def test_stale_when_the_current_version_contradicts_or_no_longer_states_it() -> 
     assert label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), **old) is Label.STALE
     assert label(p_current=0.3, votes=(*SUPPORTING, MISSING), **old) is Label.STALE
     # a claim scoped to the old version's time is a true statement about the past
-    assert label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), **old,
-                 superseded_valid_at_claim_time=True) is Label.SUPPORTED
+    assert (
+        label(
+            p_current=0.3, votes=(*SUPPORTING, CONFLICT), **old, superseded_valid_at_claim_time=True
+        )
+        is Label.SUPPORTED
+    )
     # without superseded support a conflict is a contradiction
-    assert label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), stale_relevance=0.9,
-                 p_superseded=0.8) is Label.CONTRADICTED
+    assert (
+        label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), stale_relevance=0.9, p_superseded=0.8)
+        is Label.CONTRADICTED
+    )
 
 
 def test_subject_in_evidence_reads_the_first_name() -> None:

@@ -23,44 +23,84 @@ pytestmark = pytest.mark.slow
 
 AS_OF = datetime(2025, 1, 1, tzinfo=UTC)
 DOCS = [
-    ("riverside", "Riverside Credit Union has branches in Millford and Oakdale. Its branches "
-                  "open from 9 am to 5 pm on weekdays and from 12 to 5 pm on Sundays.", None),
-    ("riverside-results", "Riverside Credit Union said membership was up 8 percent last "
-                          "year, helped by its new mobile app.", None),
-    ("aquarium", "The Bayside Aquarium opened in 2011. Its main glass tunnel is 50 metres "
-                 "long and holds sharks and rays.", None),
-    ("bridge", "The Kestrel Bridge opened in 1932 and spans the river Avon at Kestrel. It is "
-               "400 metres long and carries four lanes of traffic.", None),
+    (
+        "riverside",
+        "Riverside Credit Union has branches in Millford and Oakdale. Its branches "
+        "open from 9 am to 5 pm on weekdays and from 12 to 5 pm on Sundays.",
+        None,
+    ),
+    (
+        "riverside-results",
+        "Riverside Credit Union said membership was up 8 percent last "
+        "year, helped by its new mobile app.",
+        None,
+    ),
+    (
+        "aquarium",
+        "The Bayside Aquarium opened in 2011. Its main glass tunnel is 50 metres "
+        "long and holds sharks and rays.",
+        None,
+    ),
+    (
+        "bridge",
+        "The Kestrel Bridge opened in 1932 and spans the river Avon at Kestrel. It is "
+        "400 metres long and carries four lanes of traffic.",
+        None,
+    ),
     ("library", "The Elm Street library is open until 8 pm on Thursdays.", "2020-01-01"),
-    ("library", "Since the 2023 budget cuts, the Elm Street library closes at 6 pm on "
-                "Thursdays and stays closed on Mondays.", "2023-03-01"),
+    (
+        "library",
+        "Since the 2023 budget cuts, the Elm Street library closes at 6 pm on "
+        "Thursdays and stays closed on Mondays.",
+        "2023-03-01",
+    ),
     ("museum", "The Harbour Museum charges an entry fee of 12 euros for adults.", "2019-05-01"),
-    ("museum", "After its renovation the Harbour Museum reopened with free admission for "
-               "local residents and a new maritime wing.", "2024-02-01"),
-    ("council", "Since May 2024 the Brookvale city council has been chaired by Anna Berg, "
-                "who succeeded Peter Holm.", None),
-    ("freedonia", "Freedonia's head of government, Prime Minister Mira Kovac, took office in "
-                  "2022 after the election.", None),
-    ("rovers", "Head coach Lena Fisk leads the Dunmore Rovers, who finished third in the "
-               "league last season.", None),
-    ("reed", "Striker Sam Reed joined the Falcons in 2022 after four seasons with the "
-             "Dunmore Rovers.", None),
+    (
+        "museum",
+        "After its renovation the Harbour Museum reopened with free admission for "
+        "local residents and a new maritime wing.",
+        "2024-02-01",
+    ),
+    (
+        "council",
+        "Since May 2024 the Brookvale city council has been chaired by Anna Berg, "
+        "who succeeded Peter Holm.",
+        None,
+    ),
+    (
+        "freedonia",
+        "Freedonia's head of government, Prime Minister Mira Kovac, took office in "
+        "2022 after the election.",
+        None,
+    ),
+    (
+        "rovers",
+        "Head coach Lena Fisk leads the Dunmore Rovers, who finished third in the "
+        "league last season.",
+        None,
+    ),
+    (
+        "reed",
+        "Striker Sam Reed joined the Falcons in 2022 after four seasons with the Dunmore Rovers.",
+        None,
+    ),
 ]
-COURSE = Context(id="c1", text="The Red Cross first-aid course is a one-hour session held "
-                               "every Saturday morning at the community hall.")
+COURSE = Context(
+    id="c1",
+    text="The Red Cross first-aid course is a one-hour session held "
+    "every Saturday morning at the community hall.",
+)
 
 
 @pytest.fixture(scope="module")
 def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str, str]]]:
     """(claim text, label) per answer id, from the ledger."""
     root = tmp_path_factory.mktemp("labels-e2e")
-    docs = [make_document(d, t, published_at=p) if p else make_document(d, t)
-            for d, t, p in DOCS]
+    docs = [make_document(d, t, published_at=p) if p else make_document(d, t) for d, t, p in DOCS]
     ingest(docs, root / "index")
     index = EvidenceIndex.open(root / "index")
     texts = {
-        "pleasantries": "Great question! Hope this helps! Let me know if you have other "
-                        "questions.",
+        "pleasantries": "Great question! Hope this helps! Let me know if you have other questions.",
         "branches": "Riverside Credit Union operates eight branches.",
         "tanks": "The Bayside Aquarium has 50 tanks.",
         "designer": "The Kestrel Bridge was designed by Maria Lopez.",
@@ -76,15 +116,25 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "length-ok": "The Kestrel Bridge is 400 metres long.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
-    answers += [Answer(id="course", question="How long is the first-aid course?",
-                       answer="The Red Cross first-aid course is a two-hour session.",
-                       contexts=(COURSE,)),
-                Answer(id="course-ok", question="How long is the first-aid course?",
-                       answer="The Red Cross first-aid course is a one-hour session.",
-                       contexts=(COURSE,))]
+    answers += [
+        Answer(
+            id="course",
+            question="How long is the first-aid course?",
+            answer="The Red Cross first-aid course is a two-hour session.",
+            contexts=(COURSE,),
+        ),
+        Answer(
+            id="course-ok",
+            question="How long is the first-aid course?",
+            answer="The Red Cross first-aid course is a one-hour session.",
+            contexts=(COURSE,),
+        ),
+    ]
     out: dict[str, list[tuple[str, str]]] = {}
-    with open_ledger(root / "ledger.db") as ledger, \
-            Auditor(index, ledger, config=AuditConfig(as_of=AS_OF)) as auditor:
+    with (
+        open_ledger(root / "ledger.db") as ledger,
+        Auditor(index, ledger, config=AuditConfig(as_of=AS_OF)) as auditor,
+    ):
         summary = auditor.audit(answers)
         for row in ledger.claim_results(summary.run_id):
             out.setdefault(row.answer_id, []).append((row.text, row.label or ""))
@@ -110,14 +160,16 @@ def test_a_number_in_another_slot_does_not_support(labels: dict, answer_id: str)
 
 
 @pytest.mark.parametrize("answer_id", ["designer", "founder"])
-def test_an_invented_detail_about_a_covered_subject_is_not_supported(labels: dict,
-                                                                      answer_id: str) -> None:
+def test_an_invented_detail_about_a_covered_subject_is_not_supported(
+    labels: dict, answer_id: str
+) -> None:
     assert only(labels, answer_id) == "not_supported"
 
 
 @pytest.mark.parametrize("answer_id", ["library", "museum"])
-def test_superseded_support_with_reworded_current_version_is_stale(labels: dict,
-                                                                   answer_id: str) -> None:
+def test_superseded_support_with_reworded_current_version_is_stale(
+    labels: dict, answer_id: str
+) -> None:
     assert only(labels, answer_id) == "stale"
 
 

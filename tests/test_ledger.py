@@ -26,13 +26,26 @@ from ledger.schema import head_revision, migrations_dir
 
 
 def _version(doc_id: str, text_: str, version: str = "v1", **dates: datetime) -> DocumentVersion:
-    return DocumentVersion(doc_id=doc_id, version=version, text=text_, digest=sha256_text(text_),
-                           source=f"https://example.org/{doc_id}", **dates)
+    return DocumentVersion(
+        doc_id=doc_id,
+        version=version,
+        text=text_,
+        digest=sha256_text(text_),
+        source=f"https://example.org/{doc_id}",
+        **dates,
+    )
 
 
 def _chunk(v: DocumentVersion) -> Chunk:
-    return Chunk(chunk_id=f"{v.digest[:16]}:0", doc_id=v.doc_id, version=v.version,
-                 digest=v.digest, start=0, end=len(v.text), text=v.text)
+    return Chunk(
+        chunk_id=f"{v.digest[:16]}:0",
+        doc_id=v.doc_id,
+        version=v.version,
+        digest=v.digest,
+        start=0,
+        end=len(v.text),
+        text=v.text,
+    )
 
 
 COMPONENTS = {
@@ -46,15 +59,35 @@ COMPONENTS = {
 def _answer(answer_id: str, v: DocumentVersion, seq: int = 0) -> AnswerResult:
     claim_id = sha256_text(answer_id + "c")
     return AnswerResult(
-        answer_id=answer_id, question="q?", answer="The sky is blue.",
-        answer_digest=sha256_text("The sky is blue."), as_of=None, seq=seq,
+        answer_id=answer_id,
+        question="q?",
+        answer="The sky is blue.",
+        answer_digest=sha256_text("The sky is blue."),
+        as_of=None,
+        seq=seq,
         claims=[ClaimRecord(claim_id, "The sky is blue", [(0, 15)], True, "claim")],
-        retrievals=[RetrievalRecord(claim_id, 0, _chunk(v).chunk_id, v.doc_id, v.digest, 0.9,
-                                    False, False, "The sky is blue")],
-        votes=[VoteRecord(claim_id, "j" * 64, "j", 0.0, '{"why": "overlap"}', {"support": 1.0},
-                          0.01, None)],
+        retrievals=[
+            RetrievalRecord(
+                claim_id,
+                0,
+                _chunk(v).chunk_id,
+                v.doc_id,
+                v.digest,
+                0.9,
+                False,
+                False,
+                "The sky is blue",
+            )
+        ],
+        votes=[
+            VoteRecord(
+                claim_id, "j" * 64, "j", 0.0, '{"why": "overlap"}', {"support": 1.0}, 0.01, None
+            )
+        ],
         verdicts=[VerdictRecord(claim_id, "supported", 0.1, "supported", ())],
-        evidence_versions=[v], evidence_chunks=[_chunk(v)])
+        evidence_versions=[v],
+        evidence_chunks=[_chunk(v)],
+    )
 
 
 def test_new_ledger_is_at_head(ledger_url: str) -> None:
@@ -82,40 +115,66 @@ def test_corpus_writes_are_idempotent_and_supersede(ledger_url: str) -> None:
     with open_ledger(ledger_url) as ledger:
         ledger.record_corpus([old], [_chunk(old)])
         ledger.record_corpus([old], [_chunk(old)])
-        assert (ledger.count("document"), ledger.count("document_version"),
-                ledger.count("chunk")) == (1, 1, 1)
+        assert (
+            ledger.count("document"),
+            ledger.count("document_version"),
+            ledger.count("chunk"),
+        ) == (1, 1, 1)
         cutoff = datetime(2025, 1, 1, tzinfo=UTC)
         superseded = DocumentVersion(**{**old.__dict__, "valid_to": cutoff})
         new = _version("d1", "Fares are 2.75 dollars.", "v2", published_at=cutoff)
         ledger.record_corpus([superseded, new], [_chunk(new)])
         assert ledger.count("document_version") == 2
         with ledger.engine.connect() as conn:
-            valid_to = conn.execute(text(
-                "SELECT valid_to FROM document_version WHERE version = 'v1'")).scalar()
+            valid_to = conn.execute(
+                text("SELECT valid_to FROM document_version WHERE version = 'v1'")
+            ).scalar()
         assert valid_to is not None and str(valid_to).startswith("2025-01-01")
 
 
 def test_runs_are_idempotent_and_resumable(ledger_url: str) -> None:
     v = _version("d1", "The sky is blue.")
     with open_ledger(ledger_url) as ledger:
-        info = ledger.begin_run("r" * 64, kind="audit", input_digest="i" * 64, as_of=None,
-                                config={"when": datetime(2026, 1, 1, tzinfo=UTC)},
-                                components=COMPONENTS, n_answers=2)
+        info = ledger.begin_run(
+            "r" * 64,
+            kind="audit",
+            input_digest="i" * 64,
+            as_of=None,
+            config={"when": datetime(2026, 1, 1, tzinfo=UTC)},
+            components=COMPONENTS,
+            n_answers=2,
+        )
         assert info.status == "running" and info.n_answers_done == 0
         ledger.record_answer(info.run_id, _answer("a1", v))
         assert ledger.done_answer_ids(info.run_id) == {"a1"}
         # a restart finds the same run and only the missing answer is written
-        again = ledger.begin_run("r" * 64, kind="audit", input_digest="i" * 64, as_of=None,
-                                 config={}, components=COMPONENTS, n_answers=2)
+        again = ledger.begin_run(
+            "r" * 64,
+            kind="audit",
+            input_digest="i" * 64,
+            as_of=None,
+            config={},
+            components=COMPONENTS,
+            n_answers=2,
+        )
         assert again.n_answers_done == 1
         ledger.record_answer(info.run_id, _answer("a2", v, seq=1))
         ledger.record_answer(info.run_id, _answer("a2", v, seq=1))  # a repeat adds nothing
         done = ledger.finish_run(info.run_id)
         assert done.status == "complete" and done.finished_at is not None
-        counts = {t: ledger.count(t) for t in ("answer", "claim", "judge_vote", "verdict",
-                                               "retrieval", "run", "component")}
-        assert counts == {"answer": 2, "claim": 2, "judge_vote": 2, "verdict": 2,
-                          "retrieval": 2, "run": 1, "component": 4}
+        counts = {
+            t: ledger.count(t)
+            for t in ("answer", "claim", "judge_vote", "verdict", "retrieval", "run", "component")
+        }
+        assert counts == {
+            "answer": 2,
+            "claim": 2,
+            "judge_vote": 2,
+            "verdict": 2,
+            "retrieval": 2,
+            "run": 1,
+            "component": 4,
+        }
         rows = ledger.claim_results(info.run_id)
         assert [r.answer_id for r in rows] == ["a1", "a2"]
         assert rows[0].label == "supported" and rows[0].n_evidence == 1

@@ -31,9 +31,17 @@ def _writer(url: str, worker: int, start: Any) -> None:
     start.wait(30)
     with open_ledger(url) as ledger:
         for r in range(N_RUNS):
-            items = [Item(f"a{i}", f"claim {i}-{j} by worker {worker}", "supported",
-                          evidence=f"shared evidence {i}-{j}", votes=(("j", 0.0), ("k", 1.0)))
-                     for i in range(N_ANSWERS) for j in range(CLAIMS_PER_ANSWER)]
+            items = [
+                Item(
+                    f"a{i}",
+                    f"claim {i}-{j} by worker {worker}",
+                    "supported",
+                    evidence=f"shared evidence {i}-{j}",
+                    votes=(("j", 0.0), ("k", 1.0)),
+                )
+                for i in range(N_ANSWERS)
+                for j in range(CLAIMS_PER_ANSWER)
+            ]
             add_run(ledger, f"w{worker}-r{r}", items, judges=("j", "k"))
 
 

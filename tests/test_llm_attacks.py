@@ -13,9 +13,19 @@ from auditor.types import ABSTAIN, JudgePair
 
 
 def _completion(content: str, finish: str = "stop") -> bytes:
-    return json.dumps({"id": "x", "object": "chat.completion", "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": content},
-         "finish_reason": finish}]}).encode()
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": finish,
+                }
+            ],
+        }
+    ).encode()
 
 
 FAULTS = {
@@ -30,7 +40,14 @@ FAULTS = {
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_faulty_200_reply_is_an_abstention_with_its_error(fault: str) -> None:
     with FaultServer(script=[("body", FAULTS[fault])] * 8) as server:
-        judge = LLMJudge(name="j", base_url=server.base_url, model="m", max_retries=1,
-                         backoff_base_s=0.0, backoff_max_s=0.0, timeout_s=5)
+        judge = LLMJudge(
+            name="j",
+            base_url=server.base_url,
+            model="m",
+            max_retries=1,
+            backoff_base_s=0.0,
+            backoff_max_s=0.0,
+            timeout_s=5,
+        )
         (vote,) = judge.judge_sync([JudgePair("The sky is blue.", ("The sky is blue.",))])
     assert vote.value == ABSTAIN and vote.error, vote

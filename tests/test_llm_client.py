@@ -24,9 +24,15 @@ OK = '{"label": "supported"}'
 
 
 def make_client(server: FaultServer, **overrides: object) -> LLMClient:
-    params: dict[str, object] = {"base_url": server.base_url, "model": "m", "timeout_s": 0.3,
-                                 "max_retries": 3, "backoff_base_s": 0.01,
-                                 "backoff_max_s": 0.02, "constraint": "gbnf"}
+    params: dict[str, object] = {
+        "base_url": server.base_url,
+        "model": "m",
+        "timeout_s": 0.3,
+        "max_retries": 3,
+        "backoff_base_s": 0.01,
+        "backoff_max_s": 0.02,
+        "constraint": "gbnf",
+    }
     params.update(overrides)
     cache = InMemoryResponseCache()
     return LLMClient(LLMConfig.from_mapping(params), cache=cache)
@@ -98,10 +104,12 @@ def test_unparseable_output_is_an_error_and_not_cached() -> None:
 def test_cache_makes_a_rerun_free() -> None:
     with FaultServer(script=[("ok", OK)]) as server:
         client = make_client(server)
-        first = client.complete_sync(MESSAGES, validate=parse_label, prompt_digest="p1",
-                                     input_digest="i1")
-        again = client.complete_sync(MESSAGES, validate=parse_label, prompt_digest="p1",
-                                     input_digest="i1")
+        first = client.complete_sync(
+            MESSAGES, validate=parse_label, prompt_digest="p1", input_digest="i1"
+        )
+        again = client.complete_sync(
+            MESSAGES, validate=parse_label, prompt_digest="p1", input_digest="i1"
+        )
     assert first.ok and again.cached and again.parsed == "supported"
     assert len(server.requests) == 1 and client.usage.cache_hits == 1
     assert isinstance(client.cache, ResponseCache)
@@ -113,8 +121,9 @@ def test_cache_key_depends_on_model_and_params() -> None:
     base = LLMConfig(base_url="http://x/v1", model="a")
     k1 = LLMClient(base).cache_key(MESSAGES)
     k2 = LLMClient(LLMConfig(base_url="http://x/v1", model="b")).cache_key(MESSAGES)
-    k3 = LLMClient(LLMConfig(base_url="http://x/v1", model="a", temperature=0.7)
-                   ).cache_key(MESSAGES)
+    k3 = LLMClient(LLMConfig(base_url="http://x/v1", model="a", temperature=0.7)).cache_key(
+        MESSAGES
+    )
     k4 = LLMClient(LLMConfig(base_url="http://y/v1", model="a")).cache_key(MESSAGES)
     assert len({k1, k2, k3}) == 3 and k1 == k4
 
@@ -122,8 +131,10 @@ def test_cache_key_depends_on_model_and_params() -> None:
 def test_concurrency_is_bounded() -> None:
     with FaultServer(responder=lambda body: ("ok", OK), delay_s=0.1) as server:
         client = make_client(server, max_concurrency=2, timeout_s=5)
-        requests = [Request(messages=[{"role": "user", "content": str(i)}],
-                            validate=parse_label) for i in range(6)]
+        requests = [
+            Request(messages=[{"role": "user", "content": str(i)}], validate=parse_label)
+            for i in range(6)
+        ]
         results = client.complete_many_sync(requests)
     assert all(r.ok for r in results)
     assert server.max_in_flight == 2
@@ -163,14 +174,23 @@ def judge_responder(body: dict[str, object]) -> tuple[str, object]:
 
 
 def test_llm_judge_votes_and_failures_as_abstentions() -> None:
-    pairs = [JudgePair("Paris is in France.", ("Paris is the capital of France.",)),
-             JudgePair("Paris is in Germany.", ("Paris is the capital of France.",)),
-             JudgePair("This always fails.", ("x",)),
-             JudgePair("A rambling model.", ("y",)),
-             JudgePair("No evidence here.", ())]
+    pairs = [
+        JudgePair("Paris is in France.", ("Paris is the capital of France.",)),
+        JudgePair("Paris is in Germany.", ("Paris is the capital of France.",)),
+        JudgePair("This always fails.", ("x",)),
+        JudgePair("A rambling model.", ("y",)),
+        JudgePair("No evidence here.", ()),
+    ]
     with FaultServer(responder=judge_responder) as server:
-        judge = LLMJudge(name="loop", base_url=server.base_url, model="m", max_retries=1,
-                         backoff_base_s=0.01, timeout_s=2, cache=InMemoryResponseCache())
+        judge = LLMJudge(
+            name="loop",
+            base_url=server.base_url,
+            model="m",
+            max_retries=1,
+            backoff_base_s=0.01,
+            timeout_s=2,
+            cache=InMemoryResponseCache(),
+        )
         votes = judge.judge_sync(pairs)
         calls = len(server.requests)
         again = judge.judge_sync(pairs[:2])

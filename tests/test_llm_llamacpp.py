@@ -28,8 +28,10 @@ MODEL = os.environ.get("AUDITOR_LLAMA_MODEL", "")
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not MODEL or not Path(MODEL).is_file(),
-                       reason="AUDITOR_LLAMA_MODEL does not name a GGUF file"),
+    pytest.mark.skipif(
+        not MODEL or not Path(MODEL).is_file(),
+        reason="AUDITOR_LLAMA_MODEL does not name a GGUF file",
+    ),
 ]
 
 
@@ -47,10 +49,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama") / "server.log"
     log_handle = log.open("wb")  # a file, not a pipe: the server logs a lot
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", MODEL, "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
-         "--model_alias", "smollm2"],
-        stdout=log_handle, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            MODEL,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            "2",
+            "--model_alias",
+            "smollm2",
+        ],
+        stdout=log_handle,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
@@ -77,11 +95,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_grammar_constrained_client_output_always_parses(server: str) -> None:
-    client = LLMClient(LLMConfig(base_url=server, model="smollm2", constraint="gbnf",
-                                 max_tokens=24, timeout_s=120, max_concurrency=1))
+    client = LLMClient(
+        LLMConfig(
+            base_url=server,
+            model="smollm2",
+            constraint="gbnf",
+            max_tokens=24,
+            timeout_s=120,
+            max_concurrency=1,
+        )
+    )
     done = client.complete_sync(
         [{"role": "user", "content": "Is the sky green? Answer with a JSON label."}],
-        grammar=LABEL_GBNF, validate=parse_label)
+        grammar=LABEL_GBNF,
+        validate=parse_label,
+    )
     assert done.ok, done.error
     assert done.parsed in ("supported", "not_supported", "contradicted")
     assert json.loads(done.text or "")["label"] == done.parsed
@@ -90,12 +118,23 @@ def test_grammar_constrained_client_output_always_parses(server: str) -> None:
 
 def test_llm_judge_on_llama_cpp_votes_and_caches(server: str) -> None:
     cache = InMemoryResponseCache()
-    judge = LLMJudge(name="smollm2", base_url=server, model="smollm2", max_tokens=24,
-                     timeout_s=120, max_concurrency=1, cache=cache)
-    pairs = [JudgePair("Paris is the capital of France.",
-                       ("Paris is the capital and largest city of France.",)),
-             JudgePair("The Eiffel Tower is in Rome.",
-                       ("The Eiffel Tower is a landmark in Paris, France.",))]
+    judge = LLMJudge(
+        name="smollm2",
+        base_url=server,
+        model="smollm2",
+        max_tokens=24,
+        timeout_s=120,
+        max_concurrency=1,
+        cache=cache,
+    )
+    pairs = [
+        JudgePair(
+            "Paris is the capital of France.", ("Paris is the capital and largest city of France.",)
+        ),
+        JudgePair(
+            "The Eiffel Tower is in Rome.", ("The Eiffel Tower is a landmark in Paris, France.",)
+        ),
+    ]
     votes = judge.judge_sync(pairs)
     assert all(v.error is None for v in votes), [v.error for v in votes]
     assert all(v.value in (0.0, 1.0) for v in votes)

@@ -23,18 +23,29 @@ EVIDENCE = "The Harbour Bridge opened to traffic in 1990 after four years of wor
 def _items() -> list[Item]:
     items = []
     for i in range(6):
-        items.append(Item(f"a{i}", "The Harbour Bridge opened to traffic in 1990.",
-                          "supported", 0.1, EVIDENCE))
+        items.append(
+            Item(
+                f"a{i}", "The Harbour Bridge opened to traffic in 1990.", "supported", 0.1, EVIDENCE
+            )
+        )
         # the old panel caught this one in half of the answers only
-        items.append(Item(f"a{i}", "The Harbour Bridge opened to traffic in 1985.",
-                          "contradicted" if i < 3 else "supported", 0.2, EVIDENCE))
+        items.append(
+            Item(
+                f"a{i}",
+                "The Harbour Bridge opened to traffic in 1985.",
+                "contradicted" if i < 3 else "supported",
+                0.2,
+                EVIDENCE,
+            )
+        )
     return items
 
 
 def _panel(tmp_path: Path) -> tuple[Path, Path]:
     toml = tmp_path / "panel.toml"
-    toml.write_text('name = "bridge-test"\n' + "".join(
-        f'[[judges]]\nname = "{m}"\n' for m in MEMBERS))
+    toml.write_text(
+        'name = "bridge-test"\n' + "".join(f'[[judges]]\nname = "{m}"\n' for m in MEMBERS)
+    )
     stacker = tmp_path / "stacker.json"
     Stacker(members=MEMBERS, coef=(2.0, 4.0), intercept=-3.0, fitted_on="test").save(stacker)
     return toml, stacker
@@ -51,8 +62,7 @@ def test_stored_evidence_is_rebuilt_from_the_ledger(sqlite_url: str) -> None:
     assert ev.current[0].document.text == EVIDENCE
 
 
-def test_rejudge_adds_beside_the_old_and_is_idempotent(ledger_url: str, tmp_path: Path
-                                                       ) -> None:
+def test_rejudge_adds_beside_the_old_and_is_idempotent(ledger_url: str, tmp_path: Path) -> None:
     from auditor.stacking.model import load_stacker
 
     toml, stacker_path = _panel(tmp_path)
@@ -68,8 +78,12 @@ def test_rejudge_adds_beside_the_old_and_is_idempotent(ledger_url: str, tmp_path
         assert ledger.count("verdict") == 24
         # the run's own verdicts are still what claim_results returns by default
         assert [c.label for c in ledger.claim_results(run)] == old_labels
-        new = {c.claim_id: c for c in ledger.claim_results(
-            run, panel_digest=panel.digest, stacker_digest=stacker.digest)}
+        new = {
+            c.claim_id: c
+            for c in ledger.claim_results(
+                run, panel_digest=panel.digest, stacker_digest=stacker.digest
+            )
+        }
         wrong = new[claim_id("a0", "The Harbour Bridge opened to traffic in 1985.")]
         right = new[claim_id("a0", "The Harbour Bridge opened to traffic in 1990.")]
         assert right.label == "supported"
@@ -91,7 +105,9 @@ def test_rejudge_adds_beside_the_old_and_is_idempotent(ledger_url: str, tmp_path
         assert versions[1]["panel_digest"] == panel.digest
         trail = ledger.claim_trail(wrong.claim_id)
         assert {v["panel_digest"] for v in trail[0]["verdicts"]} == {
-            versions[0]["panel_digest"], panel.digest}
+            versions[0]["panel_digest"],
+            panel.digest,
+        }
 
 
 def test_a_stacker_for_another_panel_is_refused(sqlite_url: str, tmp_path: Path) -> None:
@@ -99,8 +115,9 @@ def test_a_stacker_for_another_panel_is_refused(sqlite_url: str, tmp_path: Path)
     with open_ledger(sqlite_url) as ledger:
         run = add_run(ledger, "old", _items())
         with pytest.raises(ConfigError, match="stacker was fitted"):
-            rejudge(ledger, run, load_panel(toml),
-                    Stacker(members=("x",), coef=(1.0,), intercept=0.0))
+            rejudge(
+                ledger, run, load_panel(toml), Stacker(members=("x",), coef=(1.0,), intercept=0.0)
+            )
         assert ledger.count("verdict") == 12
 
 
@@ -110,34 +127,83 @@ def test_cli_rejudge_and_report_show_the_bridge(sqlite_url: str, tmp_path: Path)
         run = add_run(ledger, "old", _items())
     _register_commands()
     runner = CliRunner()
-    args = ["rejudge", run[:10], "--panel", str(toml), "--stacker", str(stacker), "--db",
-            sqlite_url, "--bootstrap", "100"]
+    args = [
+        "rejudge",
+        run[:10],
+        "--panel",
+        str(toml),
+        "--stacker",
+        str(stacker),
+        "--db",
+        sqlite_url,
+        "--bootstrap",
+        "100",
+    ]
     res = runner.invoke(app, [*args, "--format", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["verdicts_written"] == 12 and data["agreement"]["kappa"] == pytest.approx(0.5)
     res = runner.invoke(app, args)
     assert res.exit_code == 0 and "nothing new written" in res.output
-    md = runner.invoke(app, ["report", run[:10], "--db", sqlite_url, "--format", "md",
-                             "--bootstrap", "50"])
+    md = runner.invoke(
+        app, ["report", run[:10], "--db", sqlite_url, "--format", "md", "--bootstrap", "50"]
+    )
     assert md.exit_code == 0 and "bridged" in md.output
 
 
-def test_user_errors_are_one_clean_line(sqlite_url: str, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_user_errors_are_one_clean_line(
+    sqlite_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from auditor.cli import main
 
     toml, stacker = _panel(tmp_path)
     with open_ledger(sqlite_url) as ledger:
         add_run(ledger, "old", _items())
-    for argv, expected in ((["rejudge", "nopenope", "--panel", str(toml), "--stacker",
-                             str(stacker), "--db", sqlite_url], "no run with id 'nopenope'"),
-                           (["rejudge", "nope", "--panel", str(toml), "--stacker", str(stacker),
-                             "--db", sqlite_url], "at least 6 characters"),
-                           (["rejudge", "nopenope", "--panel", str(toml), "--stacker",
-                             str(stacker), "--db", ":memory:"], "in-memory ledger"),
-                           (["rejudge", "", "--panel", str(tmp_path / "absent.toml"), "--db",
-                             sqlite_url], "absent.toml")):
+    for argv, expected in (
+        (
+            [
+                "rejudge",
+                "nopenope",
+                "--panel",
+                str(toml),
+                "--stacker",
+                str(stacker),
+                "--db",
+                sqlite_url,
+            ],
+            "no run with id 'nopenope'",
+        ),
+        (
+            [
+                "rejudge",
+                "nope",
+                "--panel",
+                str(toml),
+                "--stacker",
+                str(stacker),
+                "--db",
+                sqlite_url,
+            ],
+            "at least 6 characters",
+        ),
+        (
+            [
+                "rejudge",
+                "nopenope",
+                "--panel",
+                str(toml),
+                "--stacker",
+                str(stacker),
+                "--db",
+                ":memory:",
+            ],
+            "in-memory ledger",
+        ),
+        (
+            ["rejudge", "", "--panel", str(tmp_path / "absent.toml"), "--db", sqlite_url],
+            "absent.toml",
+        ),
+    ):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2

@@ -20,10 +20,14 @@ class Row:
 
 
 def test_figures_follow_the_design_denominators() -> None:
-    rows = [Row("a1", True, "supported"), Row("a1", True, "contradicted"),
-            Row("a1", True, "unknown", n_evidence=0), Row("a2", True, "supported",
-                                                          n_inline_evidence=1),
-            Row("a2", True, "stale", n_dated_evidence=0), Row("a2", False, "not_factual", 0)]
+    rows = [
+        Row("a1", True, "supported"),
+        Row("a1", True, "contradicted"),
+        Row("a1", True, "unknown", n_evidence=0),
+        Row("a2", True, "supported", n_inline_evidence=1),
+        Row("a2", True, "stale", n_dated_evidence=0),
+        Row("a2", False, "not_factual", 0),
+    ]
     card = build_report_card("run", rows, n_boot=200)
     assert card.labels["supported"] == 2 and card.labels["not_factual"] == 1
     sp = card.figure("support_precision")
@@ -46,8 +50,7 @@ def test_support_precision_is_none_when_nothing_is_decidable() -> None:
 
 
 def test_same_seed_same_intervals() -> None:
-    rows = [Row(f"a{i % 7}", True, "supported" if i % 3 else "contradicted")
-            for i in range(60)]
+    rows = [Row(f"a{i % 7}", True, "supported" if i % 3 else "contradicted") for i in range(60)]
     a = build_report_card("r", rows, n_boot=300, seed=3).figure("support_precision").ci
     b = build_report_card("r", rows, n_boot=300, seed=3).figure("support_precision").ci
     assert a == b
@@ -55,8 +58,10 @@ def test_same_seed_same_intervals() -> None:
 
 def test_a_non_admissible_stacker_is_flagged_on_the_card() -> None:
     rows = [Row("a1", True, "supported")]
-    config = {"status": "complete",
-              "components": {"stacker": {"name": "raim", "info": {"admissible": False}}}}
+    config = {
+        "status": "complete",
+        "components": {"stacker": {"name": "raim", "info": {"admissible": False}}},
+    }
     card = build_report_card("run", rows, config=config, n_boot=20)
     assert any("admissibility" in w for w in card.warnings)
     assert "## Warnings" in to_markdown(card)
@@ -65,9 +70,11 @@ def test_a_non_admissible_stacker_is_flagged_on_the_card() -> None:
 
 
 def test_time_scoped_share_counts_claims_that_state_their_time() -> None:
-    rows = [Row("a1", True, "supported", text="From 2004 to 2005, Ada chaired the board."),
-            Row("a1", True, "supported", text="Ada chairs the board."),
-            Row("a2", True, "stale", text="As of 2010, the fare was 2 euros."),
-            Row("a2", False, "not_factual", text="In 2004, hello?")]
+    rows = [
+        Row("a1", True, "supported", text="From 2004 to 2005, Ada chaired the board."),
+        Row("a1", True, "supported", text="Ada chairs the board."),
+        Row("a2", True, "stale", text="As of 2010, the fare was 2 euros."),
+        Row("a2", False, "not_factual", text="In 2004, hello?"),
+    ]
     figure = build_report_card("run", rows, n_boot=50).figure("time_scoped_share")
     assert (figure.numerator, figure.denominator) == (2, 3)

@@ -15,8 +15,11 @@ from tests._ledger_runs import Item, add_run, claim_id
 
 
 def _items(n_answers: int, labels: list[str], prefix: str = "a") -> list[Item]:
-    return [Item(f"{prefix}{i}", f"claim {i}-{j}", label)
-            for i in range(n_answers) for j, label in enumerate(labels)]
+    return [
+        Item(f"{prefix}{i}", f"claim {i}-{j}", label)
+        for i in range(n_answers)
+        for j, label in enumerate(labels)
+    ]
 
 
 def test_a_clear_improvement_is_improved_and_a_clear_loss_is_worse(sqlite_url: str) -> None:
@@ -40,14 +43,20 @@ def test_a_clear_improvement_is_improved_and_a_clear_loss_is_worse(sqlite_url: s
 
 
 def test_paired_interval_is_narrower_than_unpaired_and_zero_change_is_unresolved(
-        sqlite_url: str) -> None:
+    sqlite_url: str,
+) -> None:
     rng = np.random.default_rng(0)
     labels = rng.choice(["supported", "not_supported"], size=(40, 5), p=[0.6, 0.4])
     a_items = [Item(f"a{i}", f"c{i}-{j}", str(labels[i, j])) for i in range(40) for j in range(5)]
     # B flips exactly one claim per answer for 4 answers: a tiny change
-    b_items = [Item(it.answer_id, it.text,
-                    "supported" if it.text.endswith("-0") and int(it.answer_id[1:]) < 4
-                    else it.label) for it in a_items]
+    b_items = [
+        Item(
+            it.answer_id,
+            it.text,
+            "supported" if it.text.endswith("-0") and int(it.answer_id[1:]) < 4 else it.label,
+        )
+        for it in a_items
+    ]
     with open_ledger(sqlite_url) as ledger:
         a = add_run(ledger, "A", a_items)
         b = add_run(ledger, "B", b_items)
@@ -69,7 +78,8 @@ def test_only_shared_claims_count(sqlite_url: str) -> None:
     with open_ledger(sqlite_url) as ledger:
         a = add_run(ledger, "A", _items(10, ["supported", "contradicted"]))
         b_items = _items(10, ["supported", "contradicted"])[:10] + _items(
-            5, ["supported"], prefix="new")
+            5, ["supported"], prefix="new"
+        )
         b = add_run(ledger, "B", b_items)
         comp = compare_runs(a, ledger.claim_results(a), b, ledger.claim_results(b), n_boot=50)
     assert comp.n_shared_claims == 10 and comp.n_only_a == 10 and comp.n_only_b == 5
@@ -98,19 +108,62 @@ def test_cli_compare_in_every_format(sqlite_url: str, tmp_path: Path) -> None:
         b = add_run(ledger, "B", _items(12, ["supported", "supported", "unknown"]))
     runner = CliRunner()
     out = tmp_path / "cmp.json"
-    res = runner.invoke(app, ["report", a[:10], "--compare", b[:10], "--db", sqlite_url,
-                              "--format", "json", "--out", str(out), "--bootstrap", "200"])
+    res = runner.invoke(
+        app,
+        [
+            "report",
+            a[:10],
+            "--compare",
+            b[:10],
+            "--db",
+            sqlite_url,
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--bootstrap",
+            "200",
+        ],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads(out.read_text())
     fig = data["comparison"]["figures"]["support_precision"]
     assert fig["verdict"] == "improved" and fig["delta"] == 0.5
     assert data["comparison"]["bootstrap"]["paired"] is True
-    md = runner.invoke(app, ["report", a[:10], "--compare", b[:10], "--db", sqlite_url,
-                             "--format", "md", "--bootstrap", "100"])
+    md = runner.invoke(
+        app,
+        [
+            "report",
+            a[:10],
+            "--compare",
+            b[:10],
+            "--db",
+            sqlite_url,
+            "--format",
+            "md",
+            "--bootstrap",
+            "100",
+        ],
+    )
     assert md.exit_code == 0 and "## Comparison" in md.output and "**improved**" in md.output
     html = tmp_path / "cmp.html"
-    res = runner.invoke(app, ["report", a[:10], "--compare", b[:10], "--db", sqlite_url,
-                              "--format", "html", "--out", str(html), "--bootstrap", "100"])
+    res = runner.invoke(
+        app,
+        [
+            "report",
+            a[:10],
+            "--compare",
+            b[:10],
+            "--db",
+            sqlite_url,
+            "--format",
+            "html",
+            "--out",
+            str(html),
+            "--bootstrap",
+            "100",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert '<span class="improved">improved</span>' in html.read_text()
     bad = runner.invoke(app, ["report", a[:10], "--compare", "nope", "--db", sqlite_url])

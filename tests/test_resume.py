@@ -15,7 +15,7 @@ from ledger import open_ledger
 
 pytestmark = pytest.mark.slow
 
-CHILD = textwrap.dedent('''
+CHILD = textwrap.dedent("""
     import os, signal, sys
     from datetime import UTC, datetime
     from pathlib import Path
@@ -42,12 +42,16 @@ CHILD = textwrap.dedent('''
         summary = auditor.audit(load_answers(sample_path("answers.jsonl")), batch_size=2,
                                 progress=progress)
         print(summary.run_id, summary.answers_written)
-''')
+""")
 
 
 def _child(db: Path, work: Path, kill_after: int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", CHILD, str(db), str(work), str(kill_after)],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", CHILD, str(db), str(work), str(kill_after)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_killed_run_resumes_without_duplicates(tmp_path: Path) -> None:
@@ -69,6 +73,9 @@ def test_killed_run_resumes_without_duplicates(tmp_path: Path) -> None:
         rows = ledger.claim_results(run_id)
         assert len({r.claim_id for r in rows}) == len(rows)
         assert all(r.label is not None for r in rows)
-    answers = [json.loads(line)["id"] for line in
-               sample_path("answers.jsonl").read_text().splitlines() if line.strip()]
+    answers = [
+        json.loads(line)["id"]
+        for line in sample_path("answers.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     assert {r.answer_id for r in rows} == set(answers)

@@ -17,27 +17,37 @@ def _d(s: str) -> datetime:
 
 def _corpus() -> list:
     return [
-        replace(make_document("law", "Old rule.", published_at="2020-01-01",
-                              valid_to="2022-01-01"), version="v1"),
+        replace(
+            make_document("law", "Old rule.", published_at="2020-01-01", valid_to="2022-01-01"),
+            version="v1",
+        ),
         replace(make_document("law", "New rule.", published_at="2022-01-01"), version="v2"),
         replace(make_document("undated", "Always here."), version="v1"),
-        replace(make_document("expired", "Gone.", valid_from="2019-01-01",
-                              valid_to="2021-06-01"), version="v1"),
-        replace(make_document("late", "Later.", published_at="2023-01-01",
-                              valid_from="2018-01-01"), version="v1"),
+        replace(
+            make_document("expired", "Gone.", valid_from="2019-01-01", valid_to="2021-06-01"),
+            version="v1",
+        ),
+        replace(
+            make_document("late", "Later.", published_at="2023-01-01", valid_from="2018-01-01"),
+            version="v1",
+        ),
     ]
 
 
-@pytest.mark.parametrize(("as_of", "visible", "superseded"), [
-    (None, [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]),
-    ("2019-06-01", [0, 0, 1, 1, 0], [0, 0, 0, 0, 0]),
-    ("2021-01-01", [1, 0, 1, 1, 0], [0, 0, 0, 0, 0]),
-    ("2021-06-01", [1, 0, 1, 1, 0], [0, 0, 0, 1, 0]),  # valid_to <= T: superseded
-    ("2022-01-01", [1, 1, 1, 1, 0], [1, 0, 0, 1, 0]),  # newer version visible at T
-    ("2024-01-01", [1, 1, 1, 1, 1], [1, 0, 0, 1, 0]),  # published_at wins over valid_from
-])
-def test_visibility_and_superseded(as_of: str | None, visible: list[int],
-                                   superseded: list[int]) -> None:
+@pytest.mark.parametrize(
+    ("as_of", "visible", "superseded"),
+    [
+        (None, [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]),
+        ("2019-06-01", [0, 0, 1, 1, 0], [0, 0, 0, 0, 0]),
+        ("2021-01-01", [1, 0, 1, 1, 0], [0, 0, 0, 0, 0]),
+        ("2021-06-01", [1, 0, 1, 1, 0], [0, 0, 0, 1, 0]),  # valid_to <= T: superseded
+        ("2022-01-01", [1, 1, 1, 1, 0], [1, 0, 0, 1, 0]),  # newer version visible at T
+        ("2024-01-01", [1, 1, 1, 1, 1], [1, 0, 0, 1, 0]),  # published_at wins over valid_from
+    ],
+)
+def test_visibility_and_superseded(
+    as_of: str | None, visible: list[int], superseded: list[int]
+) -> None:
     times = version_times(_corpus())
     vis, sup = as_of_masks(times, None if as_of is None else _d(as_of))
     np.testing.assert_array_equal(vis, np.array(visible, dtype=bool))

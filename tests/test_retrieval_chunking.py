@@ -8,8 +8,10 @@ import pytest
 from auditor.retrieval import chunk_document, chunk_spans, make_document, split_sentences
 from auditor.types import DocumentVersion
 
-TEXT = ("Dr. Smith visited the U.S. Senate in 1999. He met J. Doe there! Was it useful? "
-        "\"Yes,\" he said.\n\n# Notes\n- first point\n- second point\nThe end.")
+TEXT = (
+    "Dr. Smith visited the U.S. Senate in 1999. He met J. Doe there! Was it useful? "
+    '"Yes," he said.\n\n# Notes\n- first point\n- second point\nThe end.'
+)
 
 
 def _versioned(doc: DocumentVersion, label: str = "v1") -> DocumentVersion:
@@ -21,16 +23,23 @@ def _versioned(doc: DocumentVersion, label: str = "v1") -> DocumentVersion:
 def test_sentences_respect_abbreviations_quotes_and_markdown() -> None:
     got = [TEXT[s:e] for s, e in split_sentences(TEXT)]
     assert got == [
-        "Dr. Smith visited the U.S. Senate in 1999.", "He met J. Doe there!", "Was it useful?",
-        "\"Yes,\" he said.", "# Notes", "- first point", "- second point\nThe end.",
+        "Dr. Smith visited the U.S. Senate in 1999.",
+        "He met J. Doe there!",
+        "Was it useful?",
+        '"Yes," he said.',
+        "# Notes",
+        "- first point",
+        "- second point\nThe end.",
     ]
 
 
 def test_chunks_are_exact_slices_of_whole_sentences() -> None:
     rng = np.random.default_rng(0)
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
-    sentences = [" ".join(rng.choice(words, size=int(rng.integers(3, 30)))).capitalize() + "."
-                 for _ in range(60)]
+    sentences = [
+        " ".join(rng.choice(words, size=int(rng.integers(3, 30)))).capitalize() + "."
+        for _ in range(60)
+    ]
     text = "  ".join(sentences)
     sentences_spans = split_sentences(text)
     starts = {s for s, _ in sentences_spans}
@@ -54,8 +63,10 @@ def test_overlong_sentence_is_cut_at_whitespace() -> None:
     spans = chunk_spans(text, 50)
     assert len(spans) > 1
     assert all(e - s <= 50 for s, e in spans)
-    assert all(text[s:e].split() and all(w in ("word", "word.") for w in text[s:e].split())
-               for s, e in spans)
+    assert all(
+        text[s:e].split() and all(w in ("word", "word.") for w in text[s:e].split())
+        for s, e in spans
+    )
 
 
 def test_chunk_ids_are_deterministic_and_unique_across_documents() -> None:
@@ -67,7 +78,7 @@ def test_chunk_ids_are_deterministic_and_unique_across_documents() -> None:
     ids = [c.chunk_id for doc in (a, b, a2) for c in chunk_document(doc, 60)]
     assert len(ids) == len(set(ids))
     for c in chunks_a:
-        assert a.text[c.start:c.end] == c.text
+        assert a.text[c.start : c.end] == c.text
         assert (c.doc_id, c.version, c.digest) == ("a", "v1", a.digest)
 
 

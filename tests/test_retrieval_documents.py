@@ -19,12 +19,21 @@ def _jsonl(path: Path, records: list[object]) -> Path:
 
 
 def test_jsonl_fields_digest_and_dates(tmp_path: Path) -> None:
-    path = _jsonl(tmp_path / "docs.jsonl", [
-        {"id": "a", "text": "Alpha text.", "source": "http://x", "title": "A",
-         "version": "2024-01", "published_at": "2024-01-02",
-         "valid_to": "2024-05-01T12:00:00+02:00"},
-        {"id": 7, "text": "Seven."},
-    ])
+    path = _jsonl(
+        tmp_path / "docs.jsonl",
+        [
+            {
+                "id": "a",
+                "text": "Alpha text.",
+                "source": "http://x",
+                "title": "A",
+                "version": "2024-01",
+                "published_at": "2024-01-02",
+                "valid_to": "2024-05-01T12:00:00+02:00",
+            },
+            {"id": 7, "text": "Seven."},
+        ],
+    )
     docs = load_documents([path])
     assert [d.doc_id for d in docs] == ["a", "7"]
     a = docs[0]
@@ -36,8 +45,10 @@ def test_jsonl_fields_digest_and_dates(tmp_path: Path) -> None:
 
 
 def test_flags_are_defaults_that_records_override(tmp_path: Path) -> None:
-    path = _jsonl(tmp_path / "d.jsonl", [
-        {"id": "a", "text": "A.", "published_at": "2023-03-03"}, {"id": "b", "text": "B."}])
+    path = _jsonl(
+        tmp_path / "d.jsonl",
+        [{"id": "a", "text": "A.", "published_at": "2023-03-03"}, {"id": "b", "text": "B."}],
+    )
     docs = load_documents([path], published_at="2020-01-01", retrieved_at="2021-01-01")
     assert docs[0].published_at == datetime(2023, 3, 3, tzinfo=UTC)
     assert docs[1].published_at == datetime(2020, 1, 1, tzinfo=UTC)
@@ -61,24 +72,33 @@ def test_text_files_and_folders(tmp_path: Path) -> None:
 
 
 def test_repeated_record_with_same_text_is_one_version(tmp_path: Path) -> None:
-    path = _jsonl(tmp_path / "d.jsonl", [
-        {"id": "a", "text": "Same."}, {"id": "a", "text": "Same."}, {"id": "a", "text": "New."}])
+    path = _jsonl(
+        tmp_path / "d.jsonl",
+        [{"id": "a", "text": "Same."}, {"id": "a", "text": "Same."}, {"id": "a", "text": "New."}],
+    )
     assert [d.text for d in load_documents([path])] == ["Same.", "New."]
 
 
-@pytest.mark.parametrize(("line", "field", "fragment"), [
-    ('{"id": "a", "text": "ok"', None, "malformed JSON"),
-    ('{"text": "no id"}', "id", "missing"),
-    ('{"id": "a"}', "text", "missing"),
-    ('{"id": "a", "text": 3}', "text", "expected str"),
-    ('{"id": "a", "text": "   "}', "text", "empty"),
-    ('{"id": "a", "text": "x", "published_at": "yesterday"}', "published_at", "ISO-8601"),
-    ('{"id": "a", "text": "x", "valid_from": "2024-02-01", "valid_to": "2024-01-01"}',
-     "valid_to", "before"),
-    ('["not", "an", "object"]', None, "JSON object"),
-])
-def test_bad_jsonl_names_file_line_and_field(tmp_path: Path, line: str, field: str | None,
-                                             fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("line", "field", "fragment"),
+    [
+        ('{"id": "a", "text": "ok"', None, "malformed JSON"),
+        ('{"text": "no id"}', "id", "missing"),
+        ('{"id": "a"}', "text", "missing"),
+        ('{"id": "a", "text": 3}', "text", "expected str"),
+        ('{"id": "a", "text": "   "}', "text", "empty"),
+        ('{"id": "a", "text": "x", "published_at": "yesterday"}', "published_at", "ISO-8601"),
+        (
+            '{"id": "a", "text": "x", "valid_from": "2024-02-01", "valid_to": "2024-01-01"}',
+            "valid_to",
+            "before",
+        ),
+        ('["not", "an", "object"]', None, "JSON object"),
+    ],
+)
+def test_bad_jsonl_names_file_line_and_field(
+    tmp_path: Path, line: str, field: str | None, fragment: str
+) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"id": "ok", "text": "fine"}\n\n' + line + "\n", encoding="utf-8")
     with pytest.raises(InputError) as info:

@@ -53,9 +53,13 @@ def test_top_k_rows_orders_and_breaks_ties_by_column() -> None:
 
 
 def test_batched_bm25_equals_bm25s_per_query_scores() -> None:
-    texts = ["The cat sat on the mat.", "Dogs chase cats in the park.",
-             "A parliament passed the budget law.", "The budget of the city park grew.",
-             "Nothing relevant here at all."]
+    texts = [
+        "The cat sat on the mat.",
+        "Dogs chase cats in the park.",
+        "A parliament passed the budget law.",
+        "The budget of the city park grew.",
+        "Nothing relevant here at all.",
+    ]
     queries = ["cat park", "budget law parliament", "zebra", "cats dogs dogs"]
     index = LexicalIndex.build(texts, stemmer=None)
     retriever = bm25s.BM25(method="lucene")

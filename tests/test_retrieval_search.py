@@ -17,35 +17,55 @@ pytestmark = pytest.mark.slow  # loads the MiniLM encoder
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> EvidenceIndex:
     ix = tmp_path_factory.mktemp("search") / "ix"
-    ingest([
-        make_document("ceo", "Alice Martin is the chief executive of Acme Corp.",
-                      published_at="2019-01-01"),
-        make_document("river", "The Danube flows through Vienna and Budapest."),
-        make_document("vaccine", "The vaccine trial enrolled 4,000 volunteers in 2021.",
-                      published_at="2021-05-01"),
-        make_document("paris", "Paris hosted the Summer Olympic Games in 2024.",
-                      valid_from="2024-08-11"),
-    ], ix)
-    ingest([make_document("ceo", "Bob Jones became chief executive of Acme Corp, replacing "
-                          "Alice Martin.", published_at="2022-06-01")], ix)
+    ingest(
+        [
+            make_document(
+                "ceo",
+                "Alice Martin is the chief executive of Acme Corp.",
+                published_at="2019-01-01",
+            ),
+            make_document("river", "The Danube flows through Vienna and Budapest."),
+            make_document(
+                "vaccine",
+                "The vaccine trial enrolled 4,000 volunteers in 2021.",
+                published_at="2021-05-01",
+            ),
+            make_document(
+                "paris", "Paris hosted the Summer Olympic Games in 2024.", valid_from="2024-08-11"
+            ),
+        ],
+        ix,
+    )
+    ingest(
+        [
+            make_document(
+                "ceo",
+                "Bob Jones became chief executive of Acme Corp, replacing Alice Martin.",
+                published_at="2022-06-01",
+            )
+        ],
+        ix,
+    )
     return EvidenceIndex.open(ix)
 
 
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
 def test_each_mode_finds_the_relevant_document(index: EvidenceIndex, mode: str) -> None:
-    hits = index.search(["Which river flows through Vienna?",
-                         "How many volunteers did the vaccine trial enrol?"], k=2, mode=mode)
+    hits = index.search(
+        ["Which river flows through Vienna?", "How many volunteers did the vaccine trial enrol?"],
+        k=2,
+        mode=mode,
+    )
     assert len(hits) == 2
     assert hits[0][0].chunk.doc_id == "river" and hits[1][0].chunk.doc_id == "vaccine"
     for per_query in hits:
         assert [h.rank for h in per_query] == list(range(len(per_query)))
         assert all(a.score >= b.score for a, b in itertools.pairwise(per_query))
         for h in per_query:
-            assert h.document.text[h.chunk.start:h.chunk.end] == h.chunk.text
+            assert h.document.text[h.chunk.start : h.chunk.end] == h.chunk.text
 
 
-def test_without_as_of_old_versions_are_returned_marked_superseded(index: EvidenceIndex
-                                                                   ) -> None:
+def test_without_as_of_old_versions_are_returned_marked_superseded(index: EvidenceIndex) -> None:
     hits = index.search(["Who is the chief executive of Acme Corp?"], k=2, mode="dense")[0]
     by_version = {h.chunk.version: h for h in hits if h.chunk.doc_id == "ceo"}
     assert set(by_version) == {"v1", "v2"}
@@ -53,8 +73,7 @@ def test_without_as_of_old_versions_are_returned_marked_superseded(index: Eviden
 
 
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
-def test_as_of_hides_future_versions_and_marks_superseded(index: EvidenceIndex,
-                                                          mode: str) -> None:
+def test_as_of_hides_future_versions_and_marks_superseded(index: EvidenceIndex, mode: str) -> None:
     query = ["Who is the chief executive of Acme Corp?"]
     at_2020 = index.search(query, k=10, mode=mode, as_of=datetime(2020, 1, 1, tzinfo=UTC))[0]
     visible = {(h.chunk.doc_id, h.chunk.version) for h in at_2020}

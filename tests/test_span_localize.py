@@ -13,15 +13,17 @@ def _texts(answer: str, spans: tuple[tuple[int, int], ...]) -> list[str]:
 
 def test_marks_the_wrong_number_only() -> None:
     answer = "The bridge opened in 1932 and cost 3,200 dollars."
-    out = localize_error(answer, [(0, len(answer))],
-                         ["Opened in 1931, the bridge cost 3200 dollars."])
+    out = localize_error(
+        answer, [(0, len(answer))], ["Opened in 1931, the bridge cost 3200 dollars."]
+    )
     assert _texts(answer, out) == ["1932"]
 
 
 def test_number_normalisation_accepts_separators_decimals_and_words() -> None:
     answer = "It had 3,200 seats, 2.50 metres wide, and three gates."
-    out = localize_error(answer, [(0, len(answer))],
-                         ["It had 3200 seats", "2.5 metres wide", "with 3 gates"])
+    out = localize_error(
+        answer, [(0, len(answer))], ["It had 3200 seats", "2.5 metres wide", "with 3 gates"]
+    )
     assert out == ((0, len(answer)),)  # nothing unaligned: fall back to the claim
 
 
@@ -72,17 +74,22 @@ def test_validation_names_the_bad_parameter() -> None:
 def test_a_number_is_aligned_only_in_its_slot() -> None:
     # "eight branches" is not backed by "up 8 percent"; "50 tanks" not by "50 metres"
     answer = "Riverside Credit Union operates eight branches."
-    spans = localize_error(answer, [(0, len(answer))],
-                           ["Riverside Credit Union operates branches; membership was up "
-                            "8 percent."])
+    spans = localize_error(
+        answer,
+        [(0, len(answer))],
+        ["Riverside Credit Union operates branches; membership was up 8 percent."],
+    )
     assert [answer[s:e] for s, e in spans] == ["eight"]
     answer = "The Bayside Aquarium has 50 tanks."
-    spans = localize_error(answer, [(0, len(answer))],
-                           ["The Bayside Aquarium has tanks and a tunnel 50 metres long."])
+    spans = localize_error(
+        answer, [(0, len(answer))], ["The Bayside Aquarium has tanks and a tunnel 50 metres long."]
+    )
     assert [answer[s:e] for s, e in spans] == ["50"]
     # the same value in the same slot is aligned, however it is written
     answer = "Riverside Credit Union operates eight branches and a 2-hour course."
-    spans = localize_error(answer, [(0, len(answer))],
-                           ["Riverside Credit Union operates 8 branches and a two-hour "
-                            "course."])
+    spans = localize_error(
+        answer,
+        [(0, len(answer))],
+        ["Riverside Credit Union operates 8 branches and a two-hour course."],
+    )
     assert spans == ((0, len(answer)),)  # nothing unaligned: the claim span

@@ -55,8 +55,10 @@ def test_macro_averages_within_item_first() -> None:
     # item a, majority: A vs [] (0), B vs [] (0), C vs (0,5) (0) -> 0; item b: 1 and 1
     assert out["majority"]["macro"]["exact_span"]["f1"] == pytest.approx((0 + 1) / 2)
     # a record-level mean would give 2/5 instead
-    per_record = score_spans(loo_comparisons([THREE, two], "majority").gold,
-                             loo_comparisons([THREE, two], "majority").pred)
+    per_record = score_spans(
+        loo_comparisons([THREE, two], "majority").gold,
+        loo_comparisons([THREE, two], "majority").pred,
+    )
     assert per_record["exact_span"]["f1"] == pytest.approx(2 / 5)
     micro = out["union"]["micro"]["exact_span"]
     # union: A->{(0,5),(10,15)} 1 of 2, B same, C->{(0,5)} 0 of 1, b: 1 of 1 twice
@@ -79,10 +81,16 @@ def _write(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
 
 
 def test_load_clips_spans_past_the_text_with_a_warning(tmp_path: Path) -> None:
-    path = _write(tmp_path, [
-        {"id": "i1", "model_output_text": "0123456789",
-         "annotations": {"a1": [[2, 4], [8, 13]], "a2": [[5, 5]]}},
-    ])
+    path = _write(
+        tmp_path,
+        [
+            {
+                "id": "i1",
+                "model_output_text": "0123456789",
+                "annotations": {"a1": [[2, 4], [8, 13]], "a2": [[5, 5]]},
+            },
+        ],
+    )
     warnings: list[str] = []
     items = load_annotated(path, warnings_out=warnings)
     assert items[0].annotations == (("a1", ((2, 4), (8, 10))), ("a2", ()))
@@ -92,10 +100,13 @@ def test_load_clips_spans_past_the_text_with_a_warning(tmp_path: Path) -> None:
 
 
 def test_load_reports_file_line_and_field(tmp_path: Path) -> None:
-    path = _write(tmp_path, [
-        {"id": "i1", "model_output_text": "abc", "annotations": {}},
-        {"id": "i2", "model_output_text": "abc", "annotations": {"a": [[2, 1]]}},
-    ])
+    path = _write(
+        tmp_path,
+        [
+            {"id": "i1", "model_output_text": "abc", "annotations": {}},
+            {"id": "i2", "model_output_text": "abc", "annotations": {"a": [[2, 1]]}},
+        ],
+    )
     with pytest.raises(InputError, match=r"m.jsonl, line 2, field 'annotations'.*end is before"):
         load_annotated(path)
     dup = _write(tmp_path, [{"id": "i", "model_output_text": "", "annotations": {}}] * 2)
@@ -107,8 +118,14 @@ def test_relations_and_diagnostic_subsets() -> None:
     gold = batch_from_lists([[(0, 10)], [(0, 10)], [(0, 10), (20, 30)], [(0, 10)], [], [(5, 8)]])
     pred = batch_from_lists([[(2, 5)], [(5, 15)], [(2, 4)], [(0, 10)], [], [(20, 25)]])
     rel = classify_relations(span_counts(gold, pred)).tolist()
-    assert rel == ["pred_inside_gold_boundary", "partial_overlap",
-                   "pred_inside_gold_extra_components", "exact", "both_empty", "disjoint"]
+    assert rel == [
+        "pred_inside_gold_boundary",
+        "partial_overlap",
+        "pred_inside_gold_extra_components",
+        "exact",
+        "both_empty",
+        "disjoint",
+    ]
     d = diagnose(gold, pred)
     assert d["nested_boundary"]["n"] == 1
     assert d["nested_boundary"]["macro"]["span_coverage"]["f1"] == 1.0
@@ -118,8 +135,7 @@ def test_relations_and_diagnostic_subsets() -> None:
     assert one["n"] == 5  # items with gold spans
     assert one["macro"]["span_coverage"]["f1"] == 1.0
     assert one["macro"]["character_iou"]["score"] < 0.2
-    assert one["reference_char_fraction"] == pytest.approx(
-        np.mean([0.1, 0.1, 2 / 20, 0.1, 1 / 3]))
+    assert one["reference_char_fraction"] == pytest.approx(np.mean([0.1, 0.1, 2 / 20, 0.1, 1 / 3]))
 
 
 def test_loo_diagnostics_present_on_request() -> None:
@@ -131,8 +147,9 @@ def test_loo_diagnostics_present_on_request() -> None:
 
 # --------------------------------------------------------------------------- real data
 
-DATA = Path(os.environ.get("AUDITOR_DATA", Path(__file__).resolve().parents[1] / ".." /
-                           "shared" / "data"))
+DATA = Path(
+    os.environ.get("AUDITOR_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data")
+)
 EN_VAL = DATA / "mushroom_val" / "mushroom.en-val.v2.extra.jsonl"
 
 
@@ -142,8 +159,10 @@ def _naive_loo(path: Path) -> dict[str, float]:
     per_item: list[float] = []
     for row in rows:
         length = len(row["model_output_text"])
-        masks = [{c for s, e in spans for c in range(s, min(e, length))}
-                 for spans in row["annotations"].values()]
+        masks = [
+            {c for s, e in spans for c in range(s, min(e, length))}
+            for spans in row["annotations"].values()
+        ]
         if len(masks) < 2:
             continue
         scores = []
@@ -151,8 +170,10 @@ def _naive_loo(path: Path) -> dict[str, float]:
             others = [m for b, m in enumerate(masks) if b != a]
             votes = Counter(c for m in others for c in m)
             ref = {c for c, v in votes.items() if v > len(others) / 2}
-            counts = naive_counts(naive_canonical([(c, c + 1) for c in ref]),
-                                  naive_canonical([(c, c + 1) for c in held]))
+            counts = naive_counts(
+                naive_canonical([(c, c + 1) for c in ref]),
+                naive_canonical([(c, c + 1) for c in held]),
+            )
             pc, pt, rc, rt = counts["character"]
             p = pc / pt if pt else 1.0
             r = rc / rt if rt else 1.0
@@ -169,5 +190,6 @@ def test_mushroom_en_val_matches_an_independent_computation() -> None:
     ref = _naive_loo(EN_VAL)
     assert out["n_items"] == ref["n_items"] == 50
     assert out["n_annotations"] == sum(len(it.annotations) for it in items)
-    assert out["majority"]["macro"]["character"]["f1"] == pytest.approx(ref["character_f1"],
-                                                                         abs=1e-12)
+    assert out["majority"]["macro"]["character"]["f1"] == pytest.approx(
+        ref["character_f1"], abs=1e-12
+    )

@@ -34,7 +34,10 @@ from auditor.spans._reference import naive_canonical, naive_counts, naive_score
 
 def test_canonicalize_drops_empty_and_merges_overlapping_and_adjacent() -> None:
     assert canonicalize([[5, 8], [0, 2], [2, 3], [7, 9], [4, 4], [12, 14]]) == (
-        (0, 3), (5, 9), (12, 14))
+        (0, 3),
+        (5, 9),
+        (12, 14),
+    )
 
 
 def test_canonicalize_keeps_spans_separated_by_one_character() -> None:
@@ -47,13 +50,16 @@ def test_batch_items_never_merge_across_items() -> None:
     assert b.counts().tolist() == [1, 1, 0]
 
 
-@pytest.mark.parametrize(("spans", "fragment"), [
-    ([[0, 2], [5, 3]], "span 1 [5, 3]: end is before start"),
-    ([[-1, 2]], "span 0 [-1, 2]: start is negative"),
-    ([[0, 2], [1, 2, 3]], "span 1 [1, 2, 3]"),
-    ([[0, 2.5]], "span 0 [0, 2.5]"),
-    ([["a", 2]], "span 0 ['a', 2]"),
-])
+@pytest.mark.parametrize(
+    ("spans", "fragment"),
+    [
+        ([[0, 2], [5, 3]], "span 1 [5, 3]: end is before start"),
+        ([[-1, 2]], "span 0 [-1, 2]: start is negative"),
+        ([[0, 2], [1, 2, 3]], "span 1 [1, 2, 3]"),
+        ([[0, 2.5]], "span 0 [0, 2.5]"),
+        ([["a", 2]], "span 0 ['a', 2]"),
+    ],
+)
 def test_validation_names_the_bad_span(spans: list[list[object]], fragment: str) -> None:
     with pytest.raises(SpanValidationError) as err:
         batch_from_lists([[], spans], name="pred", ids=["x", "y"])
@@ -131,8 +137,10 @@ def test_one_character_per_gold_span_fools_coverage_not_iou() -> None:
 
 def test_empty_conventions() -> None:
     both = score_spans([[]], [[]])
-    assert all(v == {"score": 1.0} or v == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
-               for v in both.values())
+    assert all(
+        v == {"score": 1.0} or v == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+        for v in both.values()
+    )
     miss = score_spans([[(0, 3)]], [[]])
     assert miss["character"] == {"precision": 1.0, "recall": 0.0, "f1": 0.0}
     assert miss["character_iou"] == {"score": 0.0}
@@ -156,8 +164,9 @@ def test_output_shape() -> None:
     out = score_spans([[(0, 1)]], [[(0, 1)]])
     assert tuple(out) == METRICS
     for key, value in out.items():
-        assert set(value) == ({"score"} if key == "character_iou"
-                              else {"precision", "recall", "f1"})
+        assert set(value) == (
+            {"score"} if key == "character_iou" else {"precision", "recall", "f1"}
+        )
 
 
 def test_bad_parameters_are_named() -> None:
@@ -183,8 +192,9 @@ def test_no_items_gives_nan_with_warning() -> None:
 # --------------------------------------------------------------------------- vs the reference
 
 
-def _random_sets(rng: np.random.Generator, n: int, length: int, k: int,
-                 max_len: int) -> list[list[list[int]]]:
+def _random_sets(
+    rng: np.random.Generator, n: int, length: int, k: int, max_len: int
+) -> list[list[list[int]]]:
     out = []
     for _ in range(n):
         spans = []
@@ -195,13 +205,23 @@ def _random_sets(rng: np.random.Generator, n: int, length: int, k: int,
     return out
 
 
-@pytest.mark.parametrize(("seed", "params"), [
-    (0, SpanMetricParams()),
-    (1, SpanMetricParams(deteval_gold_coverage=0.3, deteval_pred_coverage=0.1,
-                         deteval_split_merge_credit=0.5, cleval_area_precision=0.1,
-                         cleval_granularity_penalty=2.0)),
-    (2, SpanMetricParams(deteval_gold_coverage=0.5, deteval_pred_coverage=0.2)),
-])
+@pytest.mark.parametrize(
+    ("seed", "params"),
+    [
+        (0, SpanMetricParams()),
+        (
+            1,
+            SpanMetricParams(
+                deteval_gold_coverage=0.3,
+                deteval_pred_coverage=0.1,
+                deteval_split_merge_credit=0.5,
+                cleval_area_precision=0.1,
+                cleval_granularity_penalty=2.0,
+            ),
+        ),
+        (2, SpanMetricParams(deteval_gold_coverage=0.5, deteval_pred_coverage=0.2)),
+    ],
+)
 def test_vectorised_counts_equal_the_reference(seed: int, params: SpanMetricParams) -> None:
     rng = np.random.default_rng(seed)
     gold = _random_sets(rng, 800, 60, 8, 14)
@@ -210,10 +230,15 @@ def test_vectorised_counts_equal_the_reference(seed: int, params: SpanMetricPara
     canon = batch_from_lists(gold)
     for k in range(len(gold)):
         assert list(canon.spans(k)) == naive_canonical(gold[k])
-        ref = naive_counts(naive_canonical(gold[k]), naive_canonical(pred[k]),
-                           tr=params.deteval_gold_coverage, tp=params.deteval_pred_coverage,
-                           pen=params.deteval_split_merge_credit,
-                           ap=params.cleval_area_precision, w=params.cleval_granularity_penalty)
+        ref = naive_counts(
+            naive_canonical(gold[k]),
+            naive_canonical(pred[k]),
+            tr=params.deteval_gold_coverage,
+            tp=params.deteval_pred_coverage,
+            pen=params.deteval_split_merge_credit,
+            ap=params.cleval_area_precision,
+            w=params.cleval_granularity_penalty,
+        )
         for key, values in ref.items():
             assert tuple(float(a[k]) for a in counts.stats[key]) == values, (key, k)
 

@@ -10,8 +10,7 @@ import numpy as np
 
 from auditor.spans.reader import candidate_phrases, localize_with_reader, reader_spans
 
-ANSWER = ("The Kestrel Bridge opened in 1932. It was designed by Maria Lopez and carries "
-          "four lanes.")
+ANSWER = "The Kestrel Bridge opened in 1932. It was designed by Maria Lopez and carries four lanes."
 EVIDENCE = ["The Kestrel Bridge opened in 1932 and spans the Avon. It carries four lanes."]
 SENTENCES = [(0, 33), (34, len(ANSWER))]
 
@@ -35,7 +34,7 @@ def test_the_phrase_whose_deletion_restores_entailment_is_the_span() -> None:
     assert second == SENTENCES[1]
     assert first == SENTENCES[0] and whole1 == 0.9 and phrase1 is None  # entailed
     assert whole2 == 0.1 and phrase2 is not None
-    assert "Maria Lopez" in ANSWER[phrase2[0]:phrase2[1]]
+    assert "Maria Lopez" in ANSWER[phrase2[0] : phrase2[1]]
     assert reader.calls <= 2 * 6  # bounded per sentence
 
 
@@ -55,7 +54,9 @@ def test_without_a_helpful_deletion_the_lexical_spans_stay() -> None:
     assert [ANSWER[s:e] for s, e in spans] == ["designed by Maria Lopez"]
     # no evidence: the reader is not asked
     assert reader_spans(ANSWER, SENTENCES, [" "], scorer=never) == [
-        (SENTENCES[0], 0.0, None), (SENTENCES[1], 0.0, None)]
+        (SENTENCES[0], 0.0, None),
+        (SENTENCES[1], 0.0, None),
+    ]
 
 
 def test_candidate_phrases_cover_names_numbers_and_phrases() -> None:

@@ -21,8 +21,9 @@ from auditor.stacking.model import Stacker, load_stacker
 from auditor.stats.bootstrap import cluster_bootstrap_weights
 
 
-def noisy_member(labels: np.ndarray, accuracy: float, abstain: float,
-                 rng: np.random.Generator) -> np.ndarray:
+def noisy_member(
+    labels: np.ndarray, accuracy: float, abstain: float, rng: np.random.Generator
+) -> np.ndarray:
     """Votes equal to the label with probability ``accuracy``; some abstentions."""
     correct = rng.random(labels.size) < accuracy
     votes = np.where(correct, labels, 1 - labels).astype(float)
@@ -30,14 +31,22 @@ def noisy_member(labels: np.ndarray, accuracy: float, abstain: float,
     return votes
 
 
-def synthetic(n: int = 1200, n_clusters: int = 200, seed: int = 0
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic(
+    n: int = 1200, n_clusters: int = 200, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     clusters = rng.integers(0, n_clusters, n)
     labels = (rng.random(n) < 0.4).astype(int)
-    votes = np.stack([noisy_member(labels, 0.8, 0.1, rng), noisy_member(labels, 0.75, 0.1, rng),
-                      noisy_member(labels, 0.7, 0.2, rng), rng.integers(0, 2, n).astype(float),
-                      1 - noisy_member(labels, 0.8, 0.0, rng)], axis=1)
+    votes = np.stack(
+        [
+            noisy_member(labels, 0.8, 0.1, rng),
+            noisy_member(labels, 0.75, 0.1, rng),
+            noisy_member(labels, 0.7, 0.2, rng),
+            rng.integers(0, 2, n).astype(float),
+            1 - noisy_member(labels, 0.8, 0.0, rng),
+        ],
+        axis=1,
+    )
     return votes, labels, clusters.astype(str)
 
 
@@ -87,14 +96,18 @@ def test_stacker_round_trip_and_fitted_on_digest(tmp_path: Path) -> None:
     assert isinstance(stacker, Stacker) and stacker.threshold == 0.5
 
 
-@pytest.mark.parametrize(("labels", "clusters", "match"), [
-    ([0, 1, 2, 0, 1, 0], None, "labels must be 0 or 1"),
-    ([0, 1, 0, 1], None, "at least 5"),
-    ([0, 1, 0, 1, 0, 1], ["a", "a", "b", "b", "c", "c"], "3 clusters"),
-    ([1, 1, 1, 1, 1, 1], None, "both classes"),
-])
-def test_bad_input_is_a_clear_error(labels: list[int], clusters: list[str] | None,
-                                    match: str) -> None:
+@pytest.mark.parametrize(
+    ("labels", "clusters", "match"),
+    [
+        ([0, 1, 2, 0, 1, 0], None, "labels must be 0 or 1"),
+        ([0, 1, 0, 1], None, "at least 5"),
+        ([0, 1, 0, 1, 0, 1], ["a", "a", "b", "b", "c", "c"], "3 clusters"),
+        ([1, 1, 1, 1, 1, 1], None, "both classes"),
+    ],
+)
+def test_bad_input_is_a_clear_error(
+    labels: list[int], clusters: list[str] | None, match: str
+) -> None:
     votes = np.zeros((len(labels), 2))
     with pytest.raises(InputError, match=match):
         cross_fit(votes, labels, clusters)
@@ -137,8 +150,9 @@ def test_vectorised_bootstrap_equals_a_loop_over_resamples() -> None:
     rng = np.random.default_rng(2)
     labels = rng.integers(0, 2, 120)
     clusters = rng.integers(0, 30, 120).astype(str)
-    pred = np.stack([noisy_member(labels, 0.8, 0.1, rng), noisy_member(labels, 0.6, 0.0, rng)],
-                    axis=1)
+    pred = np.stack(
+        [noisy_member(labels, 0.8, 0.1, rng), noisy_member(labels, 0.6, 0.0, rng)], axis=1
+    )
     boot = bootstrap_scores(pred, labels, clusters, n_boot=25, rng=np.random.default_rng(9))
     _, codes = np.unique(clusters, return_inverse=True)
     counts = cluster_bootstrap_weights(np.arange(codes.max() + 1), 25, np.random.default_rng(9))
@@ -167,8 +181,9 @@ def test_majority_ties_go_to_threshold() -> None:
 def test_dawid_skene_beats_majority_with_uneven_members() -> None:
     rng = np.random.default_rng(11)
     labels = (rng.random(2000) < 0.3).astype(int)
-    votes = np.stack([noisy_member(labels, acc, 0.1, rng)
-                      for acc in (0.95, 0.6, 0.6, 0.55, 0.55)], axis=1)
+    votes = np.stack(
+        [noisy_member(labels, acc, 0.1, rng) for acc in (0.95, 0.6, 0.6, 0.55, 0.55)], axis=1
+    )
     ds = (dawid_skene(votes) >= 0.5).astype(int)
     maj = majority_vote(votes).astype(int)
     assert np.mean(ds == labels) > np.mean(maj == labels) + 0.05
@@ -222,11 +237,26 @@ def test_calibrate_votes_report_and_win_verdict() -> None:
     votes = np.stack([noisy_member(labels, 0.75, 0.05, rng) for _ in range(5)], axis=1)
     members = [f"m{i}" for i in range(5)]
     datasets = np.where(np.arange(n) < n // 2, "a", "b")
-    report = calibrate_votes([str(i) for i in range(n)], votes, labels, clusters, members,
-                             seed=0, n_boot=300, datasets=list(datasets)).report
+    report = calibrate_votes(
+        [str(i) for i in range(n)],
+        votes,
+        labels,
+        clusters,
+        members,
+        seed=0,
+        n_boot=300,
+        datasets=list(datasets),
+    ).report
     names = [r["name"] for r in report["ladder"]]
-    assert names == ["mean_member", "majority", "dawid_skene", "best_avg", "best_cv",
-                     "oracle_best", "stacked"]
+    assert names == [
+        "mean_member",
+        "majority",
+        "dawid_skene",
+        "best_avg",
+        "best_cv",
+        "oracle_best",
+        "stacked",
+    ]
     rung = {r["name"]: r for r in report["ladder"]}
     assert rung["stacked"]["kappa"] > rung["best_cv"]["kappa"] + 0.1
     assert report["paired"]["stacked_vs_best_cv"]["verdict"] in ("win", "clean_win")
@@ -251,15 +281,24 @@ def test_calibrate_votes_member_always_abstaining_warns_and_falls_back() -> None
     votes = np.stack([noisy_member(labels, 0.6, 0.0, rng), np.full(300, 0.5)], axis=1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = calibrate_votes([str(i) for i in range(300)], votes, labels,
-                                 np.arange(300).astype(str), ["a", "silent"], n_boot=100).report
+        report = calibrate_votes(
+            [str(i) for i in range(300)],
+            votes,
+            labels,
+            np.arange(300).astype(str),
+            ["a", "silent"],
+            n_boot=100,
+        ).report
     assert any("abstained on every item" in str(w.message) for w in caught)
     silent = report["members"][1]
     assert silent["kappa"] is None and silent["kappa_ci"] == [None, None]
     assert silent["abstain_rate"] == 1.0
     assert not report["admissibility"]["admissible"]
-    assert report["decision"] == {"use": "fallback", "member": "a",
-                                  "note": report["decision"]["note"]}
+    assert report["decision"] == {
+        "use": "fallback",
+        "member": "a",
+        "note": report["decision"]["note"],
+    }
     assert report["stacker"]["fallback_member"] == "a"
 
 
@@ -271,18 +310,21 @@ def write_lines(path: Path, lines: list[object]) -> Path:
 def test_read_calibration_data_errors_name_file_line_field(tmp_path: Path) -> None:
     good = {"id": "a", "cluster": "c", "claim": "x", "evidence": ["e"], "label": 0}
     other = {**good, "id": "b"}
-    cases = [({**other, "label": 2}, "field 'label'"),
-             ({**other, "label": True}, "field 'label'"),
-             ({k: v for k, v in other.items() if k != "claim"}, "field 'claim'"),
-             ({**other, "evidence": [1]}, "field 'evidence'"),
-             ({**good}, "duplicate id")]
+    cases = [
+        ({**other, "label": 2}, "field 'label'"),
+        ({**other, "label": True}, "field 'label'"),
+        ({k: v for k, v in other.items() if k != "claim"}, "field 'claim'"),
+        ({**other, "evidence": [1]}, "field 'evidence'"),
+        ({**good}, "duplicate id"),
+    ]
     for record, where in cases:
         path = write_lines(tmp_path / "d.jsonl", [good, record])
         with pytest.raises(InputError, match="line 2") as info:
             read_calibration_data(path)
         assert where in str(info.value) and str(path) in str(info.value)
-    items = read_calibration_data(write_lines(tmp_path / "ok.jsonl",
-                                              [good, {**good, "id": "b", "evidence": "s"}]))
+    items = read_calibration_data(
+        write_lines(tmp_path / "ok.jsonl", [good, {**good, "id": "b", "evidence": "s"}])
+    )
     assert items[1].evidence == ("s",) and items[0].label == 0
 
 
@@ -290,8 +332,14 @@ def test_every_member_abstaining_gives_nan_figures_with_warnings() -> None:
     labels = np.array([0, 1] * 50)
     votes = np.full((100, 3), 0.5)
     with pytest.warns(RuntimeWarning):
-        report = calibrate_votes([str(i) for i in range(100)], votes, labels,
-                                 np.arange(100).astype(str), ["a", "b", "c"], n_boot=50).report
+        report = calibrate_votes(
+            [str(i) for i in range(100)],
+            votes,
+            labels,
+            np.arange(100).astype(str),
+            ["a", "b", "c"],
+            n_boot=50,
+        ).report
     assert all(m["kappa"] is None for m in report["members"])
     stacked = {r["name"]: r for r in report["ladder"]}["stacked"]
     assert stacked["kappa"] in (None, 0.0)  # constant or fold-wise constant predictions

@@ -30,13 +30,18 @@ def synthetic(n: int = 900, seed: int = 0) -> tuple[np.ndarray, list, np.ndarray
     prob = np.clip(0.5 + (labels - 0.5) * 0.5 + rng.normal(0, 0.15, n), 0, 1)
     vote_a = np.where(prob > 0.2, 1.0, 0.0)  # a badly placed threshold: mostly 1
     vote_b = np.where(rng.random(n) < 0.65, labels, 1 - labels).astype(float)
-    vote_c = np.where(rng.random(n) < 0.5, 0.5,
-                      np.where(rng.random(n) < 0.6, labels, 1 - labels)).astype(float)
+    vote_c = np.where(
+        rng.random(n) < 0.5, 0.5, np.where(rng.random(n) < 0.6, labels, 1 - labels)
+    ).astype(float)
     votes = np.stack([vote_a, vote_b, vote_c], axis=1)
-    scores = [[{"entailment": float(1 - p), "contradiction": float(p)},
-               {"support": float(1 - vb)},
-               {} if vc == 0.5 else {"support": float(1 - vc)}]
-              for p, vb, vc in zip(prob, vote_b, vote_c, strict=True)]
+    scores = [
+        [
+            {"entailment": float(1 - p), "contradiction": float(p)},
+            {"support": float(1 - vb)},
+            {} if vc == 0.5 else {"support": float(1 - vc)},
+        ]
+        for p, vb, vc in zip(prob, vote_b, vote_c, strict=True)
+    ]
     return votes, scores, labels, clusters
 
 
@@ -60,8 +65,18 @@ def test_score_stacker_beats_the_vote_stacker_when_scores_carry_more() -> None:
     ids = [str(i) for i in range(len(labels))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        report = calibrate_votes(ids, votes, labels, clusters, MEMBERS, n_boot=300,
-                                 scores=scores, kind="best", kappa0=0.0, phi0=1.0).report
+        report = calibrate_votes(
+            ids,
+            votes,
+            labels,
+            clusters,
+            MEMBERS,
+            n_boot=300,
+            scores=scores,
+            kind="best",
+            kappa0=0.0,
+            phi0=1.0,
+        ).report
     rungs = {row["name"]: row for row in report["ladder"]}
     assert rungs["score_stacked"]["kappa"] > rungs["stacked"]["kappa"] + 0.1
     paired = report["paired"]["scores_vs_votes"]
@@ -77,15 +92,15 @@ def test_kind_votes_keeps_raims_stacker_and_reports_both() -> None:
     ids = [str(i) for i in range(len(labels))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = calibrate_votes(ids, votes, labels, clusters, MEMBERS, n_boot=100,
-                                 scores=scores)
+        result = calibrate_votes(ids, votes, labels, clusters, MEMBERS, n_boot=100, scores=scores)
     assert result.stacker.kind == "votes" and "kind" not in result.report["stacker"]
     assert "score_stacked" in {row["name"] for row in result.report["ladder"]}
     with pytest.raises(InputError, match="scores"):
         calibrate_votes(ids, votes, labels, clusters, MEMBERS, n_boot=10, kind="scores")
     with pytest.raises(InputError, match="kind"):
-        calibrate_votes(ids, votes, labels, clusters, MEMBERS, n_boot=10, scores=scores,
-                        kind="magic")
+        calibrate_votes(
+            ids, votes, labels, clusters, MEMBERS, n_boot=10, scores=scores, kind="magic"
+        )
 
 
 def test_admissibility_governs_the_score_stacker_too() -> None:
@@ -93,13 +108,24 @@ def test_admissibility_governs_the_score_stacker_too() -> None:
     ids = [str(i) for i in range(len(labels))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = calibrate_votes(ids, votes, labels, clusters, MEMBERS, n_boot=50,
-                                 scores=scores, kind="scores", kappa0=0.99)
+        result = calibrate_votes(
+            ids,
+            votes,
+            labels,
+            clusters,
+            MEMBERS,
+            n_boot=50,
+            scores=scores,
+            kind="scores",
+            kappa0=0.99,
+        )
     assert not result.report["admissibility"]["admissible"]
     stacker = result.stacker
     assert stacker.kind == "scores" and stacker.fallback_member is not None
-    rows = [[Vote(m, float(v), scores=s) for m, v, s in zip(MEMBERS, vr, sr, strict=True)]
-            for vr, sr in zip(votes[:5], scores[:5], strict=True)]
+    rows = [
+        [Vote(m, float(v), scores=s) for m, v, s in zip(MEMBERS, vr, sr, strict=True)]
+        for vr, sr in zip(votes[:5], scores[:5], strict=True)
+    ]
     column = MEMBERS.index(stacker.fallback_member)
     assert np.array_equal(stacker.predict_votes(rows, MEMBERS), votes[:5, column])
 
@@ -114,8 +140,10 @@ def test_score_stacker_json_records_kind_and_features(tmp_path: Path) -> None:
     assert loaded == stacker and loaded.kind == "scores" and loaded.features == names
     assert loaded.component().name == "raim-scores"
     # the audit path: Votes in, the same probabilities as the feature matrix
-    rows = [[Vote(m, float(v), scores=s) for m, v, s in zip(MEMBERS, vr, sr, strict=True)]
-            for vr, sr in zip(votes, scores, strict=True)]
+    rows = [
+        [Vote(m, float(v), scores=s) for m, v, s in zip(MEMBERS, vr, sr, strict=True)]
+        for vr, sr in zip(votes, scores, strict=True)
+    ]
     assert np.allclose(loaded.predict_votes(rows, MEMBERS), loaded.predict_proba(x))
     assert np.allclose(score_features(rows, MEMBERS, names), x)
     # a failed vote is an abstention with no scores
@@ -128,8 +156,7 @@ def test_score_stacker_json_records_kind_and_features(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="digest mismatch"):
         load_stacker(tmp_path / "bad.json")
     with pytest.raises(ValueError, match="members the stacker lacks"):
-        Stacker(members=MEMBERS, coef=(1.0,), intercept=0.0, kind="scores",
-                features=("zz:vote",))
+        Stacker(members=MEMBERS, coef=(1.0,), intercept=0.0, kind="scores", features=("zz:vote",))
     with pytest.raises(ValueError, match="kind"):
         Stacker(members=MEMBERS, coef=(1.0, 1.0, 1.0), intercept=0.0, kind="mean")
 

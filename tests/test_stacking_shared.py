@@ -51,8 +51,9 @@ def test_factcheck_drops_partial_support() -> None:
 def test_faithbench_drops_questionable() -> None:
     records = shared.load("faithbench", ROOT)
     with (ROOT / "faithbench/FaithBench.csv").open(encoding="utf-8", newline="") as handle:
-        worst = collections.Counter(row["worst-label"].split(".")[0]
-                                    for row in csv.DictReader(handle))
+        worst = collections.Counter(
+            row["worst-label"].split(".")[0] for row in csv.DictReader(handle)
+        )
     assert len(records) == sum(worst.values()) - worst["Questionable"]
     assert sum(r["label"] for r in records) == worst["Unwanted"]
 

@@ -18,13 +18,22 @@ URL = f"postgresql+psycopg://auditor:{SECRET}@127.0.0.1:1/ledger"
 
 
 # ---------------------------------------------------------------- secrets
-@pytest.mark.parametrize("url, shown", [
-    (URL, "postgresql+psycopg://auditor:***@127.0.0.1:1/ledger"),
-    ("postgresql://u:p@ss/w@host/db?sslmode=require", "postgresql://u:***@host/db?sslmode=require"),
-    ("postgresql://host/db?user=u&password=hunter22", "postgresql://host/db?user=u&password=***"),
-    ("postgresql://u@host/db", "postgresql://u@host/db"),
-    (".auditor/ledger.db", ".auditor/ledger.db"),
-])
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        (URL, "postgresql+psycopg://auditor:***@127.0.0.1:1/ledger"),
+        (
+            "postgresql://u:p@ss/w@host/db?sslmode=require",
+            "postgresql://u:***@host/db?sslmode=require",
+        ),
+        (
+            "postgresql://host/db?user=u&password=hunter22",
+            "postgresql://host/db?user=u&password=***",
+        ),
+        ("postgresql://u@host/db", "postgresql://u@host/db"),
+        (".auditor/ledger.db", ".auditor/ledger.db"),
+    ],
+)
 def test_mask_url(url: str, shown: str) -> None:
     assert mask_url(url) == shown
 
@@ -41,15 +50,17 @@ def test_ledger_connection_error_does_not_print_the_password() -> None:
     assert SECRET not in str(info.value) and "auditor:***@" in str(info.value)
 
 
-@pytest.mark.parametrize("argv", [["runs"], ["report", "abcdef"], ["review", "list", "abcdef"],
-                                  ["show", "abcdef"]])
+@pytest.mark.parametrize(
+    "argv", [["runs"], ["report", "abcdef"], ["review", "list", "abcdef"], ["show", "abcdef"]]
+)
 def test_cli_errors_do_not_print_the_password(argv: list[str], run_cli: RunCli) -> None:
     code, out, err = run_cli([*argv, "--db", URL])
     assert code == 2 and SECRET not in out + err and "***" in err, err
 
 
-def test_ingest_summary_masks_the_url(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                      run_cli: RunCli) -> None:
+def test_ingest_summary_masks_the_url(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, run_cli: RunCli
+) -> None:
     monkeypatch.setenv("AUDITOR_DB", URL)
     docs = tmp_path / "d.jsonl"
     docs.write_text(json.dumps({"id": "a", "text": "Alpha."}) + "\n", encoding="utf-8")
@@ -63,20 +74,39 @@ def _refuse_ledger(*_a: object, on_commit: object = None, **_k: object) -> None:
 
 
 # ---------------------------------------------------------------- renderers
-HOSTILE = ("<img src=x onerror=alert(1)> **bold** [link](javascript:x) | cell \x1b[2J\x1b]0;pwn\x07"
-           "`code` \u202eevil")
+HOSTILE = (
+    "<img src=x onerror=alert(1)> **bold** [link](javascript:x) | cell \x1b[2J\x1b]0;pwn\x07"
+    "`code` \u202eevil"
+)
 
 
 def _report(hostile: str):  # type: ignore[no-untyped-def]
     from auditor.report.card import build_report_card
     from auditor.report.full import FullReport
 
-    card = build_report_card("run-hostile", [], config={"panel": {"name": "```\n# forged"}},
-                             n_boot=10, seed=0)
-    return FullReport(card=card, label_shares={}, judges=[], human=None, reliability=None,
-                      flagged=[{
-        "claim_id": "c" * 64, "deciding_evidence": None, "answer_id": hostile, "label": "contradicted", "p_hallucinated": 0.9,
-        "claim": hostile, "error_text": [hostile], "reason": hostile}], notes=[hostile])
+    card = build_report_card(
+        "run-hostile", [], config={"panel": {"name": "```\n# forged"}}, n_boot=10, seed=0
+    )
+    return FullReport(
+        card=card,
+        label_shares={},
+        judges=[],
+        human=None,
+        reliability=None,
+        flagged=[
+            {
+                "claim_id": "c" * 64,
+                "deciding_evidence": None,
+                "answer_id": hostile,
+                "label": "contradicted",
+                "p_hallucinated": 0.9,
+                "claim": hostile,
+                "error_text": [hostile],
+                "reason": hostile,
+            }
+        ],
+        notes=[hostile],
+    )
 
 
 def test_markdown_report_escapes_answer_text() -> None:
@@ -132,14 +162,17 @@ def test_bom_is_accepted_in_jsonl(tmp_path: Path) -> None:
     assert load_answers(_write(tmp_path / "a.jsonl", b"\xef\xbb\xbf" + answer))[0].id == "q"
 
 
-@pytest.mark.parametrize("record, field, suggestion", [
-    ({"id": "a", "text": "t", "publised_at": "2024-01-01"}, "publised_at", "published_at"),
-    ({"id": "a", "txet": "t"}, "txet", "text"),
-    ({"id": "a", "text": "t", "colour": "red"}, "colour", None),
-])
-def test_unknown_document_field_is_named_with_the_closest(tmp_path: Path, record: dict,
-                                                          field: str,
-                                                          suggestion: str | None) -> None:
+@pytest.mark.parametrize(
+    "record, field, suggestion",
+    [
+        ({"id": "a", "text": "t", "publised_at": "2024-01-01"}, "publised_at", "published_at"),
+        ({"id": "a", "txet": "t"}, "txet", "text"),
+        ({"id": "a", "text": "t", "colour": "red"}, "colour", None),
+    ],
+)
+def test_unknown_document_field_is_named_with_the_closest(
+    tmp_path: Path, record: dict, field: str, suggestion: str | None
+) -> None:
     from auditor.retrieval import load_documents
 
     path = _write(tmp_path / "d.jsonl", json.dumps(record).encode() + b"\n")
@@ -153,13 +186,17 @@ def test_unknown_document_field_is_named_with_the_closest(tmp_path: Path, record
 def test_unknown_answer_and_context_fields(tmp_path: Path) -> None:
     from auditor.answers import load_answers
 
-    path = _write(tmp_path / "a.jsonl", json.dumps(
-        {"id": "q", "questoin": "?", "answer": "Yes."}).encode())
+    path = _write(
+        tmp_path / "a.jsonl", json.dumps({"id": "q", "questoin": "?", "answer": "Yes."}).encode()
+    )
     with pytest.raises(InputError, match=r"did you mean 'question'"):
         load_answers(path)
-    path = _write(tmp_path / "a.jsonl", json.dumps(
-        {"id": "q", "answer": "Yes.", "contexts": [{"text": "t", "publishd_at": "2024"}]}
-    ).encode())
+    path = _write(
+        tmp_path / "a.jsonl",
+        json.dumps(
+            {"id": "q", "answer": "Yes.", "contexts": [{"text": "t", "publishd_at": "2024"}]}
+        ).encode(),
+    )
     with pytest.raises(InputError) as info:
         load_answers(path)
     assert info.value.field == "contexts[0].publishd_at"
@@ -189,6 +226,7 @@ def test_memory_ledger_is_refused_for_commands_that_write() -> None:
 def test_ingest_refuses_an_in_memory_ledger(tmp_path: Path, run_cli: RunCli) -> None:
     docs = tmp_path / "d.jsonl"
     docs.write_text(json.dumps({"id": "a", "text": "Alpha."}) + "\n", encoding="utf-8")
-    code, _, err = run_cli(["ingest", str(docs), "--index", str(tmp_path / "ix"),
-                            "--db", ":memory:"])
+    code, _, err = run_cli(
+        ["ingest", str(docs), "--index", str(tmp_path / "ix"), "--db", ":memory:"]
+    )
     assert code == 2 and "in-memory ledger" in err and not (tmp_path / "ix").exists()

@@ -15,33 +15,84 @@ from ledger import AnswerResult, ClaimRecord, RetrievalRecord, VerdictRecord, op
 
 def _version(doc_id: str, text: str, published: datetime | None) -> tuple[DocumentVersion, Chunk]:
     digest = sha256_text(text)
-    return (DocumentVersion(doc_id=doc_id, version="v1", text=text, digest=digest,
-                            published_at=published),
-            Chunk(chunk_id=f"{digest[:16]}:0", doc_id=doc_id, version="v1", digest=digest,
-                  start=0, end=len(text), text=text))
+    return (
+        DocumentVersion(
+            doc_id=doc_id, version="v1", text=text, digest=digest, published_at=published
+        ),
+        Chunk(
+            chunk_id=f"{digest[:16]}:0",
+            doc_id=doc_id,
+            version="v1",
+            digest=digest,
+            start=0,
+            end=len(text),
+            text=text,
+        ),
+    )
 
 
 def test_dated_but_irrelevant_evidence_does_not_hide_undisclosed_update_time(
-        sqlite_url: str) -> None:
+    sqlite_url: str,
+) -> None:
     text = "The museum opens at nine."
     cid = claim_id("a1", text)
     undated, undated_chunk = _version("wiki", "The museum opens at nine every day.", None)
-    dated, dated_chunk = _version("news", "A football match ended two all.",
-                                  datetime(2024, 1, 1, tzinfo=UTC))
+    dated, dated_chunk = _version(
+        "news", "A football match ended two all.", datetime(2024, 1, 1, tzinfo=UTC)
+    )
     with open_ledger(sqlite_url) as ledger:
         run_id = "r" * 64
-        ledger.begin_run(run_id, kind="audit", input_digest="i", as_of=None, config={},
-                         components=components("u"), n_answers=1)
-        ledger.record_answer(run_id, AnswerResult(
-            answer_id="a1", question="q?", answer=text, answer_digest=sha256_text(text),
-            as_of=None, seq=0, claims=[ClaimRecord(cid, text, [(0, len(text))], True, "claim")],
-            retrievals=[
-                RetrievalRecord(cid, 0, undated_chunk.chunk_id, "wiki", undated.digest, 0.82,
-                                False, False, text, coverage=1.0),
-                RetrievalRecord(cid, 1, dated_chunk.chunk_id, "news", dated.digest, 0.12,
-                                False, False, text, coverage=0.0)],
-            votes=[], verdicts=[VerdictRecord(cid, "supported", 0.1, "synthetic")],
-            evidence_versions=[undated, dated], evidence_chunks=[undated_chunk, dated_chunk]))
+        ledger.begin_run(
+            run_id,
+            kind="audit",
+            input_digest="i",
+            as_of=None,
+            config={},
+            components=components("u"),
+            n_answers=1,
+        )
+        ledger.record_answer(
+            run_id,
+            AnswerResult(
+                answer_id="a1",
+                question="q?",
+                answer=text,
+                answer_digest=sha256_text(text),
+                as_of=None,
+                seq=0,
+                claims=[ClaimRecord(cid, text, [(0, len(text))], True, "claim")],
+                retrievals=[
+                    RetrievalRecord(
+                        cid,
+                        0,
+                        undated_chunk.chunk_id,
+                        "wiki",
+                        undated.digest,
+                        0.82,
+                        False,
+                        False,
+                        text,
+                        coverage=1.0,
+                    ),
+                    RetrievalRecord(
+                        cid,
+                        1,
+                        dated_chunk.chunk_id,
+                        "news",
+                        dated.digest,
+                        0.12,
+                        False,
+                        False,
+                        text,
+                        coverage=0.0,
+                    ),
+                ],
+                votes=[],
+                verdicts=[VerdictRecord(cid, "supported", 0.1, "synthetic")],
+                evidence_versions=[undated, dated],
+                evidence_chunks=[undated_chunk, dated_chunk],
+            ),
+        )
         ledger.finish_run(run_id)
         claims = ledger.claim_results(run_id, relevance=run_relevance({}))
     (claim,) = claims
@@ -54,6 +105,7 @@ def test_dated_but_irrelevant_evidence_does_not_hide_undisclosed_update_time(
 
 
 def test_run_relevance_reads_the_recorded_policy() -> None:
-    assert run_relevance({"policy": {"min_relevance": 0.5, "strong_relevance": 0.7,
-                                     "min_coverage": 0.4}}) == (0.5, 0.7, 0.4)
+    assert run_relevance(
+        {"policy": {"min_relevance": 0.5, "strong_relevance": 0.7, "min_coverage": 0.4}}
+    ) == (0.5, 0.7, 0.4)
     assert run_relevance(None) == (0.35, 0.6, 0.5)

@@ -11,8 +11,8 @@ from auditor.spans.localize import localize_error
 from auditor.spans.unicode import grapheme_boundaries, nfc_map, snap_to_graphemes
 
 NFD_CAFE = "cafe\u0301"  # "café" with a combining acute accent
-THUMBS = "\U0001F44D\U0001F3FD"  # thumbs up + a skin-tone modifier: one grapheme
-FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # a ZWJ sequence: one grapheme
+THUMBS = "\U0001f44d\U0001f3fd"  # thumbs up + a skin-tone modifier: one grapheme
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # a ZWJ sequence: one grapheme
 HEBREW = "\u05d4\u05de\u05d7\u05d9\u05e8"  # "the price", right-to-left
 HINDI = "\u0939\u093f\u0928\u094d\u0926\u0940"  # "Hindi": vowel signs and a virama
 

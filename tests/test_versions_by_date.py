@@ -81,15 +81,20 @@ def test_chunks_follow_their_versions_when_the_history_is_reordered(tmp_path: Pa
     _ingest([OLD], ix)
     idx = EvidenceIndex.open(ix)
     for chunk in idx.chunks():
-        doc = next(v for v in idx.versions()
-                   if (v.doc_id, v.version) == (chunk.doc_id, chunk.version))
-        assert chunk.text == doc.text[chunk.start:chunk.end] and chunk.digest == doc.digest
+        doc = next(
+            v for v in idx.versions() if (v.doc_id, v.version) == (chunk.doc_id, chunk.version)
+        )
+        assert chunk.text == doc.text[chunk.start : chunk.end] and chunk.digest == doc.digest
 
 
 def test_explicit_valid_to_is_kept_when_a_version_is_inserted(tmp_path: Path) -> None:
     ix = tmp_path / "ix"
-    first = make_document("fares", "A single ticket costs 2.40 euros.",
-                          published_at="2022-01-05", valid_to="2022-12-31")
+    first = make_document(
+        "fares",
+        "A single ticket costs 2.40 euros.",
+        published_at="2022-01-05",
+        valid_to="2022-12-31",
+    )
     _ingest([first, NEW], ix)
     _ingest([MID], ix)
     assert _state(ix)[first.text[-10:]] == (True, _day("2022-12-31"))
@@ -127,11 +132,19 @@ def test_same_date_different_text_is_refused(tmp_path: Path) -> None:
 @pytest.mark.slow  # the CLI embeds with MiniLM
 def test_cli_summary_counts_superseded_in_one_file(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
     docs = tmp_path / "d.jsonl"
-    docs.write_text("".join(json.dumps(r) + "\n" for r in [
-        {"id": "fares", "text": NEW.text, "published_at": "2025-01-06"},
-        {"id": "fares", "text": OLD.text, "published_at": "2022-01-05"}]), encoding="utf-8")
-    code, out, err = run_cli(["ingest", str(docs), "--index", str(tmp_path / "ix"),
-                              "--db", str(tmp_path / "l.db")])
+    docs.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in [
+                {"id": "fares", "text": NEW.text, "published_at": "2025-01-06"},
+                {"id": "fares", "text": OLD.text, "published_at": "2022-01-05"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = run_cli(
+        ["ingest", str(docs), "--index", str(tmp_path / "ix"), "--db", str(tmp_path / "l.db")]
+    )
     assert code == 0, err
     assert "2 versions added, 1 superseded" in out
 
@@ -139,8 +152,10 @@ def test_cli_summary_counts_superseded_in_one_file(tmp_path: Path, run_cli) -> N
 # ---------------------------------------------------------------- file ids
 def _tree(tmp_path: Path) -> Path:
     coll = tmp_path / "coll"
-    for team, text in (("teamA", "Team A meets on Mondays."),
-                       ("teamB", "Team B meets on Fridays.")):
+    for team, text in (
+        ("teamA", "Team A meets on Mondays."),
+        ("teamB", "Team B meets on Fridays."),
+    ):
         (coll / team).mkdir(parents=True)
         (coll / team / "notes.md").write_text(text, encoding="utf-8")
     return coll
@@ -185,8 +200,11 @@ def test_file_outside_the_root_is_an_error(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- front matter
 def test_front_matter_sets_fields_and_is_removed_from_the_text(tmp_path: Path) -> None:
     page = tmp_path / "fares.md"
-    page.write_text("\ufeff---\ntitle: Fares\npublished_at: 2025-01-06\nversion: 2025\n---\n"
-                    "# Fares\n\nA single ticket costs 2.90 euros.\n", encoding="utf-8")
+    page.write_text(
+        "\ufeff---\ntitle: Fares\npublished_at: 2025-01-06\nversion: 2025\n---\n"
+        "# Fares\n\nA single ticket costs 2.90 euros.\n",
+        encoding="utf-8",
+    )
     (doc,) = load_documents([page])
     assert doc.text == "# Fares\n\nA single ticket costs 2.90 euros.\n"
     assert (doc.title, doc.version) == ("Fares", "2025")

@@ -40,16 +40,20 @@ def client(ledger: Ledger, run_id: str) -> Iterator[TestClient]:
         yield c
 
 
-def _post(client: TestClient, run: str, claim: str, body: object,
-          headers: dict[str, str] | None = None) -> object:
-    return client.post(f"/api/runs/{run}/claims/{claim}/audits", content=json.dumps(body),
-                       headers={"Content-Type": "application/json", **SAME_ORIGIN,
-                                **(headers or {})})
+def _post(
+    client: TestClient, run: str, claim: str, body: object, headers: dict[str, str] | None = None
+) -> object:
+    return client.post(
+        f"/api/runs/{run}/claims/{claim}/audits",
+        content=json.dumps(body),
+        headers={"Content-Type": "application/json", **SAME_ORIGIN, **(headers or {})},
+    )
 
 
 # ---------------------------------------------------------------------------- reading
 def test_runs_list_each_run_with_its_id_figures_and_review_share(
-        client: TestClient, run_id: str) -> None:
+    client: TestClient, run_id: str
+) -> None:
     res = client.get("/api/runs")
     assert res.status_code == 200
     (run,) = res.json()
@@ -62,20 +66,31 @@ def test_runs_list_each_run_with_its_id_figures_and_review_share(
     assert run["reviewed_share"] == 0.0
 
 
-def test_flagged_claims_come_nearest_the_threshold_first(client: TestClient,
-                                                          run_id: str) -> None:
+def test_flagged_claims_come_nearest_the_threshold_first(client: TestClient, run_id: str) -> None:
     res = client.get(f"/api/runs/{run_id[:10]}/claims", params={"flagged": "true"})
     assert res.status_code == 200 and res.headers["X-Total-Count"] == "16"
     claims = res.json()
     assert {c["label"] for c in claims} == {"contradicted", "not_supported", "stale", "unknown"}
-    distances = [round(abs(c["p_hallucinated"] - 0.5), 6) for c in claims
-                 if c["p_hallucinated"] is not None]
+    distances = [
+        round(abs(c["p_hallucinated"] - 0.5), 6) for c in claims if c["p_hallucinated"] is not None
+    ]
     assert distances == sorted(distances)
     # the unknown claims have no stacked probability: they come last
     assert [c["label"] for c in claims[-4:]] == ["unknown"] * 4
     first = claims[0]
-    assert set(first) >= {"id", "text", "label", "p_hallucinated", "spans", "error_spans",
-                          "evidence", "votes", "audits", "deciding_evidence", "reason"}
+    assert set(first) >= {
+        "id",
+        "text",
+        "label",
+        "p_hallucinated",
+        "spans",
+        "error_spans",
+        "evidence",
+        "votes",
+        "audits",
+        "deciding_evidence",
+        "reason",
+    }
     # p = 0.55 (contradicted, answer 0) and 0.45 (stale) are both 0.05 from 0.5: the
     # label order puts contradicted first
     assert first["label"] == "contradicted" and first["answer_id"] == "ans-0"
@@ -86,8 +101,9 @@ def test_flagged_claims_come_nearest_the_threshold_first(client: TestClient,
     assert first["votes"][0]["raw"]
 
 
-def test_stale_claims_are_decided_by_the_superseded_version(client: TestClient,
-                                                             run_id: str) -> None:
+def test_stale_claims_are_decided_by_the_superseded_version(
+    client: TestClient, run_id: str
+) -> None:
     claims = client.get(f"/api/runs/{run_id}/claims", params={"label": "stale"}).json()
     assert len(claims) == 4
     decided = claims[0]["deciding_evidence"]
@@ -95,11 +111,10 @@ def test_stale_claims_are_decided_by_the_superseded_version(client: TestClient,
     marked = [e for e in claims[0]["evidence"] if e["decisive"]]
     assert len(marked) == 1 and marked[0]["superseded"]
     e = marked[0]
-    assert e["text"][e["decisive"]["start"]:e["decisive"]["end"]] == decided["text"]
+    assert e["text"][e["decisive"]["start"] : e["decisive"]["end"]] == decided["text"]
 
 
-def test_all_claims_list_flagged_first_then_the_others(client: TestClient,
-                                                       run_id: str) -> None:
+def test_all_claims_list_flagged_first_then_the_others(client: TestClient, run_id: str) -> None:
     res = client.get(f"/api/runs/{run_id}/claims", params={"limit": 1000})
     labels = [c["label"] for c in res.json()]
     assert len(labels) == 24
@@ -110,54 +125,84 @@ def test_all_claims_list_flagged_first_then_the_others(client: TestClient,
 
 
 # ---------------------------------------------------------------------------- writing
-def test_a_review_is_the_row_auditor_review_add_writes(client: TestClient, ledger: Ledger,
-                                                       run_id: str, ledger_url: str,
-                                                       run_cli: object) -> None:
+def test_a_review_is_the_row_auditor_review_add_writes(
+    client: TestClient, ledger: Ledger, run_id: str, ledger_url: str, run_cli: object
+) -> None:
     cid = claim_id("ans-1", "The fare is 3 dollars.")
-    res = _post(client, run_id[:12], cid[:10], {"label": "supported", "reviewer": " ana ",
-                                                 "note": "the fare page is old"})
+    res = _post(
+        client,
+        run_id[:12],
+        cid[:10],
+        {"label": "supported", "reviewer": " ana ", "note": "the fare page is old"},
+    )
     assert res.status_code == 201, res.text
     audit = res.json()
     assert audit["added"] is True and audit["claim_id"] == cid and audit["run_id"] == run_id
     assert audit["reviewer"] == "ana" and audit["label"] == "supported"
     (row,) = ledger.human_audits(run_id)
     assert (row["id"], row["claim_id"], row["reviewer"], row["label"], row["note"]) == (
-        audit["id"], cid, "ana", "supported", "the fare page is old")
+        audit["id"],
+        cid,
+        "ana",
+        "supported",
+        "the fare page is old",
+    )
     # the same verdict again adds nothing; a second review (another label) adds a row
-    again = _post(client, run_id, cid, {"label": "supported", "reviewer": "ana",
-                                        "note": "the fare page is old"})
+    again = _post(
+        client,
+        run_id,
+        cid,
+        {"label": "supported", "reviewer": "ana", "note": "the fare page is old"},
+    )
     assert again.status_code == 200 and again.json()["added"] is False
     assert again.json()["id"] == audit["id"]
     second = _post(client, run_id, cid, {"label": "contradicted", "reviewer": "ana"})
     assert second.status_code == 201
     assert [a["label"] for a in ledger.human_audits(run_id)] == ["supported", "contradicted"]
     listed = client.get(f"/api/runs/{run_id}/claims/{cid[:12]}/audits").json()
-    assert [(a["reviewer"], a["label"]) for a in listed] == [("ana", "supported"),
-                                                            ("ana", "contradicted")]
+    assert [(a["reviewer"], a["label"]) for a in listed] == [
+        ("ana", "supported"),
+        ("ana", "contradicted"),
+    ]
     # the reviewed filter sees it; `auditor review list` shows the same rows
-    unreviewed = client.get(f"/api/runs/{run_id}/claims",
-                            params={"flagged": "true", "reviewed": "false"}).json()
+    unreviewed = client.get(
+        f"/api/runs/{run_id}/claims", params={"flagged": "true", "reviewed": "false"}
+    ).json()
     assert cid not in {c["id"] for c in unreviewed} and len(unreviewed) == 15
-    code, out, err = run_cli(["review", "list", run_id[:12], "--db", ledger_url,  # type: ignore[operator]
-                              "--format", "json"])
+    code, out, err = run_cli(
+        [
+            "review",
+            "list",
+            run_id[:12],
+            "--db",
+            ledger_url,  # type: ignore[operator]
+            "--format",
+            "json",
+        ]
+    )
     assert code == 0, err
     assert [(a["claim_id"], a["label"], a["reviewer"]) for a in json.loads(out)] == [
-        (cid, "supported", "ana"), (cid, "contradicted", "ana")]
+        (cid, "supported", "ana"),
+        (cid, "contradicted", "ana"),
+    ]
 
 
-@pytest.mark.parametrize(("body", "status", "field"), [
-    ({"label": "wrong", "reviewer": "ana"}, 422, "label"),
-    ({"label": "supported", "reviewer": "   "}, 422, "reviewer"),
-    ({"label": "supported"}, 422, "reviewer"),
-    ({"reviewer": "ana"}, 422, "label"),
-    ({"label": 3, "reviewer": "ana"}, 422, "label"),
-    ({"label": "supported", "reviewer": "ana", "note": 5}, 422, "note"),
-    ({"label": "supported", "reviewer": "ana", "admin": True}, 422, "admin"),
-    (["supported", "ana"], 400, "body"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"label": "wrong", "reviewer": "ana"}, 422, "label"),
+        ({"label": "supported", "reviewer": "   "}, 422, "reviewer"),
+        ({"label": "supported"}, 422, "reviewer"),
+        ({"reviewer": "ana"}, 422, "label"),
+        ({"label": 3, "reviewer": "ana"}, 422, "label"),
+        ({"label": "supported", "reviewer": "ana", "note": 5}, 422, "note"),
+        ({"label": "supported", "reviewer": "ana", "admin": True}, 422, "admin"),
+        (["supported", "ana"], 400, "body"),
+    ],
+)
 def test_bad_reviews_get_a_4xx_naming_the_field_and_write_nothing(
-        client: TestClient, ledger: Ledger, run_id: str, body: object, status: int,
-        field: str) -> None:
+    client: TestClient, ledger: Ledger, run_id: str, body: object, status: int, field: str
+) -> None:
     cid = claim_id("ans-0", "The fare is 2 dollars.")
     res = _post(client, run_id, cid, body)
     assert res.status_code == status, res.text
@@ -166,20 +211,25 @@ def test_bad_reviews_get_a_4xx_naming_the_field_and_write_nothing(
 
 
 def test_unknown_runs_claims_and_non_json_bodies_write_nothing(
-        client: TestClient, ledger: Ledger, run_id: str) -> None:
+    client: TestClient, ledger: Ledger, run_id: str
+) -> None:
     cid = claim_id("ans-0", "The fare is 2 dollars.")
     ok = {"label": "supported", "reviewer": "ana"}
     res = _post(client, "ffffffffff", cid, ok)
     assert res.status_code == 404 and res.json()["error"]["field"] == "run"
     res = _post(client, run_id, "0000000000dead", ok)
     assert res.status_code == 404 and res.json()["error"]["field"] == "claim"
-    res = client.post(f"/api/runs/{run_id}/claims/{cid}/audits", content=b"{label: 1",
-                      headers={"Content-Type": "application/json", **SAME_ORIGIN})
+    res = client.post(
+        f"/api/runs/{run_id}/claims/{cid}/audits",
+        content=b"{label: 1",
+        headers={"Content-Type": "application/json", **SAME_ORIGIN},
+    )
     assert res.status_code == 400 and res.json()["error"]["field"] == "body"
-    res = client.post(f"/api/runs/{run_id}/claims/{cid}/audits",
-                      content=b"label=supported&reviewer=ana",
-                      headers={"Content-Type": "application/x-www-form-urlencoded",
-                               **SAME_ORIGIN})
+    res = client.post(
+        f"/api/runs/{run_id}/claims/{cid}/audits",
+        content=b"label=supported&reviewer=ana",
+        headers={"Content-Type": "application/x-www-form-urlencoded", **SAME_ORIGIN},
+    )
     assert res.status_code == 415 and res.json()["error"]["field"] == "body"
     assert client.get("/api/runs/zz-not-a-run/claims").status_code == 404
     bad = client.get(f"/api/runs/{run_id}/claims", params={"limit": 0})
@@ -189,8 +239,7 @@ def test_unknown_runs_claims_and_non_json_bodies_write_nothing(
 
 
 # ---------------------------------------------------------------------------- agreement
-def test_agreement_judge_vs_human_and_reviewer_vs_reviewer(client: TestClient,
-                                                           run_id: str) -> None:
+def test_agreement_judge_vs_human_and_reviewer_vs_reviewer(client: TestClient, run_id: str) -> None:
     empty = client.get(f"/api/runs/{run_id}/agreement").json()
     assert empty["judge_vs_human"] is None and empty["reviewer_pairs"] == []
     claims = client.get(f"/api/runs/{run_id}/claims", params={"limit": 1000}).json()
@@ -199,8 +248,7 @@ def test_agreement_judge_vs_human_and_reviewer_vs_reviewer(client: TestClient,
         _post(client, run_id, c["id"], {"label": c["label"], "reviewer": "ana"})
     for i, c in enumerate(decidable):
         flip = {"supported": "contradicted", "contradicted": "supported"}[c["label"]]
-        _post(client, run_id, c["id"], {"label": flip if i % 2 else c["label"],
-                                        "reviewer": "bob"})
+        _post(client, run_id, c["id"], {"label": flip if i % 2 else c["label"], "reviewer": "bob"})
     data = client.get(f"/api/runs/{run_id}/agreement").json()
     human = data["judge_vs_human"]
     assert human["n_items"] == 8 and human["n_reviewers"] == 2
@@ -232,8 +280,7 @@ def test_the_three_pages_render(client: TestClient, run_id: str) -> None:
         assert client.get(asset).status_code == 200
 
 
-def test_the_queue_pages_filters_and_finds_a_claims_page(client: TestClient,
-                                                         run_id: str) -> None:
+def test_the_queue_pages_filters_and_finds_a_claims_page(client: TestClient, run_id: str) -> None:
     last = client.get(f"/runs/{run_id}/review", params={"page": 5})
     assert last.text.count('<article class="claim') == 4 and 'rel="next"' not in last.text
     stale = client.get(f"/runs/{run_id}/review", params={"label": "stale", "flagged": "true"})
@@ -251,8 +298,10 @@ def test_the_queue_pages_filters_and_finds_a_claims_page(client: TestClient,
 def test_hostile_text_is_escaped_everywhere(ledger: Ledger) -> None:
     run = write_run(ledger, "hostile", hostile_specs())
     with TestClient(create_app(ledger, n_boot=50), base_url=BASE) as client:
-        pages = [client.get(u) for u in ("/", f"/runs/{run}", f"/runs/{run}/review",
-                                         f"/runs/{run}/agreement")]
+        pages = [
+            client.get(u)
+            for u in ("/", f"/runs/{run}", f"/runs/{run}/review", f"/runs/{run}/agreement")
+        ]
     for res in pages:
         assert res.status_code == 200
         html = res.text
@@ -277,18 +326,26 @@ def test_only_loopback_host_names_are_answered_without_a_token(client: TestClien
 def test_cross_site_posts_are_refused(client: TestClient, ledger: Ledger, run_id: str) -> None:
     cid = claim_id("ans-0", "The fare is 2 dollars.")
     body = {"label": "supported", "reviewer": "mallory"}
-    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"},
-                    {"Origin": "http://127.0.0.1:9999"}):
+    for headers in (
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": "http://127.0.0.1:9999"},
+    ):
         res = _post(client, run_id, cid, body, headers)
         assert res.status_code == 403 and res.json()["error"]["field"] == "origin"
-    res = client.post(f"/api/runs/{run_id}/claims/{cid}/audits", content=json.dumps(body),
-                      headers={"Content-Type": "application/json",
-                               "Referer": "http://evil.example/page"})
+    res = client.post(
+        f"/api/runs/{run_id}/claims/{cid}/audits",
+        content=json.dumps(body),
+        headers={"Content-Type": "application/json", "Referer": "http://evil.example/page"},
+    )
     assert res.status_code == 403
     assert ledger.count("human_audit") == 0
     # a script without Origin or Referer (curl) may post JSON to a loopback server
-    res = client.post(f"/api/runs/{run_id}/claims/{cid}/audits", content=json.dumps(body),
-                      headers={"Content-Type": "application/json"})
+    res = client.post(
+        f"/api/runs/{run_id}/claims/{cid}/audits",
+        content=json.dumps(body),
+        headers={"Content-Type": "application/json"},
+    )
     assert res.status_code == 201
 
 
@@ -306,30 +363,42 @@ def test_a_token_is_required_on_every_request(ledger: Ledger, run_id: str) -> No
         cid = claim_id("ans-0", "The fare is 2 dollars.")
         body = json.dumps({"label": "supported", "reviewer": "ana"})
         url = f"/api/runs/{run_id}/claims/{cid}/audits"
-        assert client.post(url, content=body,
-                           headers={"Content-Type": "application/json"}).status_code == 401
+        assert (
+            client.post(url, content=body, headers={"Content-Type": "application/json"}).status_code
+            == 401
+        )
         # the header token needs no same-origin check (a browser never adds it by itself)
-        res = client.post(url, content=body, headers={"Content-Type": "application/json",
-                                                      "Authorization": f"Bearer {token}",
-                                                      "Origin": "http://elsewhere"})
+        res = client.post(
+            url,
+            content=body,
+            headers={
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {token}",
+                "Origin": "http://elsewhere",
+            },
+        )
         assert res.status_code == 201
         # a browser opens a page once with ?token=: it gets a cookie and a clean URL
         res = client.get(f"/runs/{run_id}/review?token={token}&page=1", follow_redirects=False)
         assert res.status_code == 303 and res.headers["location"] == (
-            f"/runs/{run_id}/review?page=1")
+            f"/runs/{run_id}/review?page=1"
+        )
         assert "httponly" in res.headers["set-cookie"].lower()
         assert "samesite=strict" in res.headers["set-cookie"].lower()
         assert client.get("/").status_code == 200  # the cookie now
         # with the cookie alone, a cross-site post is still refused
-        res = client.post(url, content=json.dumps({"label": "stale", "reviewer": "x"}),
-                          headers={"Content-Type": "application/json",
-                                   "Origin": "http://elsewhere"})
+        res = client.post(
+            url,
+            content=json.dumps({"label": "stale", "reviewer": "x"}),
+            headers={"Content-Type": "application/json", "Origin": "http://elsewhere"},
+        )
         assert res.status_code == 403
     assert len(ledger.human_audits(run_id)) == 1
 
 
-def test_errors_carry_no_stack_trace(ledger: Ledger, run_id: str,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_errors_carry_no_stack_trace(
+    ledger: Ledger, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = create_app(ledger, n_boot=50)
 
     def broken(*_args: object, **_kwargs: object) -> None:
@@ -345,8 +414,7 @@ def test_errors_carry_no_stack_trace(ledger: Ledger, run_id: str,
 
 
 # ---------------------------------------------------------------------------- concurrency
-def test_two_reviewers_at_once_lose_no_review(ledger_url: str, ledger: Ledger,
-                                              run_id: str) -> None:
+def test_two_reviewers_at_once_lose_no_review(ledger_url: str, ledger: Ledger, run_id: str) -> None:
     """Two servers (two engines) on one ledger, two reviewers posting at the same time."""
     claims = sorted(ledger.claim_ids(run_id))
     errors: list[str] = []
@@ -358,8 +426,10 @@ def test_two_reviewers_at_once_lose_no_review(ledger_url: str, ledger: Ledger,
                 if res.status_code != 201:
                     errors.append(f"{name} {cid[:8]}: {res.status_code} {res.text}")
 
-    threads = [threading.Thread(target=review, args=("ana", "supported")),
-               threading.Thread(target=review, args=("bob", "contradicted"))]
+    threads = [
+        threading.Thread(target=review, args=("ana", "supported")),
+        threading.Thread(target=review, args=("bob", "contradicted")),
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -368,7 +438,8 @@ def test_two_reviewers_at_once_lose_no_review(ledger_url: str, ledger: Ledger,
     audits = ledger.human_audits(run_id)
     assert len(audits) == 2 * len(claims)
     assert {(a["reviewer"], a["claim_id"]) for a in audits} == {
-        (r, c) for r in ("ana", "bob") for c in claims}
+        (r, c) for r in ("ana", "bob") for c in claims
+    }
 
 
 def test_create_app_refuses_a_missing_ledger(tmp_path: Path) -> None:
@@ -379,8 +450,9 @@ def test_create_app_refuses_a_missing_ledger(tmp_path: Path) -> None:
 
 
 def test_claim_labels_are_the_claim_results_in_light_form(ledger: Ledger, run_id: str) -> None:
-    full = [(c.claim_id, c.answer_id, c.label, c.p_hallucinated)
-            for c in ledger.claim_results(run_id)]
+    full = [
+        (c.claim_id, c.answer_id, c.label, c.p_hallucinated) for c in ledger.claim_results(run_id)
+    ]
     assert ledger.claim_labels(run_id) == full and len(full) == 24
 
 

@@ -31,9 +31,15 @@ from tests._web_ledger import HOSTILE, HOSTILE_IMG, hostile_specs, write_run
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 CURRENT = re.compile(r"\bcurrent\b")
 REVIEWED = re.compile(r"\breviewed\b")
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,12 +63,13 @@ def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("Playwright is not installed (it is in the dev extra: "
-                    "pip install -e '.[dev]')")
+        pytest.skip("Playwright is not installed (it is in the dev extra: pip install -e '.[dev]')")
     exe = chromium_path()
     if exe is None:
-        pytest.skip("no Chromium on this machine (apt-get install -y chromium, or point "
-                    "AUDITOR_CHROMIUM at one); .ci/run installs it")
+        pytest.skip(
+            "no Chromium on this machine (apt-get install -y chromium, or point "
+            "AUDITOR_CHROMIUM at one); .ci/run installs it"
+        )
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         yield b
@@ -77,8 +84,14 @@ def _free_port() -> int:
 
 def _cli(*args: str, timeout: float = 600) -> str:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", "auditor", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -88,16 +101,32 @@ def serve(db: Path) -> Iterator[str]:
     """``auditor serve --db DB`` on a free port, as a user starts it; its base URL."""
     port = _free_port()
     log = (db.parent / f"serve-{port}.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "auditor", "serve", "--db", str(db),
-                             "--port", str(port), "--bootstrap", "200"],
-                            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "auditor",
+            "serve",
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+            "--bootstrap",
+            "200",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
-                raise AssertionError(f"auditor serve exited with {proc.returncode}: "
-                                     f"{(db.parent / f'serve-{port}.log').read_text()}")
+                raise AssertionError(
+                    f"auditor serve exited with {proc.returncode}: "
+                    f"{(db.parent / f'serve-{port}.log').read_text()}"
+                )
             try:
                 with urllib.request.urlopen(f"{url}/api/runs", timeout=5) as res:
                     if res.status == 200:
@@ -128,8 +157,10 @@ def demo_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _watch(page: Any) -> list[str]:
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type == "error" else None)
+    page.on(
+        "console",
+        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
     return problems
@@ -187,7 +218,8 @@ def test_review_three_claims_with_the_keyboard(browser: Any, demo_ledger: Path) 
             expect(item).to_contain_text(f"{label} by e2e reviewer")
             expect(page.locator(f"#claim-{claim}")).to_have_class(REVIEWED)
         expect(page.locator(f"#claim-{ids[1]} .audit-note")).to_have_text(
-            "checked against the <source> by hand")
+            "checked against the <source> by hand"
+        )
         expect(page.locator("#reviewer")).to_have_value("e2e reviewer")
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(SCREENSHOTS / "queue.png"))
@@ -202,14 +234,18 @@ def test_review_three_claims_with_the_keyboard(browser: Any, demo_ledger: Path) 
         page.close()
         assert not problems, problems
 
-    listed = json.loads(_cli("review", "list", run_id[:12], "--db", str(demo_ledger),
-                             "--format", "json"))
+    listed = json.loads(
+        _cli("review", "list", run_id[:12], "--db", str(demo_ledger), "--format", "json")
+    )
     assert [(a["claim_id"], a["label"], a["reviewer"]) for a in listed] == [
-        (ids[0], "contradicted", "e2e reviewer"), (ids[1], "supported", "e2e reviewer"),
-        (ids[2], "stale", "e2e reviewer")]
+        (ids[0], "contradicted", "e2e reviewer"),
+        (ids[1], "supported", "e2e reviewer"),
+        (ids[2], "stale", "e2e reviewer"),
+    ]
     assert listed[1]["note"] == "checked against the <source> by hand"
-    report = _cli("report", run_id[:12], "--db", str(demo_ledger), "--format", "md",
-                  "--bootstrap", "100")
+    report = _cli(
+        "report", run_id[:12], "--db", str(demo_ledger), "--format", "md", "--bootstrap", "100"
+    )
     assert "## Agreement with human audits" in report and "3 of 3 claims" in report
 
 
@@ -222,8 +258,7 @@ def test_a_hostile_ledger_runs_no_script(browser: Any, tmp_path: Path) -> None:
     with serve(db) as url:
         page = browser.new_page()
         problems = _watch(page)
-        for path in ("/", f"/runs/{run_id}", f"/runs/{run_id}/agreement",
-                     f"/runs/{run_id}/review"):
+        for path in ("/", f"/runs/{run_id}", f"/runs/{run_id}/agreement", f"/runs/{run_id}/review"):
             page.goto(url + path)
             assert page.evaluate("typeof window.__xss") == "undefined", path
         first = page.locator("article.claim").first

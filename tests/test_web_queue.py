@@ -29,10 +29,16 @@ class C:
 
 
 def test_order_flagged_first_nearest_the_threshold_then_label_then_input() -> None:
-    claims = [C("s1", "supported", 0.49), C("c1", "contradicted", 0.9),
-              C("n1", "not_supported", 0.52), C("u1", "unknown", None),
-              C("st", "stale", 0.48), C("c2", "contradicted", 0.52), C("nf", "not_factual", None),
-              C("u2", "unknown", 0.5)]
+    claims = [
+        C("s1", "supported", 0.49),
+        C("c1", "contradicted", 0.9),
+        C("n1", "not_supported", 0.52),
+        C("u1", "unknown", None),
+        C("st", "stale", 0.48),
+        C("c2", "contradicted", 0.52),
+        C("nf", "not_factual", None),
+        C("u2", "unknown", 0.5),
+    ]
     got = [c.claim_id for c in order_queue(claims, 0.5)]
     # flagged: u2 (0.0 from 0.5), then c2 / n1 / st at 0.02 (label order), c1, u1 (no p)
     assert got == ["u2", "c2", "n1", "st", "c1", "u1", "s1", "nf"]
@@ -64,20 +70,33 @@ def test_pages() -> None:
 
 def test_segments_mark_overlapping_spans_without_producing_markup() -> None:
     text = "The fare is <b>2</b> dollars."
-    got = segments(text, {"claim": [(0, 29)], "error": [(12, 20)], "empty": [(5, 5)],
-                          "outside": [(100, 200)]})
+    got = segments(
+        text, {"claim": [(0, 29)], "error": [(12, 20)], "empty": [(5, 5)], "outside": [(100, 200)]}
+    )
     assert "".join(s.text for s in got) == text
-    assert got == [Segment("The fare is ", frozenset({"claim"})),
-                   Segment("<b>2</b>", frozenset({"claim", "error"})),
-                   Segment(" dollars.", frozenset({"claim"}))]
+    assert got == [
+        Segment("The fare is ", frozenset({"claim"})),
+        Segment("<b>2</b>", frozenset({"claim", "error"})),
+        Segment(" dollars.", frozenset({"claim"})),
+    ]
     assert segments("", {"claim": [(0, 3)]}) == []
 
 
 def test_only_http_links_are_links() -> None:
     assert safe_link("https://example.org/a?b=1") == "https://example.org/a?b=1"
     assert safe_link(" http://x.org ") == "http://x.org"
-    for bad in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<script>",
-                "/etc/passwd", "doc-1", "", None, "http://", "vbscript:x", "http://[::1"):
+    for bad in (
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "data:text/html,<script>",
+        "/etc/passwd",
+        "doc-1",
+        "",
+        None,
+        "http://",
+        "vbscript:x",
+        "http://[::1",
+    ):
         assert safe_link(bad) is None, bad
 
 
@@ -86,8 +105,7 @@ def test_threshold_of_a_run() -> None:
     assert threshold_of({}) == 0.5 and threshold_of({"policy": {"threshold": "x"}}) == 0.5
 
 
-def test_serve_refuses_other_addresses_without_a_token(monkeypatch: pytest.MonkeyPatch
-                                                       ) -> None:
+def test_serve_refuses_other_addresses_without_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
     assert server_token("127.0.0.1", None) is None

@@ -22,11 +22,19 @@ def _report(url: str, audits: bool = False):  # type: ignore[no-untyped-def]
     with open_ledger(url) as ledger:
         run = write_run(ledger, "card", review_specs(3))
         if audits:
-            rows = [(claim_id(f"ans-{i}", f"Line {i} opened in 1998."), "ana", "supported", None)
-                    for i in range(3)]
-            rows += [(claim_id(f"ans-{i}", f"The fare is {i + 2} dollars."), "ana",
-                      "supported" if i == 0 else "contradicted", "checked")
-                     for i in range(3)]
+            rows = [
+                (claim_id(f"ans-{i}", f"Line {i} opened in 1998."), "ana", "supported", None)
+                for i in range(3)
+            ]
+            rows += [
+                (
+                    claim_id(f"ans-{i}", f"The fare is {i + 2} dollars."),
+                    "ana",
+                    "supported" if i == 0 else "contradicted",
+                    "checked",
+                )
+                for i in range(3)
+            ]
             ledger.record_human_audits(run, rows)
         return run, build_full_report(ledger, run, n_boot=100)
 
@@ -35,8 +43,12 @@ def test_flagged_claims_carry_ids_and_deciding_evidence_in_json(sqlite_url: str)
     _run, report = _report(sqlite_url)
     data = json.loads(full_to_json(report))
     flagged = data["flagged"]
-    assert sorted({f["label"] for f in flagged}) == ["contradicted", "not_supported", "stale",
-                                                     "unknown"]
+    assert sorted({f["label"] for f in flagged}) == [
+        "contradicted",
+        "not_supported",
+        "stale",
+        "unknown",
+    ]
     assert len(flagged) == 12
     by_id = {f["claim_id"]: f for f in flagged}
     fare = by_id[claim_id("ans-1", "The fare is 3 dollars.")]
@@ -52,7 +64,7 @@ def test_flagged_claims_carry_ids_and_deciding_evidence_in_json(sqlite_url: str)
 def test_markdown_lists_ids_and_deciding_sentences(sqlite_url: str) -> None:
     _, report = _report(sqlite_url)
     md = full_to_markdown(report)
-    section = md[md.index("## Flagged claims"):]
+    section = md[md.index("## Flagged claims") :]
     cid = claim_id("ans-1", "The fare is 3 dollars.")
     row = next(line for line in section.splitlines() if cid[:16] in line)
     row = row.replace("\\", "")  # Markdown punctuation is backslash-escaped
@@ -80,8 +92,9 @@ def _table(report) -> str:  # type: ignore[no-untyped-def]
     return console.export_text()
 
 
-def test_the_table_format_shows_agreement_once_there_are_audits(sqlite_url: str,
-                                                                tmp_path: object) -> None:
+def test_the_table_format_shows_agreement_once_there_are_audits(
+    sqlite_url: str, tmp_path: object
+) -> None:
     _, before = _report(sqlite_url)
     text = _table(before)
     assert "Flagged claims" in text and claim_id("ans-1", "The fare is 3 dollars.")[:16] in text
@@ -96,30 +109,47 @@ def test_the_table_format_shows_agreement_once_there_are_audits(sqlite_url: str,
 
 
 def test_the_deciding_sentence_rules() -> None:
-    current = {"rank": 0, "doc_id": "d", "version": "2", "chunk_id": "c0", "superseded": False,
-               "text": "Trains are red. The fare is 3 dollars. Nothing else."}
-    old = {"rank": 1, "doc_id": "d", "version": "1", "chunk_id": "c1", "superseded": True,
-           "text": "The fare is 2 dollars. Trains are red."}
+    current = {
+        "rank": 0,
+        "doc_id": "d",
+        "version": "2",
+        "chunk_id": "c0",
+        "superseded": False,
+        "text": "Trains are red. The fare is 3 dollars. Nothing else.",
+    }
+    old = {
+        "rank": 1,
+        "doc_id": "d",
+        "version": "1",
+        "chunk_id": "c1",
+        "superseded": True,
+        "text": "The fare is 2 dollars. Trains are red.",
+    }
     claim = "The fare is 2 dollars."
     # content-word overlap on the current passage for a contradicted claim
     got = deciding_sentence(claim, "contradicted", None, [current, old])
     assert got is not None and got["text"] == "The fare is 3 dollars." and got["rank"] == 0
-    assert current["text"][got["start"]:got["end"]] == got["text"]
+    assert current["text"][got["start"] : got["end"]] == got["text"]
     assert got["via"] == "content-word overlap"
     # the superseded passage for a stale claim
     got = deciding_sentence(claim, "stale", None, [current, old])
     assert got is not None and got["text"] == "The fare is 2 dollars." and got["superseded"]
     # a judge's reported sentence wins, the judges the reason names first
-    votes = [{"judge_name": "a_judge", "raw": json.dumps({"sentence": "Trains are red."})},
-             {"judge_name": "z_judge", "raw": json.dumps({"sentence": "Nothing else."})}]
-    got = deciding_sentence(claim, "contradicted", "p=0.9; contradiction 1.00 from z_judge)",
-                            [current, old], votes)
+    votes = [
+        {"judge_name": "a_judge", "raw": json.dumps({"sentence": "Trains are red."})},
+        {"judge_name": "z_judge", "raw": json.dumps({"sentence": "Nothing else."})},
+    ]
+    got = deciding_sentence(
+        claim, "contradicted", "p=0.9; contradiction 1.00 from z_judge)", [current, old], votes
+    )
     assert got is not None and got["text"] == "Nothing else." and got["via"] == "judge z_judge"
     got = deciding_sentence(claim, "contradicted", "no judge named", [current, old], votes)
     assert got is not None and got["text"] == "Trains are red."
     # a reported sentence that is not in the passages the label rests on is ignored
-    votes = [{"judge_name": "a_judge", "raw": json.dumps({"sentence": "Not there."})},
-             {"judge_name": "b_judge", "raw": "not json"}]
+    votes = [
+        {"judge_name": "a_judge", "raw": json.dumps({"sentence": "Not there."})},
+        {"judge_name": "b_judge", "raw": "not json"},
+    ]
     got = deciding_sentence(claim, "contradicted", None, [current], votes)
     assert got is not None and got["via"] == "content-word overlap"
     assert deciding_sentence(claim, "unknown", None, []) is None

@@ -39,8 +39,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Claim-level audit of RAG answers, with a verification ledger."""
 
@@ -63,19 +64,45 @@ def _register_commands(argv: list[str] | None = None) -> None:
 
 
 def _registered_names() -> set[str]:
-    names = {info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
-             for info in app.registered_commands}
+    names = {
+        info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
+        for info in app.registered_commands
+    }
     return names | {info.name or "" for info in app.registered_groups}
 
 
-_COMMAND_MODULES = ("demo", "audit", "index", "claims", "panel", "judge", "spans", "review",
-                    "serve", "fresh")
+_COMMAND_MODULES = (
+    "demo",
+    "audit",
+    "index",
+    "claims",
+    "panel",
+    "judge",
+    "spans",
+    "review",
+    "serve",
+    "fresh",
+)
 _COMMAND_MODULE = {
-    "demo": "demo", "audit": "audit", "runs": "audit", "report": "audit", "show": "audit",
-    "gate": "audit", "ingest": "index", "search": "index", "claims": "claims",
-    "calibrate": "panel", "judge": "judge", "train-judge": "judge", "spans": "spans",
-    "rejudge": "review", "review": "review", "serve": "serve", "impact": "fresh",
-    "reaudit": "fresh", "trend": "fresh",
+    "demo": "demo",
+    "audit": "audit",
+    "runs": "audit",
+    "report": "audit",
+    "show": "audit",
+    "gate": "audit",
+    "ingest": "index",
+    "search": "index",
+    "claims": "claims",
+    "calibrate": "panel",
+    "judge": "judge",
+    "train-judge": "judge",
+    "spans": "spans",
+    "rejudge": "review",
+    "review": "review",
+    "serve": "serve",
+    "impact": "fresh",
+    "reaudit": "fresh",
+    "trend": "fresh",
 }
 """Where each command is defined (a shortcut: a name missing here loads every module)."""
 
@@ -103,8 +130,9 @@ def command(argv: list[str] | None = None) -> Any:
             if param.param_type_name == "argument":  # "ANSWERS", not "{ANSWERS} <path>"
                 shown = param.metavar
                 vars(param)["display_type_rich"] = lambda ctx: None
-                vars(param)["_usage_display_name"] = (
-                    lambda shown=shown, p=param: shown if p.required else f"[{shown}]")
+                vars(param)["_usage_display_name"] = lambda shown=shown, p=param: (
+                    shown if p.required else f"[{shown}]"
+                )
         for sub in getattr(cmd, "commands", {}).values():
             tidy(sub)
 

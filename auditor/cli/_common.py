@@ -24,8 +24,9 @@ DbOption = Annotated[
 
 IndexOption = Annotated[
     Path,
-    typer.Option("--index", envvar="AUDITOR_INDEX",
-                 help="Evidence index directory (env AUDITOR_INDEX)."),
+    typer.Option(
+        "--index", envvar="AUDITOR_INDEX", help="Evidence index directory (env AUDITOR_INDEX)."
+    ),
 ]
 
 FormatOption = Annotated[
@@ -59,8 +60,10 @@ def os_error_message(exc: OSError) -> str | None:
     where = f"{exc.filename}: " if exc.filename else ""
     from ledger.url import redact
 
-    return redact(f"{where}{reason} (nothing was half-written; free space or choose "
-                  "another location and run it again)")
+    return redact(
+        f"{where}{reason} (nothing was half-written; free space or choose "
+        "another location and run it again)"
+    )
 
 
 def refuse_memory_ledger(db: str, command: str) -> None:
@@ -70,10 +73,13 @@ def refuse_memory_ledger(db: str, command: str) -> None:
     from auditor.errors import AuditorError
 
     text = str(db).strip()
-    if text in (":memory:", "sqlite://", "sqlite:///:memory:") or \
-            (text.startswith("sqlite") and "mode=memory" in text):
-        raise AuditorError(f"--db {text}: an in-memory ledger keeps nothing once "
-                           f"`auditor {command}` exits; give a file path or a database URL")
+    if text in (":memory:", "sqlite://", "sqlite:///:memory:") or (
+        text.startswith("sqlite") and "mode=memory" in text
+    ):
+        raise AuditorError(
+            f"--db {text}: an in-memory ledger keeps nothing once "
+            f"`auditor {command}` exits; give a file path or a database URL"
+        )
 
 
 MIN_WRITE_PREFIX = 6
@@ -86,8 +92,10 @@ def require_write_prefix(prefix: str, what: str) -> None:
     from auditor.errors import AuditorError
 
     if len(prefix.strip()) < MIN_WRITE_PREFIX:
-        raise AuditorError(f"{what} {prefix!r}: give at least {MIN_WRITE_PREFIX} characters "
-                           "of the id for a command that writes (the ledger is append-only)")
+        raise AuditorError(
+            f"{what} {prefix!r}: give at least {MIN_WRITE_PREFIX} characters "
+            "of the id for a command that writes (the ledger is append-only)"
+        )
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -115,9 +123,12 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-QuietOption = Annotated[
-    bool, typer.Option("--quiet", help="No progress on stderr.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")]
 
 ShowProgressOption = Annotated[
-    bool, typer.Option("--progress", help="Progress on stderr even when it is not a terminal "
-                                          "(one line every 10 s).")]
+    bool,
+    typer.Option(
+        "--progress",
+        help="Progress on stderr even when it is not a terminal (one line every 10 s).",
+    ),
+]

@@ -37,33 +37,46 @@ def _today() -> datetime:
 
 @app.command()
 def audit(
-    answers: Annotated[Path, typer.Argument(help="Answers JSONL: {id, question, answer, "
-                                                 "contexts?, as_of?} per line.")],
+    answers: Annotated[
+        Path,
+        typer.Argument(help="Answers JSONL: {id, question, answer, contexts?, as_of?} per line."),
+    ],
     index: IndexOption = Path(DEFAULT_INDEX),
     db: DbOption = DEFAULT_DB,
-    panel: Annotated[Path | None, typer.Option(help="Panel TOML (default: offline panel).")
-                     ] = None,
-    stacker: Annotated[Path | None, typer.Option(help="Stacker JSON (default: shipped).")
-                       ] = None,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", help="Audit date, ISO-8601 (default: today, 00:00 UTC).")] = None,
-    mode: Annotated[str, typer.Option(help="Retrieval: dense, lexical or hybrid.")
-                    ] = _DEFAULTS.mode,
-    k: Annotated[int, typer.Option("--k", help="Passages retrieved per claim.")
-                 ] = _DEFAULTS.k,
-    n_current: Annotated[int, typer.Option(
-        help="Current passages the panel judges each claim against.")] = _DEFAULTS.n_current,
-    n_superseded: Annotated[int, typer.Option(
-        help="Superseded passages judged for stale.")] = _DEFAULTS.n_superseded,
-    policy: Annotated[Path | None, typer.Option(
-        help="Label policy TOML (threshold = 0.5, min_relevance = 0.35, ...).")] = None,
-    extractor: Annotated[str, typer.Option(help="Claim extractor: rules or llm.")
-                         ] = _DEFAULTS.extractor,
-    second_opinion: Annotated[str | None, typer.Option(
-        help="A registered judge asked about claims the stack leaves uncertain.")] = None,
-    second_opinion_band: Annotated[float, typer.Option(
-        help="Distance of the stacked probability from the threshold that asks the second "
-             "opinion.")] = 0.1,
+    panel: Annotated[Path | None, typer.Option(help="Panel TOML (default: offline panel).")] = None,
+    stacker: Annotated[Path | None, typer.Option(help="Stacker JSON (default: shipped).")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Audit date, ISO-8601 (default: today, 00:00 UTC)."),
+    ] = None,
+    mode: Annotated[
+        str, typer.Option(help="Retrieval: dense, lexical or hybrid.")
+    ] = _DEFAULTS.mode,
+    k: Annotated[int, typer.Option("--k", help="Passages retrieved per claim.")] = _DEFAULTS.k,
+    n_current: Annotated[
+        int, typer.Option(help="Current passages the panel judges each claim against.")
+    ] = _DEFAULTS.n_current,
+    n_superseded: Annotated[
+        int, typer.Option(help="Superseded passages judged for stale.")
+    ] = _DEFAULTS.n_superseded,
+    policy: Annotated[
+        Path | None,
+        typer.Option(help="Label policy TOML (threshold = 0.5, min_relevance = 0.35, ...)."),
+    ] = None,
+    extractor: Annotated[
+        str, typer.Option(help="Claim extractor: rules or llm.")
+    ] = _DEFAULTS.extractor,
+    second_opinion: Annotated[
+        str | None,
+        typer.Option(help="A registered judge asked about claims the stack leaves uncertain."),
+    ] = None,
+    second_opinion_band: Annotated[
+        float,
+        typer.Option(
+            help="Distance of the stacked probability from the threshold that asks the second "
+            "opinion."
+        ),
+    ] = 0.1,
     fmt: Annotated[str, typer.Option("--format", help="Output format: jsonl.")] = "jsonl",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
 ) -> None:
@@ -85,19 +98,24 @@ def audit(
     if fmt != "jsonl":
         raise InputError(f"unsupported format {fmt!r} (jsonl)", field="--format")
     config = AuditConfig(
-        mode=mode, k=k, n_current=n_current, n_superseded=n_superseded,
+        mode=mode,
+        k=k,
+        n_current=n_current,
+        n_superseded=n_superseded,
         as_of=parse_datetime(as_of, field="--as-of") if as_of else _today(),
-        policy=load_policy(policy) if policy else LabelPolicy(), extractor=extractor,
-        second_opinion_band=second_opinion_band if second_opinion else 0.0)
+        policy=load_policy(policy) if policy else LabelPolicy(),
+        extractor=extractor,
+        second_opinion_band=second_opinion_band if second_opinion else 0.0,
+    )
     items = load_answers(answers)
     progress = None if quiet else _progress_printer()
-    with Auditor(index, db, panel=panel, stacker=stacker, config=config,
-                 second_opinion=second_opinion) as auditor:
+    with Auditor(
+        index, db, panel=panel, stacker=stacker, config=config, second_opinion=second_opinion
+    ) as auditor:
         printed: set[str] = set()
 
         def emit(run_id: str, answer_id: str) -> None:
-            write_jsonl(claim_records(auditor.ledger, run_id, answer_ids=[answer_id]),
-                        sys.stdout)
+            write_jsonl(claim_records(auditor.ledger, run_id, answer_ids=[answer_id]), sys.stdout)
             sys.stdout.flush()
             printed.add(answer_id)
 
@@ -139,11 +157,14 @@ def runs(db: DbOption = DEFAULT_DB) -> None:
         table.add_column(column)
     with open_ledger(db, create=False) as ledger:
         for run in ledger.list_runs():
-            table.add_row(run.run_id[:12], run.kind, run.status,
-                          f"{run.n_answers_done}/{run.n_answers}",
-                          run.as_of.date().isoformat() if run.as_of else "-",
-                          run.created_at.isoformat(timespec="seconds") if run.created_at
-                          else "-")
+            table.add_row(
+                run.run_id[:12],
+                run.kind,
+                run.status,
+                f"{run.n_answers_done}/{run.n_answers}",
+                run.as_of.date().isoformat() if run.as_of else "-",
+                run.created_at.isoformat(timespec="seconds") if run.created_at else "-",
+            )
     Console().print(table)
 
 
@@ -152,12 +173,15 @@ def report(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     db: DbOption = DEFAULT_DB,
     fmt: Annotated[str, typer.Option("--format", help="table, md, json or html.")] = "table",
-    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")
-                   ] = None,
-    compare: Annotated[str | None, typer.Option(
-        "--compare", help="Another run (id or prefix): paired differences (this run = A, "
-                          "the other = B) on the shared claims, with intervals and a verdict."
-    )] = None,
+    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
+    compare: Annotated[
+        str | None,
+        typer.Option(
+            "--compare",
+            help="Another run (id or prefix): paired differences (this run = A, "
+            "the other = B) on the shared claims, with intervals and a verdict.",
+        ),
+    ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
@@ -172,15 +196,15 @@ def report(
     from ledger import open_ledger
 
     if fmt not in ("md", "json", "table", "html"):
-        raise InputError(f"unsupported format {fmt!r} (md, json, table, html)",
-                         field="--format")
+        raise InputError(f"unsupported format {fmt!r} (md, json, table, html)", field="--format")
     if bootstrap < 1:
         raise InputError(f"must be >= 1, got {bootstrap}", field="--bootstrap")
     with open_ledger(db, create=False) as ledger:
         run_id = ledger.find_run(run)
         other = ledger.find_run(compare) if compare is not None else None
-        full = build_full_report(ledger, run_id, compare_to=other, n_boot=bootstrap,
-                                 seed=seed, history=fmt == "html")
+        full = build_full_report(
+            ledger, run_id, compare_to=other, n_boot=bootstrap, seed=seed, history=fmt == "html"
+        )
     if fmt == "table":
         console = Console(file=io.StringIO(), width=100) if out else Console()
         print_report(full, console)  # card, flagged claims, agreement with human audits
@@ -205,19 +229,31 @@ def report(
 @app.command()
 def gate(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
-    baseline: Annotated[str | None, typer.Option(
-        help="A baseline run: fail when a checked figure is worse on the shared claims "
-             "(paired interval excluding zero).")] = None,
-    minimum: Annotated[list[str] | None, typer.Option(
-        "--min", help="FIGURE=VALUE: the figure's lower 95% bound must reach VALUE "
-                      "(repeatable).")] = None,
-    maximum: Annotated[list[str] | None, typer.Option(
-        "--max", help="FIGURE=VALUE: the figure's upper 95% bound must stay at or below "
-                      "VALUE (repeatable).")] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="A baseline run: fail when a checked figure is worse on the shared claims "
+            "(paired interval excluding zero)."
+        ),
+    ] = None,
+    minimum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min",
+            help="FIGURE=VALUE: the figure's lower 95% bound must reach VALUE (repeatable).",
+        ),
+    ] = None,
+    maximum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max",
+            help="FIGURE=VALUE: the figure's upper 95% bound must stay at or below "
+            "VALUE (repeatable).",
+        ),
+    ] = None,
     db: DbOption = DEFAULT_DB,
     fmt: Annotated[str, typer.Option("--format", help="text, json or junit.")] = "text",
-    out: Annotated[Path | None, typer.Option(help="Also write the result to this file.")
-                   ] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the result to this file.")] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
@@ -233,11 +269,11 @@ def gate(
         raise InputError(f"unsupported format {fmt!r} (text, json, junit)", field="--format")
     if bootstrap < 1:
         raise InputError(f"must be >= 1, got {bootstrap}", field="--bootstrap")
-    rules = ([GateRule.parse(r, "min") for r in minimum or []]
-             + [GateRule.parse(r, "max") for r in maximum or []])
+    rules = [GateRule.parse(r, "min") for r in minimum or []] + [
+        GateRule.parse(r, "max") for r in maximum or []
+    ]
     with open_ledger(db, create=False) as ledger:
-        result = gate_run(ledger, run, rules=rules, baseline=baseline, n_boot=bootstrap,
-                          seed=seed)
+        result = gate_run(ledger, run, rules=rules, baseline=baseline, n_boot=bootstrap, seed=seed)
     text = result.render(fmt)
     sys.stdout.write(text)
     if out is not None:
@@ -267,30 +303,38 @@ def show(
     for entry in trail:
         c = entry["claim"]
         console.rule(f"claim {c['claim_id'][:16]} - run {entry['run_id'][:12]}")
-        console.print(f"[bold]{safe(c['text'])}[/bold]  ({c['kind']}, "
-                      f"factual={c['factual']})")
+        console.print(f"[bold]{safe(c['text'])}[/bold]  ({c['kind']}, factual={c['factual']})")
         console.print(f"answer {safe(repr(c['answer_id']))}: spans {c['spans']}")
         for start, end in c["spans"] or []:
             console.print(f"  > {safe(repr(c['answer'][start:end]))}")
         console.print(f"extractor digest {c['extractor_digest'][:16]}")
         for e in entry["evidence"]:
-            flags = " ".join(f for f, on in (("superseded", e["superseded"]),
-                                             ("inline", e["inline"])) if on)
-            console.print(f"evidence #{e['rank']} {safe(e['doc_id'])}@{safe(e['version'])} "
-                          f"[{e['start']}:{e['end']}] sha256 {e['digest'][:16]} "
-                          f"published {e['published_at'] or 'undated'} "
-                          f"relevance {e['score']:.2f} {flags}")
+            flags = " ".join(
+                f for f, on in (("superseded", e["superseded"]), ("inline", e["inline"])) if on
+            )
+            console.print(
+                f"evidence #{e['rank']} {safe(e['doc_id'])}@{safe(e['version'])} "
+                f"[{e['start']}:{e['end']}] sha256 {e['digest'][:16]} "
+                f"published {e['published_at'] or 'undated'} "
+                f"relevance {e['score']:.2f} {flags}"
+            )
             console.print(f"    {safe(repr(e['text'][:160]))}")
         for v in entry["votes"]:
             error = f" error={v['error']}" if v["error"] else ""
-            console.print(f"vote {v['judge_name']} v{v['judge_version']} "
-                          f"({v['judge_digest'][:12]}) = {v['value']}{safe(error)}: "
-                          f"{safe(v['raw'])}")
+            console.print(
+                f"vote {v['judge_name']} v{v['judge_version']} "
+                f"({v['judge_digest'][:12]}) = {v['value']}{safe(error)}: "
+                f"{safe(v['raw'])}"
+            )
         for v in entry["verdicts"]:
             p = "-" if v["p_hallucinated"] is None else f"{v['p_hallucinated']:.3f}"
-            console.print(f"verdict [bold]{v['label']}[/bold] p={p} stacker "
-                          f"{v['stacker_digest'][:12]} panel {v['panel_digest'][:12]}: "
-                          f"{safe(v['reason'])} error spans {v['error_spans']}")
+            console.print(
+                f"verdict [bold]{v['label']}[/bold] p={p} stacker "
+                f"{v['stacker_digest'][:12]} panel {v['panel_digest'][:12]}: "
+                f"{safe(v['reason'])} error spans {v['error_spans']}"
+            )
         for a in entry["audits"]:
-            console.print(f"audit by {safe(a['reviewer'])} at {a['created_at']}: "
-                          f"{safe(a['label'])} {safe(a['note'] or '')}")
+            console.print(
+                f"audit by {safe(a['reviewer'])} at {a['created_at']}: "
+                f"{safe(a['label'])} {safe(a['note'] or '')}"
+            )

@@ -43,11 +43,19 @@ def load_answers(path: Path) -> Iterator[tuple[int, Answer]]:
         text = require(record, "answer", str, file=path, line=line)
         for field, value in (("id", answer_id), ("question", question), ("answer", text)):
             if any("\ud800" <= ch <= "\udfff" for ch in value):
-                raise InputError("not valid Unicode (lone surrogate escape)", file=str(path),
-                                 line=line, field=field)
+                raise InputError(
+                    "not valid Unicode (lone surrogate escape)",
+                    file=str(path),
+                    line=line,
+                    field=field,
+                )
         if answer_id in seen:
-            raise InputError(f"duplicate id {answer_id!r} (first on line {seen[answer_id]})",
-                             file=str(path), line=line, field="id")
+            raise InputError(
+                f"duplicate id {answer_id!r} (first on line {seen[answer_id]})",
+                file=str(path),
+                line=line,
+                field="id",
+            )
         seen[answer_id] = line
         yield line, Answer(id=answer_id, question=question, answer=text)
     if not seen:
@@ -58,11 +66,21 @@ def extraction_record(extraction: Extraction) -> dict[str, Any]:
     """The JSON output record of one answer's extraction."""
     record: dict[str, Any] = {
         "id": extraction.answer_id,
-        "claims": [{"id": c.id, "text": c.text, "spans": [list(s) for s in c.spans],
-                    "factual": c.factual, "kind": c.kind} for c in extraction.claims],
-        "extractor": {"name": extraction.extractor.name,
-                      "version": extraction.extractor.version,
-                      "digest": extraction.extractor.digest},
+        "claims": [
+            {
+                "id": c.id,
+                "text": c.text,
+                "spans": [list(s) for s in c.spans],
+                "factual": c.factual,
+                "kind": c.kind,
+            }
+            for c in extraction.claims
+        ],
+        "extractor": {
+            "name": extraction.extractor.name,
+            "version": extraction.extractor.version,
+            "digest": extraction.extractor.digest,
+        },
     }
     prompt = extraction.extractor.config.get("prompt_digest")
     if prompt:
@@ -75,30 +93,43 @@ def extraction_record(extraction: Extraction) -> dict[str, Any]:
 @app.command("claims")
 def claims_command(
     answers: Annotated[Path, typer.Argument(help="JSONL file of {id, question, answer}.")],
-    extractor: Annotated[str, typer.Option(
-        "--extractor", help="Extractor: rules | sentences | llm.")] = "rules",
+    extractor: Annotated[
+        str, typer.Option("--extractor", help="Extractor: rules | sentences | llm.")
+    ] = "rules",
     output_format: FormatOption = "jsonl",
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", envvar="AUDITOR_LLM_BASE_URL",
-        help="LLM extractor: OpenAI-compatible endpoint.")] = None,
-    model: Annotated[str | None, typer.Option(
-        "--model", envvar="AUDITOR_LLM_MODEL", help="LLM extractor: model name.")] = None,
-    api_key_env: Annotated[str, typer.Option(
-        "--api-key-env", help="LLM extractor: environment variable holding the API key.")
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            envvar="AUDITOR_LLM_BASE_URL",
+            help="LLM extractor: OpenAI-compatible endpoint.",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", envvar="AUDITOR_LLM_MODEL", help="LLM extractor: model name."),
+    ] = None,
+    api_key_env: Annotated[
+        str,
+        typer.Option(
+            "--api-key-env", help="LLM extractor: environment variable holding the API key."
+        ),
     ] = "OPENAI_API_KEY",
 ) -> None:
     """Split answers into atomic claims with character spans (factual or not)."""
     fmt = output_format.lower()
     if fmt not in _FORMATS:
-        raise InputError(f"unknown format {output_format!r}; expected one of "
-                         f"{', '.join(_FORMATS)}", field="--format")
+        raise InputError(
+            f"unknown format {output_format!r}; expected one of {', '.join(_FORMATS)}",
+            field="--format",
+        )
     params: dict[str, Any] = {}
     if extractor == "llm":
         params = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
     ex = build_extractor(extractor, params)
     items = [answer for _, answer in load_answers(answers)]  # whole file valid first
     for start in range(0, len(items), _BATCH):
-        _emit(ex.extract_detailed(items[start:start + _BATCH]), fmt)
+        _emit(ex.extract_detailed(items[start : start + _BATCH]), fmt)
 
 
 def _emit(extractions: list[Extraction], fmt: str) -> None:

@@ -22,19 +22,35 @@ _DATE = "ISO-8601; timezone-less means UTC"
 @app.command()
 def impact(
     db: DbOption = DEFAULT_DB,
-    since: Annotated[str | None, typer.Option(
-        "--since", help=f"Only changes ingested, published or withdrawn at or after this "
-                        f"date ({_DATE}). Default: since each run finished.")] = None,
-    run: Annotated[list[str] | None, typer.Option(
-        "--run", help="A run id or prefix to look at (repeatable; default: every audit "
-                      "run).")] = None,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", help=f"The date the evidence is looked at ({_DATE}; default: now).")
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help=f"Only changes ingested, published or withdrawn at or after this "
+            f"date ({_DATE}). Default: since each run finished.",
+        ),
     ] = None,
-    index: Annotated[Path | None, typer.Option(
-        "--index", help="An evidence index: its manifest (generation, corpus digest) is "
-                        "shown, with any versions it holds that the ledger does not "
-                        "know.")] = None,
+    run: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--run", help="A run id or prefix to look at (repeatable; default: every audit run)."
+        ),
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of", help=f"The date the evidence is looked at ({_DATE}; default: now)."
+        ),
+    ] = None,
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            "--index",
+            help="An evidence index: its manifest (generation, corpus digest) is "
+            "shown, with any versions it holds that the ledger does not "
+            "know.",
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
 ) -> None:
     """List the audited claims whose deciding evidence changed after an ingest.
@@ -61,25 +77,35 @@ def impact(
             versions = [store.record_to_version(json.loads(line)) for line in fh]
         pairs = [(v.doc_id, v.digest) for v in versions]
     with open_ledger(db, create=False) as ledger:
-        report = find_impact(ledger, runs=run or None,
-                             since=parse_datetime(since, field="--since"),
-                             as_of=parse_datetime(as_of, field="--as-of"),
-                             index_manifest=manifest, index_versions=pairs)
+        report = find_impact(
+            ledger,
+            runs=run or None,
+            since=parse_datetime(since, field="--since"),
+            as_of=parse_datetime(as_of, field="--as-of"),
+            index_manifest=manifest,
+            index_versions=pairs,
+        )
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_list(), indent=2) + "\n")
         return
     missing = report.index.get("versions_not_in_ledger") if report.index else None
     if report.index:
-        typer.echo(f"index generation {report.index.get('generation')}, corpus "
-                   f"{str(report.index.get('corpus_digest'))[:12]}, "
-                   f"{report.index.get('versions')} versions")
+        typer.echo(
+            f"index generation {report.index.get('generation')}, corpus "
+            f"{str(report.index.get('corpus_digest'))[:12]}, "
+            f"{report.index.get('versions')} versions"
+        )
     if missing:
-        typer.echo(f"warning: {len(missing)} index versions are not in the ledger (ingest "
-                   f"with `auditor ingest --db` so impact can see them): "
-                   f"{', '.join(missing[:5])}")
-    typer.echo(f"{len(report.claims)} impacted claims in {len(report.grouped())} runs (as of "
-               f"{report.as_of.date().isoformat()}; {report.changed_versions} changed versions "
-               f"looked at)")
+        typer.echo(
+            f"warning: {len(missing)} index versions are not in the ledger (ingest "
+            f"with `auditor ingest --db` so impact can see them): "
+            f"{', '.join(missing[:5])}"
+        )
+    typer.echo(
+        f"{len(report.claims)} impacted claims in {len(report.grouped())} runs (as of "
+        f"{report.as_of.date().isoformat()}; {report.changed_versions} changed versions "
+        f"looked at)"
+    )
     for run_id, answers in report.grouped().items():
         typer.echo(f"\nrun {run_id[:12]}")
         for answer_id, claims in answers.items():
@@ -89,11 +115,15 @@ def impact(
                 for change in c.changes:
                     old, new = change.old, change.new
                     ended = f", valid to {_day(old.valid_to)}" if old.valid_to else ""
-                    line = (f"      {change.kind}: {change.doc_id}@{old.version} sha256 "
-                            f"{old.digest[:12]} (published {_day(old.visible_from)}{ended})")
+                    line = (
+                        f"      {change.kind}: {change.doc_id}@{old.version} sha256 "
+                        f"{old.digest[:12]} (published {_day(old.visible_from)}{ended})"
+                    )
                     if new is not None:
-                        line += (f" -> {new.version} sha256 {new.digest[:12]} (published "
-                                 f"{_day(new.visible_from)})")
+                        line += (
+                            f" -> {new.version} sha256 {new.digest[:12]} (published "
+                            f"{_day(new.visible_from)})"
+                        )
                     typer.echo(line)
                     if change.diff is not None:
                         typer.echo(f"        diff: {change.diff}")
@@ -110,17 +140,25 @@ def reaudit(
     run: Annotated[str, typer.Argument(help="The run to re-audit (id or unique prefix).")],
     index: IndexOption = Path(DEFAULT_INDEX),
     db: DbOption = DEFAULT_DB,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", help=f"The new audit date ({_DATE}; default: today, 00:00 UTC).")
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help=f"The new audit date ({_DATE}; default: today, 00:00 UTC)."),
     ] = None,
-    only_impacted: Annotated[bool, typer.Option(
-        "--only-impacted", help="Judge again only the claims whose evidence changed at the "
-                                "new date; carry the others' verdicts over (marked, with "
-                                "the reason). Default: judge every claim again.")] = False,
-    panel: Annotated[Path | None, typer.Option(
-        help="Panel TOML: the run's own (default: offline panel).")] = None,
-    stacker: Annotated[Path | None, typer.Option(
-        help="Stacker JSON: the run's own (default: shipped).")] = None,
+    only_impacted: Annotated[
+        bool,
+        typer.Option(
+            "--only-impacted",
+            help="Judge again only the claims whose evidence changed at the "
+            "new date; carry the others' verdicts over (marked, with "
+            "the reason). Default: judge every claim again.",
+        ),
+    ] = False,
+    panel: Annotated[
+        Path | None, typer.Option(help="Panel TOML: the run's own (default: offline panel).")
+    ] = None,
+    stacker: Annotated[
+        Path | None, typer.Option(help="Stacker JSON: the run's own (default: shipped).")
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="Output format: jsonl.")] = "jsonl",
     quiet: Annotated[bool, typer.Option("--quiet", help="No summary on stderr.")] = False,
 ) -> None:
@@ -145,24 +183,32 @@ def reaudit(
     write_jsonl(result.answers, sys.stdout)
     if not quiet:
         state = "reused (nothing new written)" if result.reused else "complete"
-        typer.echo(f"run {result.run_id} {state}: re-audit of {result.parent_run_id[:12]} "
-                   f"as of {when.date().isoformat()}; {result.n_claims} claims, "
-                   f"{result.n_claims - result.n_carried} judged again, "
-                   f"{result.n_carried} carried; ledger {db}", err=True)
+        typer.echo(
+            f"run {result.run_id} {state}: re-audit of {result.parent_run_id[:12]} "
+            f"as of {when.date().isoformat()}; {result.n_claims} claims, "
+            f"{result.n_claims - result.n_carried} judged again, "
+            f"{result.n_carried} carried; ledger {db}",
+            err=True,
+        )
 
 
 @app.command()
 def trend(
-    runs: Annotated[list[str] | None, typer.Option(
-        "--runs", help="A run of the series (id or prefix; repeatable). Default: the one "
-                       "series of audit runs (same answers, or linked by re-audits).")
+    runs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--runs",
+            help="A run of the series (id or prefix; repeatable). Default: the one "
+            "series of audit runs (same answers, or linked by re-audits).",
+        ),
     ] = None,
-    since: Annotated[str | None, typer.Option(
-        "--since", help=f"Only runs audited as of this date or later ({_DATE}).")] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help=f"Only runs audited as of this date or later ({_DATE})."),
+    ] = None,
     db: DbOption = DEFAULT_DB,
     fmt: Annotated[str, typer.Option("--format", help="table, json or html.")] = "table",
-    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")
-                   ] = None,
+    out: Annotated[Path | None, typer.Option(help="Write to this file instead of stdout.")] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
@@ -179,9 +225,13 @@ def trend(
     if bootstrap < 1:
         raise InputError(f"must be >= 1, got {bootstrap}", field="--bootstrap")
     with open_ledger(db, create=False) as ledger:
-        result = build_trend(ledger, runs=runs or None,
-                             since=parse_datetime(since, field="--since"), n_boot=bootstrap,
-                             seed=seed)
+        result = build_trend(
+            ledger,
+            runs=runs or None,
+            since=parse_datetime(since, field="--since"),
+            n_boot=bootstrap,
+            seed=seed,
+        )
     if fmt == "table":
         from auditor.freshness import TREND_FIGURES
 
@@ -200,8 +250,7 @@ def trend(
             paired.add_row(*row)
         console.print(paired)
         return
-    text = (trend_html(result) if fmt == "html"
-            else json.dumps(result.to_dict(), indent=2) + "\n")
+    text = trend_html(result) if fmt == "html" else json.dumps(result.to_dict(), indent=2) + "\n"
     if out:
         out.write_text(text, encoding="utf-8")
     else:

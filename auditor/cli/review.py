@@ -20,8 +20,10 @@ from auditor.cli._common import (
 )
 from auditor.errors import InputError
 
-review_app = typer.Typer(help="Human audits: append reviewer verdicts on claims (never "
-                              "edited), list them.", no_args_is_help=True)
+review_app = typer.Typer(
+    help="Human audits: append reviewer verdicts on claims (never edited), list them.",
+    no_args_is_help=True,
+)
 app.add_typer(review_app, name="review")
 
 
@@ -29,9 +31,13 @@ app.add_typer(review_app, name="review")
 def rejudge(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     panel: Annotated[Path, typer.Option(help="The new panel's TOML config.")],
-    stacker: Annotated[Path | None, typer.Option(
-        help="Stacker JSON fitted for the new panel (default: the shipped one, which only "
-             "fits the default panel).")] = None,
+    stacker: Annotated[
+        Path | None,
+        typer.Option(
+            help="Stacker JSON fitted for the new panel (default: the shipped one, which only "
+            "fits the default panel)."
+        ),
+    ] = None,
     db: DbOption = DEFAULT_DB,
     fmt: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B for kappa.")] = 2000,
@@ -53,8 +59,10 @@ def rejudge(
     new_panel = load_panel(panel)
     new_stacker = load_stacker(stacker)
     require_write_prefix(run, "run id prefix")
-    with open_ledger(db, create=False) as ledger, \
-            Auditor(db=ledger, panel=new_panel, stacker=new_stacker) as auditor:
+    with (
+        open_ledger(db, create=False) as ledger,
+        Auditor(db=ledger, panel=new_panel, stacker=new_stacker) as auditor,
+    ):
         run_id = auditor.run_id(run)
         result = auditor.rejudge(run_id, n_boot=bootstrap, seed=seed)
     if fmt == "json":
@@ -63,20 +71,32 @@ def rejudge(
     from auditor.report.full import agreement_markdown
 
     console = Console()
-    state = ("already bridged: nothing new written" if result.reused else
-             f"{result.votes_written} votes and {result.verdicts_written} verdicts written")
-    console.print(f"run {run_id[:12]}: panel {result.old_panel[:12]} -> {result.new_panel[:12]}"
-                  f", stacker {result.old_stacker[:12]} -> {result.new_stacker[:12]}; {state}")
-    console.print("\n".join(agreement_markdown("Old labels (rows) against new labels",
-                                               result.agreement)), markup=False)
+    state = (
+        "already bridged: nothing new written"
+        if result.reused
+        else f"{result.votes_written} votes and {result.verdicts_written} verdicts written"
+    )
+    console.print(
+        f"run {run_id[:12]}: panel {result.old_panel[:12]} -> {result.new_panel[:12]}"
+        f", stacker {result.old_stacker[:12]} -> {result.new_stacker[:12]}; {state}"
+    )
+    console.print(
+        "\n".join(agreement_markdown("Old labels (rows) against new labels", result.agreement)),
+        markup=False,
+    )
 
 
 @review_app.command("add")
 def review_add(
     run: Annotated[str, typer.Argument(help="Run id (or a unique prefix).")],
     claim: Annotated[str, typer.Argument(help="Claim id (or a unique prefix).")],
-    label: Annotated[str, typer.Option(help="supported, contradicted, not_supported, stale, "
-                                            "hallucinated, unknown or not_factual.")],
+    label: Annotated[
+        str,
+        typer.Option(
+            help="supported, contradicted, not_supported, stale, "
+            "hallucinated, unknown or not_factual."
+        ),
+    ],
     reviewer: Annotated[str, typer.Option(help="Who reviewed the claim.")],
     note: Annotated[str | None, typer.Option(help="Free-text note.")] = None,
     db: DbOption = DEFAULT_DB,
@@ -95,8 +115,9 @@ def review_add(
 
 @review_app.command("import")
 def review_import(
-    file: Annotated[Path, typer.Argument(help="JSONL: {run_id?, claim_id, label, reviewer, "
-                                              "note?} per line.")],
+    file: Annotated[
+        Path, typer.Argument(help="JSONL: {run_id?, claim_id, label, reviewer, note?} per line.")
+    ],
     run: Annotated[str | None, typer.Option(help="Run for lines without run_id.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
@@ -129,14 +150,30 @@ def review_list(
         audits = ledger.human_audits(run_id)
         labels = {c.claim_id: c.label for c in ledger.claim_results(run_id)}
     if fmt == "json":
-        sys.stdout.write(json.dumps([{**a, "auditor_label": labels.get(a["claim_id"])}
-                                     for a in audits], indent=2, default=str) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                [{**a, "auditor_label": labels.get(a["claim_id"])} for a in audits],
+                indent=2,
+                default=str,
+            )
+            + "\n"
+        )
         return
     table = Table(title=f"Human audits of run {run_id[:12]}")
     for column in ("claim", "reviewer", "label", "auditor label", "when", "note"):
         table.add_column(column)
     for a in audits:
-        table.add_row(*(terminal_safe(cell) for cell in (
-            a["claim_id"][:12], a["reviewer"], a["label"], labels.get(a["claim_id"]) or "-",
-            str(a["created_at"])[:19], a["note"] or "")))
+        table.add_row(
+            *(
+                terminal_safe(cell)
+                for cell in (
+                    a["claim_id"][:12],
+                    a["reviewer"],
+                    a["label"],
+                    labels.get(a["claim_id"]) or "-",
+                    str(a["created_at"])[:19],
+                    a["note"] or "",
+                )
+            )
+        )
     Console().print(table)

@@ -29,35 +29,45 @@ def server_token(host: str, token_env: str | None) -> str | None:
     loopback address and no variable is named (the server refuses to start)."""
     if token_env is None:
         if not is_loopback(host):
-            raise InputError(f"listening on {host!r} needs a token: put one in an "
-                             "environment variable and name it with --token-env VAR",
-                             field="--token-env")
+            raise InputError(
+                f"listening on {host!r} needs a token: put one in an "
+                "environment variable and name it with --token-env VAR",
+                field="--token-env",
+            )
         return None
     token = os.environ.get(token_env, "")
     if not token.strip():
-        raise InputError(f"the environment variable {token_env!r} is unset or empty",
-                         field="--token-env")
+        raise InputError(
+            f"the environment variable {token_env!r} is unset or empty", field="--token-env"
+        )
     if len(token.strip()) < 16:
-        raise InputError(f"the token in {token_env!r} is shorter than 16 characters",
-                         field="--token-env")
+        raise InputError(
+            f"the token in {token_env!r} is shorter than 16 characters", field="--token-env"
+        )
     return token.strip()
 
 
 @app.command()
 def serve(
     db: DbOption = DEFAULT_DB,
-    host: Annotated[str, typer.Option(help="Address to listen on (any address but a "
-                                           "loopback one needs --token-env).")
-                    ] = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on (any address but a loopback one needs --token-env)."
+        ),
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
-    token_env: Annotated[str | None, typer.Option(
-        "--token-env", help="Name of the environment variable holding the token every "
-                            "request must carry (Authorization: Bearer, or open a page "
-                            "once with ?token=...).")] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B of the figures.")
-                         ] = 2000,
-    per_page: Annotated[int, typer.Option(help="Claims per page of the review queue.")
-                        ] = 20,
+    token_env: Annotated[
+        str | None,
+        typer.Option(
+            "--token-env",
+            help="Name of the environment variable holding the token every "
+            "request must carry (Authorization: Bearer, or open a page "
+            "once with ?token=...).",
+        ),
+    ] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B of the figures.")] = 2000,
+    per_page: Annotated[int, typer.Option(help="Claims per page of the review queue.")] = 20,
 ) -> None:
     """Serve the review application: runs, report cards, the review queue and agreement.
 
@@ -77,7 +87,17 @@ def serve(
 
     application = create_app(db, token=token, n_boot=bootstrap, per_page=per_page)
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"serving the ledger {db} at http://{shown}:{port}/"
-               + (" (token required)" if token else "") + "  (Ctrl-C to stop)", err=True)
-    uvicorn.run(application, host=host, port=port, log_level="warning",
-                server_header=False, proxy_headers=False)
+    typer.echo(
+        f"serving the ledger {db} at http://{shown}:{port}/"
+        + (" (token required)" if token else "")
+        + "  (Ctrl-C to stop)",
+        err=True,
+    )
+    uvicorn.run(
+        application,
+        host=host,
+        port=port,
+        log_level="warning",
+        server_header=False,
+        proxy_headers=False,
+    )

@@ -48,8 +48,9 @@ _FORMATS = ("json", "table")
 def _check_format(fmt: str) -> str:
     fmt = fmt.lower()
     if fmt not in _FORMATS:
-        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(_FORMATS)}",
-                         field="--format")
+        raise InputError(
+            f"unknown format {fmt!r}; choose one of {', '.join(_FORMATS)}", field="--format"
+        )
     return fmt
 
 
@@ -65,16 +66,22 @@ def _read_span_file(path: Path) -> dict[str, tuple[int, str | None, list[Any]]]:
         item_id = require(rec, "id", (str, int), file=fname, line=line)
         key = str(item_id)
         if key in out:
-            raise InputError(f"duplicate id {key!r} (first on line {out[key][0]})",
-                             file=fname, line=line, field="id")
+            raise InputError(
+                f"duplicate id {key!r} (first on line {out[key][0]})",
+                file=fname,
+                line=line,
+                field="id",
+            )
         text = require(rec, "text", str, file=fname, line=line, optional=True)
         spans = require(rec, "spans", list, file=fname, line=line)
         try:
-            batch_from_lists([spans], name="spans",
-                             text_lengths=None if text is None else [len(text)])
+            batch_from_lists(
+                [spans], name="spans", text_lengths=None if text is None else [len(text)]
+            )
         except SpanValidationError as exc:
-            raise InputError(exc.detail.replace("spans[0] ", ""), file=fname, line=line,
-                             field="spans") from None
+            raise InputError(
+                exc.detail.replace("spans[0] ", ""), file=fname, line=line, field="spans"
+            ) from None
         out[key] = (line, text, spans)
     return out
 
@@ -103,8 +110,7 @@ def _read_records(path: Path) -> tuple[list[int], list[dict[str, Any]]]:
             raise ValueError
         # every pass in C: the line numbers of the non-empty lines, their objects
         numbers = list(itertools.compress(itertools.count(1), lines))
-        objects: list[dict[str, Any]] = list(map(orjson.loads, itertools.compress(lines,
-                                                                                  lines)))
+        objects: list[dict[str, Any]] = list(map(orjson.loads, itertools.compress(lines, lines)))
         if objects and set(map(type, objects)) != {dict}:
             raise ValueError
     except ValueError:  # orjson.JSONDecodeError, not an object, a whitespace-only line
@@ -131,8 +137,14 @@ _NO_TEXT = 1 << 62
 class _SpanFile:
     """A validated span file, columns in file order, canonical spans as one batch."""
 
-    def __init__(self, lines: list[int], ids: list[str], texts: list[str | None],
-                 spans: list[Any], batch: SpanBatch) -> None:
+    def __init__(
+        self,
+        lines: list[int],
+        ids: list[str],
+        texts: list[str | None],
+        spans: list[Any],
+        batch: SpanBatch,
+    ) -> None:
         self.lines, self.ids, self.texts, self.spans, self.batch = lines, ids, texts, spans, batch
 
     @functools.cached_property
@@ -159,25 +171,32 @@ class _SpanFile:
             texts: list[str | None] = [rec.get("text") for rec in records]
             spans: list[Any] = [rec["spans"] for rec in records]
             id_types, text_types = set(map(type, raw_ids)), set(map(type, texts))
-            if id_types <= {str, int} and text_types <= {str, type(None)} and (
-                    not spans or set(map(type, spans)) == {list}):
+            if (
+                id_types <= {str, int}
+                and text_types <= {str, type(None)}
+                and (not spans or set(map(type, spans)) == {list})
+            ):
                 ids = raw_ids if id_types == {str} else list(map(str, raw_ids))
                 if len(set(ids)) == len(ids):
-                    batch = _checked_batch(list(itertools.chain.from_iterable(spans)),
-                                           list(map(len, spans)), texts)
+                    batch = _checked_batch(
+                        list(itertools.chain.from_iterable(spans)), list(map(len, spans)), texts
+                    )
         except (KeyError, TypeError, ValueError):
             batch = None
         if batch is None:
             slow = _read_span_file(path)  # raises naming the file, line and field
             keys = list(slow)  # valid after all (e.g. a boolean id): the reference result
-            return cls([slow[k][0] for k in keys], keys, [slow[k][1] for k in keys],
-                       [slow[k][2] for k in keys],
-                       batch_from_lists([slow[k][2] for k in keys], name="spans"))
+            return cls(
+                [slow[k][0] for k in keys],
+                keys,
+                [slow[k][1] for k in keys],
+                [slow[k][2] for k in keys],
+                batch_from_lists([slow[k][2] for k in keys], name="spans"),
+            )
         return cls(numbers, ids, texts, spans, batch)
 
 
-def _checked_batch(flat: list[Any], counts: list[int], texts: list[str | None]
-                   ) -> SpanBatch | None:
+def _checked_batch(flat: list[Any], counts: list[int], texts: list[str | None]) -> SpanBatch | None:
     """The canonical batch of a whole file's spans when every span is a valid pair of
     integers inside its text (what :func:`batch_from_lists` checks), else ``None``."""
     import numpy as np
@@ -203,9 +222,13 @@ def _aligned(gold_path: Path, pred_path: Path) -> tuple[list[str], SpanBatch, Sp
         missing = [k for k in a.ids if k not in b.row]
         if missing:
             line = a.lines[a.row[missing[0]]]
-            raise InputError(f"id {missing[0]!r} has no line in {pb}"
-                             + (f" ({len(missing)} ids missing)" if len(missing) > 1 else ""),
-                             file=str(pa), line=line, field="id")
+            raise InputError(
+                f"id {missing[0]!r} has no line in {pb}"
+                + (f" ({len(missing)} ids missing)" if len(missing) > 1 else ""),
+                file=str(pa),
+                line=line,
+                field="id",
+            )
     ids = gold.ids
     same_order = pred.ids == ids
     order = range(len(ids)) if same_order else [pred.row[k] for k in ids]
@@ -213,10 +236,17 @@ def _aligned(gold_path: Path, pred_path: Path) -> tuple[list[str], SpanBatch, Sp
         for i, (k, j) in enumerate(zip(ids, order, strict=True)):
             tg, tp = gold.texts[i], pred.texts[j]
             if tg is not None and tp is not None and tg != tp:
-                raise InputError(f"id {k!r}: text differs from the gold file's text",
-                                 file=str(pred_path), line=pred.lines[j], field="text")
-    p = pred.batch if same_order else batch_from_lists([pred.spans[j] for j in order],
-                                                       name="pred", ids=ids)
+                raise InputError(
+                    f"id {k!r}: text differs from the gold file's text",
+                    file=str(pred_path),
+                    line=pred.lines[j],
+                    field="text",
+                )
+    p = (
+        pred.batch
+        if same_order
+        else batch_from_lists([pred.spans[j] for j in order], name="pred", ids=ids)
+    )
     return ids, gold.batch, p
 
 
@@ -245,8 +275,7 @@ def _emit(result: dict[str, Any], fmt: str) -> None:
         for ref in ("majority", "union"):
             for avg in ("macro", "micro"):
                 table(f"LOO reference={ref}, {avg}", result[ref][avg])
-        console.print(f"items: {result['n_items']}, annotator span sets: "
-                      f"{result['n_annotations']}")
+        console.print(f"items: {result['n_items']}, annotator span sets: {result['n_annotations']}")
     else:
         table("span metrics", {k: result[k] for k in METRICS})
     if "diagnostics" in result:
@@ -257,14 +286,20 @@ def _emit(result: dict[str, Any], fmt: str) -> None:
 def score(
     gold: Annotated[Path, typer.Option("--gold", help="Gold JSONL: {id, text?, spans}.")],
     pred: Annotated[Path, typer.Option("--pred", help="Predicted JSONL: {id, text?, spans}.")],
-    average: Annotated[str, typer.Option(
-        "--average", help="macro: mean of per-item scores; micro: pooled counts.")] = "macro",
-    fmt: Annotated[str, typer.Option("--format", help="Output format: json or table.",
-                                     case_sensitive=False)] = "json",
-    diagnostics: Annotated[bool, typer.Option(
-        "--diagnostics",
-        help="Add the nested-boundary, partial-overlap and one-char-per-gold subsets "
-             "(why Span Coverage F1 and character IoU disagree).")] = False,
+    average: Annotated[
+        str, typer.Option("--average", help="macro: mean of per-item scores; micro: pooled counts.")
+    ] = "macro",
+    fmt: Annotated[
+        str, typer.Option("--format", help="Output format: json or table.", case_sensitive=False)
+    ] = "json",
+    diagnostics: Annotated[
+        bool,
+        typer.Option(
+            "--diagnostics",
+            help="Add the nested-boundary, partial-overlap and one-char-per-gold subsets "
+            "(why Span Coverage F1 and character IoU disagree).",
+        ),
+    ] = False,
 ) -> None:
     """Score predicted spans against gold spans with the six span metrics.
 
@@ -284,19 +319,32 @@ def score(
 
 @spans_app.command("loo")
 def loo(
-    file: Annotated[Path, typer.Argument(
-        help="Mu-SHROOM-format JSONL: id, model_output_text, annotations "
-             "(annotator -> [[start, end], ...]).")],
-    fmt: Annotated[str, typer.Option("--format", help="Output format: json or table.",
-                                     case_sensitive=False)] = "json",
-    diagnostics: Annotated[bool, typer.Option(
-        "--diagnostics",
-        help="Add the nested-boundary and partial-overlap subsets of the LOO comparisons "
-             "and the one-char-per-gold stress test.")] = False,
-    strict_bounds: Annotated[bool, typer.Option(
-        "--strict-bounds",
-        help="Reject spans that end past the text instead of clipping them "
-             "(clipping prints a warning on stderr).")] = False,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Mu-SHROOM-format JSONL: id, model_output_text, annotations "
+            "(annotator -> [[start, end], ...])."
+        ),
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", help="Output format: json or table.", case_sensitive=False)
+    ] = "json",
+    diagnostics: Annotated[
+        bool,
+        typer.Option(
+            "--diagnostics",
+            help="Add the nested-boundary and partial-overlap subsets of the LOO comparisons "
+            "and the one-char-per-gold stress test.",
+        ),
+    ] = False,
+    strict_bounds: Annotated[
+        bool,
+        typer.Option(
+            "--strict-bounds",
+            help="Reject spans that end past the text instead of clipping them "
+            "(clipping prints a warning on stderr).",
+        ),
+    ] = False,
 ) -> None:
     """Leave-one-annotator-out agreement: each annotator against the others.
 

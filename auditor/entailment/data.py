@@ -25,35 +25,74 @@ LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 ENTAILMENT, NEUTRAL, CONTRADICTION = 0, 1, 2
 
 LABEL_MAPPING: dict[str, dict[str, str]] = {
-    "esnli_snli": {"entailment": "entailment", "neutral": "neutral",
-                   "contradiction": "contradiction", "split": "dev -> train, test -> eval"},
-    "taxinli_mnli": {"entailment": "entailment", "neutral": "neutral",
-                     "contradiction": "contradiction", "split": "hash of pairID, 10% eval"},
-    "sick": {"ENTAILMENT": "entailment", "NEUTRAL": "neutral", "CONTRADICTION": "contradiction",
-             "split": "train + trial -> train, test -> eval"},
-    "fever_nli_dev": {"entailment (SUPPORTS)": "entailment",
-                      "not_entailment (REFUTES)": "contradiction",
-                      "claim + BM25-related premise of another claim": "neutral",
-                      "split": "hash of claim, 10% eval"},
-    "climate_fever": {"SUPPORTS": "entailment", "NOT_ENOUGH_INFO": "neutral",
-                      "REFUTES": "contradiction", "split": "hash of claim_id, 15% eval"},
-    "covidfact": {"entailment": "entailment", "not_entailment (REFUTED)": "contradiction",
-                  "split": "RTE train -> train, RTE dev -> eval"},
-    "healthver": {"Supports": "entailment", "Neutral": "neutral", "Refutes": "contradiction",
-                  "split": "hash of claim, 15% eval (dev file only; test is held back)"},
-    "scifact_rte": {"entailment": "entailment", "not_entailment (CONTRADICT)": "contradiction",
-                    "split": "train -> train, dev -> eval"},
-    "fm2": {"SUPPORTS": "entailment", "REFUTES": "contradiction",
-            "claim + non-gold retrieved sentence of the same page": "neutral",
-            "split": "hash of id, 20% eval (dev file only; test is held back)"},
-    "rte_glue": {"entailment": "entailment", "not_entailment": "not entailment (binary eval only)",
-                 "split": "resplit_test -> eval only (binary)"},
+    "esnli_snli": {
+        "entailment": "entailment",
+        "neutral": "neutral",
+        "contradiction": "contradiction",
+        "split": "dev -> train, test -> eval",
+    },
+    "taxinli_mnli": {
+        "entailment": "entailment",
+        "neutral": "neutral",
+        "contradiction": "contradiction",
+        "split": "hash of pairID, 10% eval",
+    },
+    "sick": {
+        "ENTAILMENT": "entailment",
+        "NEUTRAL": "neutral",
+        "CONTRADICTION": "contradiction",
+        "split": "train + trial -> train, test -> eval",
+    },
+    "fever_nli_dev": {
+        "entailment (SUPPORTS)": "entailment",
+        "not_entailment (REFUTES)": "contradiction",
+        "claim + BM25-related premise of another claim": "neutral",
+        "split": "hash of claim, 10% eval",
+    },
+    "climate_fever": {
+        "SUPPORTS": "entailment",
+        "NOT_ENOUGH_INFO": "neutral",
+        "REFUTES": "contradiction",
+        "split": "hash of claim_id, 15% eval",
+    },
+    "covidfact": {
+        "entailment": "entailment",
+        "not_entailment (REFUTED)": "contradiction",
+        "split": "RTE train -> train, RTE dev -> eval",
+    },
+    "healthver": {
+        "Supports": "entailment",
+        "Neutral": "neutral",
+        "Refutes": "contradiction",
+        "split": "hash of claim, 15% eval (dev file only; test is held back)",
+    },
+    "scifact_rte": {
+        "entailment": "entailment",
+        "not_entailment (CONTRADICT)": "contradiction",
+        "split": "train -> train, dev -> eval",
+    },
+    "fm2": {
+        "SUPPORTS": "entailment",
+        "REFUTES": "contradiction",
+        "claim + non-gold retrieved sentence of the same page": "neutral",
+        "split": "hash of id, 20% eval (dev file only; test is held back)",
+    },
+    "rte_glue": {
+        "entailment": "entailment",
+        "not_entailment": "not entailment (binary eval only)",
+        "split": "resplit_test -> eval only (binary)",
+    },
 }
 
 _DETOK = [
-    (re.compile(r"-LRB-"), "("), (re.compile(r"-RRB-"), ")"), (re.compile(r"-LSB-"), "["),
-    (re.compile(r"-RSB-"), "]"), (re.compile(r"``|''"), '"'), (re.compile(r"\( "), "("),
-    (re.compile(r" ([.,;:!?)'%])"), r"\1"), (re.compile(r" n't"), "n't"),
+    (re.compile(r"-LRB-"), "("),
+    (re.compile(r"-RRB-"), ")"),
+    (re.compile(r"-LSB-"), "["),
+    (re.compile(r"-RSB-"), "]"),
+    (re.compile(r"``|''"), '"'),
+    (re.compile(r"\( "), "("),
+    (re.compile(r" ([.,;:!?)'%])"), r"\1"),
+    (re.compile(r" n't"), "n't"),
     (re.compile(r"\s+"), " "),
 ]
 
@@ -95,8 +134,9 @@ def _label(mapping: dict[str, int], value: str, path: Path, line: int, field: st
     try:
         return mapping[value.strip()]
     except KeyError:
-        raise InputError(f"unknown label {value!r}", file=str(path), line=line,
-                         field=field) from None
+        raise InputError(
+            f"unknown label {value!r}", file=str(path), line=line, field=field
+        ) from None
 
 
 _THREE = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
@@ -118,21 +158,30 @@ def load_snli(root: Path) -> list[NLIPair]:
 def load_mnli(root: Path) -> list[NLIPair]:
     """TaxiNLI's MultiNLI subset; 10% of pairIDs held out."""
     path = root / "taxinli_mnli" / "taxinli10k.tsv"
-    return [NLIPair(row["prem"], row["hyp"], _label(_THREE, row["label"], path, i + 2, "label"),
-                    "taxinli_mnli", _hash_split(row["pairID"], 0.10))
-            for i, row in enumerate(_tsv(path))]
+    return [
+        NLIPair(
+            row["prem"],
+            row["hyp"],
+            _label(_THREE, row["label"], path, i + 2, "label"),
+            "taxinli_mnli",
+            _hash_split(row["pairID"], 0.10),
+        )
+        for i, row in enumerate(_tsv(path))
+    ]
 
 
 def load_sick(root: Path) -> list[NLIPair]:
     """SICK: train and trial for training, the annotated test split for evaluation."""
     mapping = {"ENTAILMENT": ENTAILMENT, "NEUTRAL": NEUTRAL, "CONTRADICTION": CONTRADICTION}
     pairs = []
-    for name, split in (("SICK_train.txt", "train"), ("SICK_trial.txt", "train"),
-                        ("SICK_test_annotated.txt", "eval")):
+    for name, split in (
+        ("SICK_train.txt", "train"),
+        ("SICK_trial.txt", "train"),
+        ("SICK_test_annotated.txt", "eval"),
+    ):
         path = root / "sick" / name
         for i, row in enumerate(_tsv(path)):
-            label = _label(mapping, row["entailment_judgment"], path, i + 2,
-                           "entailment_judgment")
+            label = _label(mapping, row["entailment_judgment"], path, i + 2, "entailment_judgment")
             pairs.append(NLIPair(row["sentence_A"], row["sentence_B"], label, "sick", split))
     return pairs
 
@@ -155,19 +204,28 @@ def load_fever(root: Path, *, neutral_rank: int = 3) -> list[NLIPair]:
         gold.setdefault(c, set()).add(p)
     distinct = sorted({p for p in premises})
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(distinct, stopwords="en", show_progress=False),
-                    show_progress=False)
+    retriever.index(
+        bm25s.tokenize(distinct, stopwords="en", show_progress=False), show_progress=False
+    )
     unique_claims = sorted(gold)
     # every third claim gets a neutral pair, so the three classes stay roughly balanced
     chosen = unique_claims[::3]
     k = neutral_rank + 4
-    docs, _ = retriever.retrieve(bm25s.tokenize(chosen, stopwords="en", show_progress=False),
-                                 k=k, show_progress=False)
+    docs, _ = retriever.retrieve(
+        bm25s.tokenize(chosen, stopwords="en", show_progress=False), k=k, show_progress=False
+    )
     for claim, ranked in zip(chosen, docs, strict=True):
         others = [distinct[j] for j in ranked if distinct[j] not in gold[claim]]
         if len(others) >= neutral_rank:
-            pairs.append(NLIPair(others[neutral_rank - 1], claim, NEUTRAL, "fever_nli_dev",
-                                 _hash_split(claim, 0.10)))
+            pairs.append(
+                NLIPair(
+                    others[neutral_rank - 1],
+                    claim,
+                    NEUTRAL,
+                    "fever_nli_dev",
+                    _hash_split(claim, 0.10),
+                )
+            )
     return pairs
 
 
@@ -181,8 +239,9 @@ def load_climate_fever(root: Path) -> list[NLIPair]:
         split = _hash_split(str(record["claim_id"]), 0.15)
         for evidence in record["evidences"]:
             label = _label(mapping, evidence["evidence_label"], path, i + 1, "evidence_label")
-            pairs.append(NLIPair(evidence["evidence"], record["claim"], label, "climate_fever",
-                                 split))
+            pairs.append(
+                NLIPair(evidence["evidence"], record["claim"], label, "climate_fever", split)
+            )
     return pairs
 
 
@@ -206,10 +265,16 @@ def load_healthver(root: Path) -> list[NLIPair]:
     mapping = {"Supports": ENTAILMENT, "Neutral": NEUTRAL, "Refutes": CONTRADICTION}
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    return [NLIPair(row["evidence"], row["claim"], _label(mapping, row["label"], path, i + 2,
-                                                         "label"),
-                    "healthver", _hash_split(row["claim"], 0.15))
-            for i, row in enumerate(rows)]
+    return [
+        NLIPair(
+            row["evidence"],
+            row["claim"],
+            _label(mapping, row["label"], path, i + 2, "label"),
+            "healthver",
+            _hash_split(row["claim"], 0.15),
+        )
+        for i, row in enumerate(rows)
+    ]
 
 
 def load_scifact(root: Path) -> list[NLIPair]:
@@ -245,17 +310,30 @@ def load_rte(root: Path) -> list[NLIPair]:
     """GLUE RTE re-split test file, binary; evaluation only (not_entailment stored as neutral)."""
     path = root / "rte_glue" / "resplit_test.tsv"
     mapping = {"entailment": ENTAILMENT, "not_entailment": NEUTRAL}
-    return [NLIPair(row["sentence1"], row["sentence2"],
-                    _label(mapping, row["label"], path, i + 2, "label"), "rte_glue", "eval",
-                    binary_only=True)
-            for i, row in enumerate(_tsv(path))]
+    return [
+        NLIPair(
+            row["sentence1"],
+            row["sentence2"],
+            _label(mapping, row["label"], path, i + 2, "label"),
+            "rte_glue",
+            "eval",
+            binary_only=True,
+        )
+        for i, row in enumerate(_tsv(path))
+    ]
 
 
 LOADERS: dict[str, Callable[[Path], list[NLIPair]]] = {
-    "esnli_snli": load_snli, "taxinli_mnli": load_mnli, "sick": load_sick,
-    "fever_nli_dev": load_fever, "climate_fever": load_climate_fever,
-    "covidfact": load_covidfact, "healthver": load_healthver, "scifact_rte": load_scifact,
-    "fm2": load_fm2, "rte_glue": load_rte,
+    "esnli_snli": load_snli,
+    "taxinli_mnli": load_mnli,
+    "sick": load_sick,
+    "fever_nli_dev": load_fever,
+    "climate_fever": load_climate_fever,
+    "covidfact": load_covidfact,
+    "healthver": load_healthver,
+    "scifact_rte": load_scifact,
+    "fm2": load_fm2,
+    "rte_glue": load_rte,
 }
 
 
@@ -267,8 +345,9 @@ def load_mix(root: str | Path, sources: list[str] | None = None) -> list[NLIPair
     names = sources or list(LOADERS)
     unknown = [n for n in names if n not in LOADERS]
     if unknown:
-        raise InputError(f"unknown NLI sources {unknown}; known: {sorted(LOADERS)}",
-                         field="sources")
+        raise InputError(
+            f"unknown NLI sources {unknown}; known: {sorted(LOADERS)}", field="sources"
+        )
     pairs: list[NLIPair] = []
     for name in names:
         pairs.extend(LOADERS[name](root))

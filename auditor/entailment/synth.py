@@ -48,51 +48,161 @@ SUMMEDITS_DOMAINS = ("news", "podcast", "sales_call", "sales_email", "samsum")
 #: share of documents held out of training, per source (the project's evaluation sets
 #: hold out half, so the benchmarks have enough held-out items)
 EVAL_SHARE: dict[str, float] = {
-    "wice": 0.5, "faithbench": 0.5, "factcheck": 0.5,
+    "wice": 0.5,
+    "faithbench": 0.5,
+    "factcheck": 0.5,
     **{f"summedits_{d}": 0.5 for d in SUMMEDITS_DOMAINS},
 }
 DEFAULT_EVAL_SHARE = 0.15
 NAMED = ("PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART")
 NUMERIC = ("CARDINAL", "MONEY", "PERCENT", "QUANTITY", "DATE", "TIME", "ORDINAL")
-SAY_VERBS = frozenset({"say", "tell", "announce", "report", "state", "claim", "write",
-                       "confirm", "add", "explain", "note", "argue", "warn", "insist"})
+SAY_VERBS = frozenset(
+    {
+        "say",
+        "tell",
+        "announce",
+        "report",
+        "state",
+        "claim",
+        "write",
+        "confirm",
+        "add",
+        "explain",
+        "note",
+        "argue",
+        "warn",
+        "insist",
+    }
+)
 DROPPABLE = frozenset({"advcl", "appos", "relcl", "parataxis", "npadvmod", "prep"})
 NEGATIONS = frozenset({"not", "n't", "never"})
 _ANTONYM_PAIRS = [
-    ("increase", "decrease"), ("increased", "decreased"), ("increases", "decreases"),
-    ("rise", "fall"), ("rose", "fell"), ("rises", "falls"), ("higher", "lower"),
-    ("more", "fewer"), ("largest", "smallest"), ("larger", "smaller"), ("biggest", "smallest"),
-    ("won", "lost"), ("win", "lose"), ("wins", "loses"), ("before", "after"),
-    ("first", "last"), ("early", "late"), ("earlier", "later"), ("open", "closed"),
-    ("opened", "closed"), ("allowed", "banned"), ("accepted", "rejected"),
-    ("approved", "rejected"), ("began", "ended"), ("start", "end"), ("started", "ended"),
-    ("north", "south"), ("northern", "southern"), ("east", "west"), ("eastern", "western"),
-    ("above", "below"), ("maximum", "minimum"), ("majority", "minority"), ("male", "female"),
-    ("positive", "negative"), ("success", "failure"), ("successful", "unsuccessful"),
-    ("strong", "weak"), ("stronger", "weaker"), ("gained", "lost"), ("profit", "loss"),
-    ("agreed", "refused"), ("joined", "left"), ("inside", "outside"), ("hired", "fired"),
-    ("best", "worst"), ("cheaper", "more expensive"), ("youngest", "oldest"),
-    ("younger", "older"), ("new", "old"), ("public", "private"), ("always", "never"),
-    ("easy", "difficult"), ("legal", "illegal"), ("likely", "unlikely"), ("true", "false"),
-    ("available", "unavailable"), ("increase", "reduction"), ("buy", "sell"),
-    ("bought", "sold"), ("entered", "left"), ("domestic", "foreign"), ("high", "low"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increases", "decreases"),
+    ("rise", "fall"),
+    ("rose", "fell"),
+    ("rises", "falls"),
+    ("higher", "lower"),
+    ("more", "fewer"),
+    ("largest", "smallest"),
+    ("larger", "smaller"),
+    ("biggest", "smallest"),
+    ("won", "lost"),
+    ("win", "lose"),
+    ("wins", "loses"),
+    ("before", "after"),
+    ("first", "last"),
+    ("early", "late"),
+    ("earlier", "later"),
+    ("open", "closed"),
+    ("opened", "closed"),
+    ("allowed", "banned"),
+    ("accepted", "rejected"),
+    ("approved", "rejected"),
+    ("began", "ended"),
+    ("start", "end"),
+    ("started", "ended"),
+    ("north", "south"),
+    ("northern", "southern"),
+    ("east", "west"),
+    ("eastern", "western"),
+    ("above", "below"),
+    ("maximum", "minimum"),
+    ("majority", "minority"),
+    ("male", "female"),
+    ("positive", "negative"),
+    ("success", "failure"),
+    ("successful", "unsuccessful"),
+    ("strong", "weak"),
+    ("stronger", "weaker"),
+    ("gained", "lost"),
+    ("profit", "loss"),
+    ("agreed", "refused"),
+    ("joined", "left"),
+    ("inside", "outside"),
+    ("hired", "fired"),
+    ("best", "worst"),
+    ("cheaper", "more expensive"),
+    ("youngest", "oldest"),
+    ("younger", "older"),
+    ("new", "old"),
+    ("public", "private"),
+    ("always", "never"),
+    ("easy", "difficult"),
+    ("legal", "illegal"),
+    ("likely", "unlikely"),
+    ("true", "false"),
+    ("available", "unavailable"),
+    ("increase", "reduction"),
+    ("buy", "sell"),
+    ("bought", "sold"),
+    ("entered", "left"),
+    ("domestic", "foreign"),
+    ("high", "low"),
 ]
-ANTONYMS: dict[str, str] = {**{a: b for a, b in _ANTONYM_PAIRS},
-                            **{b: a for a, b in _ANTONYM_PAIRS}}
-UNITS: dict[str, str] = {
-    "million": "billion", "billion": "million", "thousand": "million", "percent": "points",
-    "km": "miles", "kilometres": "miles", "kilometers": "miles", "miles": "kilometres",
-    "metres": "feet", "meters": "feet", "feet": "metres", "minutes": "hours",
-    "hours": "minutes", "days": "weeks", "weeks": "months", "months": "years",
-    "years": "months", "kg": "pounds", "pounds": "kilograms", "dollars": "euros",
-    "euros": "dollars", "Monday": "Friday", "Tuesday": "Sunday", "Wednesday": "Saturday",
-    "Thursday": "Monday", "Friday": "Tuesday", "Saturday": "Wednesday", "Sunday": "Thursday",
-    "January": "July", "February": "August", "March": "September", "April": "October",
-    "May": "November", "June": "December", "July": "January", "August": "February",
-    "September": "March", "October": "April", "November": "May", "December": "June",
+ANTONYMS: dict[str, str] = {
+    **{a: b for a, b in _ANTONYM_PAIRS},
+    **{b: a for a, b in _ANTONYM_PAIRS},
 }
-_WORD_NUMBERS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                 "eleven", "twelve", "twenty", "fifty", "hundred"]
+UNITS: dict[str, str] = {
+    "million": "billion",
+    "billion": "million",
+    "thousand": "million",
+    "percent": "points",
+    "km": "miles",
+    "kilometres": "miles",
+    "kilometers": "miles",
+    "miles": "kilometres",
+    "metres": "feet",
+    "meters": "feet",
+    "feet": "metres",
+    "minutes": "hours",
+    "hours": "minutes",
+    "days": "weeks",
+    "weeks": "months",
+    "months": "years",
+    "years": "months",
+    "kg": "pounds",
+    "pounds": "kilograms",
+    "dollars": "euros",
+    "euros": "dollars",
+    "Monday": "Friday",
+    "Tuesday": "Sunday",
+    "Wednesday": "Saturday",
+    "Thursday": "Monday",
+    "Friday": "Tuesday",
+    "Saturday": "Wednesday",
+    "Sunday": "Thursday",
+    "January": "July",
+    "February": "August",
+    "March": "September",
+    "April": "October",
+    "May": "November",
+    "June": "December",
+    "July": "January",
+    "August": "February",
+    "September": "March",
+    "October": "April",
+    "November": "May",
+    "December": "June",
+}
+_WORD_NUMBERS = [
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "twenty",
+    "fifty",
+    "hundred",
+]
 _DETAIL_TEMPLATES: dict[str, tuple[str, ...]] = {
     "ORG": (", founded by {person},", ", led by {person},", ", owned by {person},"),
     "FAC": (", designed by {person},", ", built by {person},"),
@@ -263,8 +373,12 @@ class _Claim:
         return text
 
     def kept_ents(self) -> list[Any]:
-        return [e for e in self.doc.ents if all(self.keep[i] for i in range(e.start, e.end))
-                and not any(i in self.replace for i in range(e.start, e.end))]
+        return [
+            e
+            for e in self.doc.ents
+            if all(self.keep[i] for i in range(e.start, e.end))
+            and not any(i in self.replace for i in range(e.start, e.end))
+        ]
 
     def set_span(self, start: int, end: int, text: str) -> None:
         self.replace[start] = text
@@ -296,11 +410,13 @@ def compress(doc: Any, rng: np.random.Generator) -> tuple[_Claim, str]:
             continue
         left, right = token.left_edge.i, token.right_edge.i + 1
         sub = doc[left:right]
-        if any(t.lower_ in NEGATIONS or t.dep_ == "neg" for t in sub) or root.i in \
-                range(left, right):
+        if any(t.lower_ in NEGATIONS or t.dep_ == "neg" for t in sub) or root.i in range(
+            left, right
+        ):
             continue
-        if right - left > 0.6 * len(doc) or any(t.lower_ in ("only", "except", "without")
-                                               for t in sub):
+        if right - left > 0.6 * len(doc) or any(
+            t.lower_ in ("only", "except", "without") for t in sub
+        ):
             continue
         options.append((left, right))
     for i, token in enumerate(doc):  # parentheses
@@ -312,18 +428,21 @@ def compress(doc: Any, rng: np.random.Generator) -> tuple[_Claim, str]:
     fronted = _fronted_adjunct(doc, root)
     if fronted is not None and rng.random() < 0.5:
         start, end = fronted
-        claim.keep[start:end + 1] = [False] * (end + 1 - start)
+        claim.keep[start : end + 1] = [False] * (end + 1 - start)
         moved = doc[start:end].text
         last = len(doc) - 1 if doc[-1].is_punct else len(doc)
         if last < len(doc):
-            claim.replace[last] = " " + moved[0].lower() + moved[1:] + doc[last].text \
-                if not doc[start].ent_type_ else " " + moved + doc[last].text
+            claim.replace[last] = (
+                " " + moved[0].lower() + moved[1:] + doc[last].text
+                if not doc[start].ent_type_
+                else " " + moved + doc[last].text
+            )
         else:
             claim.prefix = ""
         rules.append("reorder")
         options = [o for o in options if o[1] <= start or o[0] >= end + 1]
     if options:
-        picks = rng.permutation(len(options))[:int(rng.integers(1, 3))]
+        picks = rng.permutation(len(options))[: int(rng.integers(1, 3))]
         for k in picks:
             left, right = options[int(k)]
             if sum(claim.keep) - (right - left) < 6:
@@ -345,14 +464,18 @@ def _fronted_adjunct(doc: Any, root: Any) -> tuple[int, int] | None:
     return None
 
 
-def contradict(claim: _Claim, pool: dict[str, list[str]], rng: np.random.Generator
-               ) -> tuple[_Claim, str] | None:
+def contradict(
+    claim: _Claim, pool: dict[str, list[str]], rng: np.random.Generator
+) -> tuple[_Claim, str] | None:
     """One edit that makes ``claim`` false against its document (see the module
     docstring); ``pool`` holds the document's entities by type. ``None`` when no edit
     applies."""
     edits: list[Callable[[], tuple[_Claim, str] | None]] = [
-        lambda: _swap_entity(claim, pool, rng), lambda: _change_number(claim, rng),
-        lambda: _negate(claim), lambda: _antonym(claim), lambda: _swap_roles(claim),
+        lambda: _swap_entity(claim, pool, rng),
+        lambda: _change_number(claim, rng),
+        lambda: _negate(claim),
+        lambda: _antonym(claim),
+        lambda: _swap_roles(claim),
         lambda: _change_unit(claim),
     ]
     weights = np.array([3.0, 3.0, 1.0, 2.0, 2.0, 2.0])  # negation fits almost every claim
@@ -364,14 +487,18 @@ def contradict(claim: _Claim, pool: dict[str, list[str]], rng: np.random.Generat
     return None
 
 
-def _swap_entity(claim: _Claim, pool: dict[str, list[str]], rng: np.random.Generator
-                 ) -> tuple[_Claim, str] | None:
+def _swap_entity(
+    claim: _Claim, pool: dict[str, list[str]], rng: np.random.Generator
+) -> tuple[_Claim, str] | None:
     ents = [e for e in claim.kept_ents() if e.label_ in NAMED]
     if not ents:
         return None
     ent = ents[int(rng.integers(len(ents)))]
-    others = [o for o in pool.get(ent.label_, []) if o.lower() not in claim.doc.text.lower()
-              and ent.text.lower() not in o.lower()]
+    others = [
+        o
+        for o in pool.get(ent.label_, [])
+        if o.lower() not in claim.doc.text.lower() and ent.text.lower() not in o.lower()
+    ]
     if not others:
         return None
     new = claim.copy()
@@ -406,8 +533,14 @@ def _new_number(text: str, rng: np.random.Generator) -> str | None:
 
 
 def _change_number(claim: _Claim, rng: np.random.Generator) -> tuple[_Claim, str] | None:
-    candidates = [t for t in claim.doc if claim.keep[t.i] and t.i not in claim.replace
-                  and (t.like_num or _DIGITS.search(t.text)) and t.ent_type_ in NUMERIC]
+    candidates = [
+        t
+        for t in claim.doc
+        if claim.keep[t.i]
+        and t.i not in claim.replace
+        and (t.like_num or _DIGITS.search(t.text))
+        and t.ent_type_ in NUMERIC
+    ]
     if not candidates:
         return None
     token = candidates[int(rng.integers(len(candidates)))]
@@ -421,9 +554,12 @@ def _change_number(claim: _Claim, rng: np.random.Generator) -> tuple[_Claim, str
 
 def _change_unit(claim: _Claim) -> tuple[_Claim, str] | None:
     for token in claim.doc:
-        if claim.keep[token.i] and token.i not in claim.replace and token.text in UNITS \
-                and (token.text[0].isupper()
-                     or (token.i > 0 and claim.doc[token.i - 1].like_num)):
+        if (
+            claim.keep[token.i]
+            and token.i not in claim.replace
+            and token.text in UNITS
+            and (token.text[0].isupper() or (token.i > 0 and claim.doc[token.i - 1].like_num))
+        ):
             edited = claim.copy()
             edited.replace[token.i] = UNITS[token.text]
             return edited, "unit_change"
@@ -442,7 +578,8 @@ def _negate(claim: _Claim) -> tuple[_Claim, str] | None:
             if token.text == "n't" and token.i > 0:  # "didn't" -> "did"
                 prev = doc[token.i - 1]
                 edited.replace[prev.i] = {"ca": "can", "wo": "will", "sha": "shall"}.get(
-                    prev.text.lower(), prev.text) + " "
+                    prev.text.lower(), prev.text
+                ) + " "
             return edited, "negation_removed"
     aux = [t for t in root.children if t.dep_ in ("aux", "auxpass") and claim.keep[t.i]]
     if aux:
@@ -460,8 +597,12 @@ def _negate(claim: _Claim) -> tuple[_Claim, str] | None:
 
 def _antonym(claim: _Claim) -> tuple[_Claim, str] | None:
     for token in claim.doc:
-        if claim.keep[token.i] and token.i not in claim.replace and token.lower_ in ANTONYMS \
-                and not token.ent_type_:
+        if (
+            claim.keep[token.i]
+            and token.i not in claim.replace
+            and token.lower_ in ANTONYMS
+            and not token.ent_type_
+        ):
             new = ANTONYMS[token.lower_]
             edited = claim.copy()
             edited.replace[token.i] = new.capitalize() if token.text[0].isupper() else new
@@ -479,8 +620,9 @@ def _swap_roles(claim: _Claim) -> tuple[_Claim, str] | None:
     if subj is None or obj is None or subj.pos_ == "PRON" or obj.pos_ == "PRON":
         return None
     spans = [(subj.left_edge.i, subj.right_edge.i + 1), (obj.left_edge.i, obj.right_edge.i + 1)]
-    if any(e - s > 6 for s, e in spans) or not all(claim.keep[i] for s, e in spans
-                                                    for i in range(s, e)):
+    if any(e - s > 6 for s, e in spans) or not all(
+        claim.keep[i] for s, e in spans for i in range(s, e)
+    ):
         return None
     if not (subj.pos_ == "PROPN" or obj.pos_ == "PROPN"):
         return None
@@ -489,17 +631,16 @@ def _swap_roles(claim: _Claim) -> tuple[_Claim, str] | None:
     if text1.lower() == text2.lower():
         return None
     edited = claim.copy()
-    first = text2 if doc[s2].ent_type_ or doc[s2].pos_ == "PROPN" else text2[0].upper() + \
-        text2[1:]
-    second = text1 if doc[s1].ent_type_ or doc[s1].pos_ == "PROPN" else text1[0].lower() + \
-        text1[1:]
+    first = text2 if doc[s2].ent_type_ or doc[s2].pos_ == "PROPN" else text2[0].upper() + text2[1:]
+    second = text1 if doc[s1].ent_type_ or doc[s1].pos_ == "PROPN" else text1[0].lower() + text1[1:]
     edited.set_span(s1, e1, first)
     edited.set_span(s2, e2, second)
     return edited, "subject_object_swap"
 
 
-def add_detail(claim: _Claim, premise: str, names: dict[str, list[str]],
-               rng: np.random.Generator) -> tuple[_Claim, str] | None:
+def add_detail(
+    claim: _Claim, premise: str, names: dict[str, list[str]], rng: np.random.Generator
+) -> tuple[_Claim, str] | None:
     """The claim with a detail the premise never states, attached to one of its named
     entities ("X, designed by Y,"); names come from other documents and do not occur in
     the premise. ``None`` when no entity takes a template."""
@@ -514,8 +655,9 @@ def add_detail(claim: _Claim, premise: str, names: dict[str, list[str]],
     places = [n for n in names.get("GPE", []) if n.lower() not in lowered]
     if not people or not places:
         return None
-    detail = template.format(person=people[int(rng.integers(len(people)))],
-                             place=places[int(rng.integers(len(places)))])
+    detail = template.format(
+        person=people[int(rng.integers(len(people)))], place=places[int(rng.integers(len(places)))]
+    )
     last = ent.end - 1
     following = claim.doc[ent.end].text if ent.end < len(claim.doc) else ""
     if following in (",", ".", ";") or ent.end >= len(claim.doc):
@@ -528,13 +670,14 @@ def add_detail(claim: _Claim, premise: str, names: dict[str, list[str]],
 # --- premises and the generator ------------------------------------------------------------
 
 
-def _window(sents: Sequence[str], targets: Sequence[int], rng: np.random.Generator,
-            max_words: int) -> tuple[int, int] | None:
+def _window(
+    sents: Sequence[str], targets: Sequence[int], rng: np.random.Generator, max_words: int
+) -> tuple[int, int] | None:
     """[start, end) of 3-12 consecutive sentences containing every target index, at most
     ``max_words`` words; ``None`` when that is impossible."""
     lo, hi = min(targets), max(targets) + 1
     size = int(rng.integers(3, 13))
-    start = max(0, lo - int(rng.integers(0, max(1, size - (hi - lo)) )))
+    start = max(0, lo - int(rng.integers(0, max(1, size - (hi - lo)))))
     end = max(hi, min(len(sents), start + size))
     words = [len(s.split()) for s in sents]
     while sum(words[start:end]) > max_words and end - start > 3:
@@ -545,9 +688,9 @@ def _window(sents: Sequence[str], targets: Sequence[int], rng: np.random.Generat
         else:
             break
     while end - start < 3:
-        if start > 0 and sum(words[start - 1:end]) <= max_words:
+        if start > 0 and sum(words[start - 1 : end]) <= max_words:
             start -= 1
-        elif end < len(sents) and sum(words[start:end + 1]) <= max_words:
+        elif end < len(sents) and sum(words[start : end + 1]) <= max_words:
             end += 1
         else:
             return None
@@ -569,8 +712,12 @@ class GenerateConfig:
     outside_neutral_share: float = 0.4
 
 
-def generate(docs: Sequence[SourceDoc], parse: Parser, rng: np.random.Generator,
-             config: GenerateConfig | None = None) -> list[SynthPair]:
+def generate(
+    docs: Sequence[SourceDoc],
+    parse: Parser,
+    rng: np.random.Generator,
+    config: GenerateConfig | None = None,
+) -> list[SynthPair]:
     """Entailment, contradiction and neutral pairs for every document (see the module
     docstring). ``parse`` is a spaCy pipeline's batch call (texts -> Docs); each chosen
     target sentence is parsed once."""
@@ -581,10 +728,16 @@ def generate(docs: Sequence[SourceDoc], parse: Parser, rng: np.random.Generator,
         eligible = [i for i, s in enumerate(doc.sentences) if 6 <= len(s.split()) <= 45]
         if not eligible:
             continue
-        budget = config.train_targets_per_source if doc.split == "train" \
+        budget = (
+            config.train_targets_per_source
+            if doc.split == "train"
             else config.eval_targets_per_source
-        per_doc = config.targets_per_doc if budget is None else \
-            -(-budget // n_docs[(doc.source, doc.split)])
+        )
+        per_doc = (
+            config.targets_per_doc
+            if budget is None
+            else -(-budget // n_docs[(doc.source, doc.split)])
+        )
         picks = rng.permutation(len(eligible))[:per_doc]
         for k in picks:
             t = eligible[int(k)]
@@ -616,7 +769,7 @@ def generate(docs: Sequence[SourceDoc], parse: Parser, rng: np.random.Generator,
         span = _window(doc.sentences, group, rng, config.max_premise_words)
         if span is None:
             continue
-        premise = " ".join(doc.sentences[span[0]:span[1]])
+        premise = " ".join(doc.sentences[span[0] : span[1]])
         claims = [compress(p, rng) for p in parsed_group]
         base, rule = claims[0]
         if len(claims) == 2:
@@ -643,8 +796,10 @@ def generate(docs: Sequence[SourceDoc], parse: Parser, rng: np.random.Generator,
                 neutral = (detail[0].text(), detail[1], premise)
         if neutral is not None:
             made.append((neutral[0], NEUTRAL, neutral[1], neutral[2]))
-        out.extend(SynthPair(context, text, label, doc.source, why, key, doc.split)
-                   for text, label, why, context in made)
+        out.extend(
+            SynthPair(context, text, label, doc.source, why, key, doc.split)
+            for text, label, why, context in made
+        )
     return out
 
 
@@ -656,12 +811,14 @@ def _join(first: str, second: _Claim) -> str:
     return first.rstrip(".") + ", and " + text
 
 
-def _outside(doc: SourceDoc, span: tuple[int, int], group: list[int], premise: str,
-             parsed: Any) -> tuple[str, str, str] | None:
+def _outside(
+    doc: SourceDoc, span: tuple[int, int], group: list[int], premise: str, parsed: Any
+) -> tuple[str, str, str] | None:
     """The target sentence as a claim against the window without it, when the rest of
     the window lacks one of its names or numbers (so the premise cannot support it)."""
-    rest = [s for i, s in enumerate(doc.sentences[span[0]:span[1]], start=span[0])
-            if i not in group]
+    rest = [
+        s for i, s in enumerate(doc.sentences[span[0] : span[1]], start=span[0]) if i not in group
+    ]
     if len(rest) < 3:
         return None
     context = " ".join(rest).lower()
@@ -688,9 +845,11 @@ def summarize(pairs: Sequence[SynthPair]) -> dict[str, Any]:
     for p in pairs:
         by_source[f"{p.source}/{p.split}"][LABELS[p.label]] += 1
         rules[f"{LABELS[p.label]}:{p.rule}"] += 1
-    return {"n": len(pairs), "per_source": {k: dict(sorted(v.items()))
-                                            for k, v in sorted(by_source.items())},
-            "rules": dict(sorted(rules.items()))}
+    return {
+        "n": len(pairs),
+        "per_source": {k: dict(sorted(v.items())) for k, v in sorted(by_source.items())},
+        "rules": dict(sorted(rules.items())),
+    }
 
 
 def write_pairs(pairs: Sequence[SynthPair], path: str | Path) -> None:
@@ -711,11 +870,11 @@ def read_pairs(path: str | Path) -> list[SynthPair]:
         except TypeError as exc:
             raise InputError(f"bad pair: {exc}", file=str(path), line=i + 1) from None
         if pair.label not in (ENTAILMENT, NEUTRAL, CONTRADICTION):
-            raise InputError(f"label {pair.label!r} not in 0..2", file=str(path), line=i + 1,
-                             field="label")
+            raise InputError(
+                f"label {pair.label!r} not in 0..2", file=str(path), line=i + 1, field="label"
+            )
         if pair.split not in ("train", "eval"):
-            raise InputError(f"split {pair.split!r}", file=str(path), line=i + 1,
-                             field="split")
+            raise InputError(f"split {pair.split!r}", file=str(path), line=i + 1, field="split")
         out.append(pair)
     return out
 
@@ -745,8 +904,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-docs-per-source", type=int, default=None)
     parser.add_argument("--train-targets-per-source", type=int, default=None)
     parser.add_argument("--eval-targets-per-source", type=int, default=None)
-    parser.add_argument("--keep-negation", type=float, default=1.0,
-                        help="share of negation_added contradictions to keep (thin)")
+    parser.add_argument(
+        "--keep-negation",
+        type=float,
+        default=1.0,
+        help="share of negation_added contradictions to keep (thin)",
+    )
     args = parser.parse_args(argv)
     start = time.time()
     rng = np.random.default_rng(args.seed)
@@ -758,19 +921,26 @@ def main(argv: list[str] | None = None) -> int:
         docs = []
         for source in sorted(by):
             items = by[source]
-            keep = sorted(rng.permutation(len(items))[:args.max_docs_per_source])
+            keep = sorted(rng.permutation(len(items))[: args.max_docs_per_source])
             docs.extend(items[int(i)] for i in keep)
-    pairs = generate(docs, spacy_parser(), rng,
-                     GenerateConfig(targets_per_doc=args.targets_per_doc,
-                                    train_targets_per_source=args.train_targets_per_source,
-                                    eval_targets_per_source=args.eval_targets_per_source))
+    pairs = generate(
+        docs,
+        spacy_parser(),
+        rng,
+        GenerateConfig(
+            targets_per_doc=args.targets_per_doc,
+            train_targets_per_source=args.train_targets_per_source,
+            eval_targets_per_source=args.eval_targets_per_source,
+        ),
+    )
     if args.keep_negation < 1.0:
         pairs = thin(pairs, "negation_added", args.keep_negation, args.seed)
     write_pairs(pairs, args.out)
     summary = summarize(pairs)
     summary.update(seed=args.seed, documents=len(docs), seconds=round(time.time() - start, 1))
-    Path(str(args.out) + ".summary.json").write_text(json.dumps(summary, indent=1) + "\n",
-                                                     encoding="utf-8")
+    Path(str(args.out) + ".summary.json").write_text(
+        json.dumps(summary, indent=1) + "\n", encoding="utf-8"
+    )
     print(json.dumps(summary, indent=1))
     return 0
 

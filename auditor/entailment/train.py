@@ -41,10 +41,19 @@ class TrainConfig:
     max_length: int = MAX_LENGTH
     threads: int = 2
     # per-source cap on training pairs (None = all); keeps the run inside an hour on 2 cores
-    max_per_source: dict[str, int] = field(default_factory=lambda: {
-        "esnli_snli": 10000, "taxinli_mnli": 10000, "sick": 5000, "fever_nli_dev": 10000,
-        "climate_fever": 7000, "covidfact": 3300, "healthver": 1700, "scifact_rte": 600,
-        "fm2": 1900})
+    max_per_source: dict[str, int] = field(
+        default_factory=lambda: {
+            "esnli_snli": 10000,
+            "taxinli_mnli": 10000,
+            "sick": 5000,
+            "fever_nli_dev": 10000,
+            "climate_fever": 7000,
+            "covidfact": 3300,
+            "healthver": 1700,
+            "scifact_rte": 600,
+            "fm2": 1900,
+        }
+    )
     eval_per_source: int = 1000
     sources: list[str] | None = None  # None = every loader in auditor.entailment.data
     # continue from a trained weights folder (e.g. the shipped weights) instead of the
@@ -62,8 +71,9 @@ class TrainConfig:
     freeze_layers: int = 0
 
 
-def _sample(pairs: Sequence[NLIPair], cap: dict[str, int] | None,
-            rng: np.random.Generator) -> list[NLIPair]:
+def _sample(
+    pairs: Sequence[NLIPair], cap: dict[str, int] | None, rng: np.random.Generator
+) -> list[NLIPair]:
     by_source: dict[str, list[NLIPair]] = {}
     for pair in pairs:
         by_source.setdefault(pair.source, []).append(pair)
@@ -82,14 +92,15 @@ def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> 
     chunk = batch_size * 50
     batches: list[np.ndarray] = []
     for start in range(0, len(order), chunk):
-        part = order[start:start + chunk]
+        part = order[start : start + chunk]
         part = part[np.argsort(lengths[part], kind="stable")]
-        batches.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+        batches.extend(part[i : i + batch_size] for i in range(0, len(part), batch_size))
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def evaluate(predict: Callable[[list[str], list[str]], np.ndarray],
-             pairs: Sequence[NLIPair]) -> dict[str, dict[str, float]]:
+def evaluate(
+    predict: Callable[[list[str], list[str]], np.ndarray], pairs: Sequence[NLIPair]
+) -> dict[str, dict[str, float]]:
     """Accuracy and balanced accuracy, three-way and binary (entailment vs not), per source."""
     from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
@@ -101,9 +112,11 @@ def evaluate(predict: Callable[[list[str], list[str]], np.ndarray],
         y = np.array([p.label for p in items])
         pred = probs.argmax(axis=1)
         y_bin, pred_bin = y == 0, pred == 0
-        row = {"n": float(len(items)),
-               "binary_accuracy": float(accuracy_score(y_bin, pred_bin)),
-               "binary_balanced_accuracy": float(balanced_accuracy_score(y_bin, pred_bin))}
+        row = {
+            "n": float(len(items)),
+            "binary_accuracy": float(accuracy_score(y_bin, pred_bin)),
+            "binary_balanced_accuracy": float(balanced_accuracy_score(y_bin, pred_bin)),
+        }
         if not items[0].binary_only:
             row["accuracy"] = float(accuracy_score(y, pred))
             row["balanced_accuracy"] = float(balanced_accuracy_score(y, pred))
@@ -111,8 +124,13 @@ def evaluate(predict: Callable[[list[str], list[str]], np.ndarray],
     return results
 
 
-def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainConfig | None = None,
-                     *, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def train_entailment(
+    data_dir: str | Path,
+    out_dir: str | Path,
+    config: TrainConfig | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Train, evaluate and write the weights folder; returns the training record."""
     import torch
     from safetensors.torch import save_file
@@ -129,23 +147,34 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
     torch.set_num_threads(config.threads)
 
     pairs = load_mix(data_dir, config.sources)
-    train = _sample([p for p in pairs if p.split == "train" and not p.binary_only],
-                    config.max_per_source, rng)
-    held_out = _sample([p for p in pairs if p.split == "eval"],
-                       {s: config.eval_per_source for s in LABEL_MAPPING}, rng)
+    train = _sample(
+        [p for p in pairs if p.split == "train" and not p.binary_only], config.max_per_source, rng
+    )
+    held_out = _sample(
+        [p for p in pairs if p.split == "eval"],
+        {s: config.eval_per_source for s in LABEL_MAPPING},
+        rng,
+    )
     synth_summary: dict[str, Any] | None = None
     if config.synth_path:
         from auditor.entailment.synth import read_pairs, summarize
 
         synth = read_pairs(config.synth_path)
-        as_nli = [NLIPair(p.premise, p.hypothesis, p.label, f"synth_{p.source}", p.split)
-                  for p in synth]
+        as_nli = [
+            NLIPair(p.premise, p.hypothesis, p.label, f"synth_{p.source}", p.split) for p in synth
+        ]
         names = {p.source for p in as_nli}
-        train_cap = None if config.synth_max_per_source is None else \
-            {s: config.synth_max_per_source for s in names}
+        train_cap = (
+            None
+            if config.synth_max_per_source is None
+            else {s: config.synth_max_per_source for s in names}
+        )
         train += _sample([p for p in as_nli if p.split == "train"], train_cap, rng)
-        held_out += _sample([p for p in as_nli if p.split == "eval"],
-                            {s: config.synth_eval_per_source for s in names}, rng)
+        held_out += _sample(
+            [p for p in as_nli if p.split == "eval"],
+            {s: config.synth_eval_per_source for s in names},
+            rng,
+        )
         synth_summary = summarize(synth)
         synth_summary["file_sha256"] = sha256_bytes(Path(config.synth_path).read_bytes())
     say(f"{len(train)} training pairs, {len(held_out)} held-out pairs")
@@ -162,8 +191,11 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
         model.load_state_dict(init.model.state_dict())
     else:
         model = AutoModelForSequenceClassification.from_pretrained(
-            base, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
-            label2id={name: i for i, name in enumerate(LABELS)})
+            base,
+            num_labels=len(LABELS),
+            id2label=dict(enumerate(LABELS)),
+            label2id={name: i for i, name in enumerate(LABELS)},
+        )
     lengths = np.array([len(p.premise) + len(p.hypothesis) for p in train])
     labels = torch.tensor([p.label for p in train])
     steps_per_epoch = int(np.ceil(len(train) / config.batch_size))
@@ -177,9 +209,13 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
             param.requires_grad_(False)
             continue
         (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(param)
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}],
-                                  lr=config.learning_rate)
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": config.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
+        lr=config.learning_rate,
+    )
     budget = config.time_budget_s
     train_started = time.time()
 
@@ -205,10 +241,14 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
             if stop_file.exists():
                 stopped_by = "STOP file"
                 break
-            batch = tokenizer([train[i].premise for i in batch_idx],
-                              [train[i].hypothesis for i in batch_idx],
-                              truncation="only_first", max_length=config.max_length,
-                              padding=True, return_tensors="pt")
+            batch = tokenizer(
+                [train[i].premise for i in batch_idx],
+                [train[i].hypothesis for i in batch_idx],
+                truncation="only_first",
+                max_length=config.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             loss = model(**batch, labels=labels[batch_idx]).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -219,14 +259,23 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
             step += 1
             if step % 50 == 0 or step == total_steps:
                 rate = step * config.batch_size / (time.time() - train_started)
-                say(f"step {step}/{total_steps} loss {np.mean(losses[-50:]):.3f} "
-                    f"({rate:.1f} pairs/s, lr {scheduler.get_last_lr()[0]:.2e})")
+                say(
+                    f"step {step}/{total_steps} loss {np.mean(losses[-50:]):.3f} "
+                    f"({rate:.1f} pairs/s, lr {scheduler.get_last_lr()[0]:.2e})"
+                )
             if time.time() - last_checkpoint >= config.checkpoint_every_s:
                 _save(model, out / "checkpoint", save_file, torch)
-                (out / "checkpoint" / "progress.json").write_text(json.dumps(
-                    {"step": step, "train_seconds": round(time.time() - train_started, 1),
-                     "loss_last_200": float(np.mean(losses[-200:]))}) + "\n",
-                    encoding="utf-8")
+                (out / "checkpoint" / "progress.json").write_text(
+                    json.dumps(
+                        {
+                            "step": step,
+                            "train_seconds": round(time.time() - train_started, 1),
+                            "loss_last_200": float(np.mean(losses[-200:])),
+                        }
+                    )
+                    + "\n",
+                    encoding="utf-8",
+                )
                 say(f"checkpoint at step {step}")
                 last_checkpoint = time.time()
     train_seconds = time.time() - train_started
@@ -259,19 +308,25 @@ def train_entailment(data_dir: str | Path, out_dir: str | Path, config: TrainCon
         "wall_seconds": round(time.time() - started, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "held_out": held_out_metrics,
-        "machine": {"python": platform.python_version(), "torch": torch.__version__,
-                    "threads": config.threads, "processor": platform.machine()},
+        "machine": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "threads": config.threads,
+            "processor": platform.machine(),
+        },
     }
-    (out / "training_record.json").write_text(json.dumps(record, indent=2) + "\n",
-                                              encoding="utf-8")
+    (out / "training_record.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
 
 
 def _save(model: Any, folder: Path, save_file: Any, torch: Any) -> str:
     """fp16 safetensors + config + SHA256 into ``folder``; returns the weights digest."""
     folder.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items()
-             if not k.endswith("position_ids")}
+    state = {
+        k: v.detach().to(torch.float16).contiguous()
+        for k, v in model.state_dict().items()
+        if not k.endswith("position_ids")
+    }
     save_file(state, str(folder / WEIGHTS_FILE))
     model.config.save_pretrained(str(folder))
     digest = sha256_bytes((folder / WEIGHTS_FILE).read_bytes())
@@ -310,8 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-budget", type=float, default=None, help="seconds")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--lr", type=float, default=6e-5)
-    parser.add_argument("--nli-scale", type=float, default=1.0,
-                        help="multiply the per-source NLI caps by this")
+    parser.add_argument(
+        "--nli-scale", type=float, default=1.0, help="multiply the per-source NLI caps by this"
+    )
     parser.add_argument("--eval-per-source", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
@@ -320,20 +376,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-length", type=int, default=MAX_LENGTH)
     parser.add_argument("--synth-eval-per-source", type=int, default=300)
     args = parser.parse_args(argv)
-    config = TrainConfig(seed=args.seed, epochs=args.epochs, learning_rate=args.lr,
-                         threads=args.threads, init_from=args.init, synth_path=args.synth,
-                         synth_max_per_source=args.synth_max_per_source,
-                         time_budget_s=args.time_budget, eval_per_source=args.eval_per_source,
-                         freeze_layers=args.freeze_layers, max_length=args.max_length,
-                         warmup_share=args.warmup_share,
-                         synth_eval_per_source=args.synth_eval_per_source)
-    config.max_per_source = {k: int(v * args.nli_scale) for k, v in
-                             config.max_per_source.items()}
-    record = train_entailment(args.data, args.out, config,
-                              progress=lambda m: print(time.strftime("%H:%M:%S"), m,
-                                                       file=sys.stderr, flush=True))
-    print(json.dumps({k: record[k] for k in ("steps", "train_seconds", "wall_seconds",
-                                             "peak_rss_mb", "stopped_by")}))
+    config = TrainConfig(
+        seed=args.seed,
+        epochs=args.epochs,
+        learning_rate=args.lr,
+        threads=args.threads,
+        init_from=args.init,
+        synth_path=args.synth,
+        synth_max_per_source=args.synth_max_per_source,
+        time_budget_s=args.time_budget,
+        eval_per_source=args.eval_per_source,
+        freeze_layers=args.freeze_layers,
+        max_length=args.max_length,
+        warmup_share=args.warmup_share,
+        synth_eval_per_source=args.synth_eval_per_source,
+    )
+    config.max_per_source = {k: int(v * args.nli_scale) for k, v in config.max_per_source.items()}
+    record = train_entailment(
+        args.data,
+        args.out,
+        config,
+        progress=lambda m: print(time.strftime("%H:%M:%S"), m, file=sys.stderr, flush=True),
+    )
+    print(
+        json.dumps(
+            {
+                k: record[k]
+                for k in ("steps", "train_seconds", "wall_seconds", "peak_rss_mb", "stopped_by")
+            }
+        )
+    )
     return 0
 
 

@@ -19,7 +19,14 @@ from auditor.errors import InputError
 from auditor.types import Answer, Claim, Component, Span
 
 KINDS: tuple[str, ...] = (
-    "claim", "question", "opinion", "greeting", "refusal", "instruction", "hedge", "meta",
+    "claim",
+    "question",
+    "opinion",
+    "greeting",
+    "refusal",
+    "instruction",
+    "hedge",
+    "meta",
 )
 """Claim kinds: ``claim`` is factual, every other kind is not."""
 
@@ -37,16 +44,22 @@ def clean_text(text: str) -> str:
 
 def claim_id(answer_id: str, spans: Sequence[Span], text: str) -> str:
     """Stable claim id: sha256 of the canonical JSON of answer id, spans and text."""
-    return content_digest({"answer_id": answer_id, "spans": [list(s) for s in spans],
-                           "text": text})
+    return content_digest({"answer_id": answer_id, "spans": [list(s) for s in spans], "text": text})
 
 
-def make_claim(answer_id: str, text: str, spans: Sequence[Span], *, factual: bool,
-               kind: str) -> Claim:
+def make_claim(
+    answer_id: str, text: str, spans: Sequence[Span], *, factual: bool, kind: str
+) -> Claim:
     """Build a :class:`Claim` with its stable id (spans sorted, as tuples)."""
     ordered = tuple(sorted((int(s), int(e)) for s, e in spans))
-    return Claim(id=claim_id(answer_id, ordered, text), answer_id=answer_id, text=text,
-                 spans=ordered, factual=factual, kind=kind)
+    return Claim(
+        id=claim_id(answer_id, ordered, text),
+        answer_id=answer_id,
+        text=text,
+        spans=ordered,
+        factual=factual,
+        kind=kind,
+    )
 
 
 def check_answers(answers: Sequence[Answer]) -> None:
@@ -60,11 +73,11 @@ def check_answers(answers: Sequence[Answer]) -> None:
         for name in ("id", "answer"):
             value = getattr(answer, name)
             if not isinstance(value, str):
-                raise InputError(f"answers[{i}]: expected str, got {type(value).__name__}",
-                                 field=name)
+                raise InputError(
+                    f"answers[{i}]: expected str, got {type(value).__name__}", field=name
+                )
         if _SURROGATE.search(answer.id):
-            raise InputError(f"answers[{i}]: id is not valid Unicode (lone surrogate)",
-                             field="id")
+            raise InputError(f"answers[{i}]: id is not valid Unicode (lone surrogate)", field="id")
 
 
 @dataclass(frozen=True)
@@ -99,14 +112,25 @@ class Extractor(ABC):
     @property
     def digest(self) -> str:
         """Content digest over the class, name, version and configuration."""
-        return content_digest({"class": type(self).__qualname__, "name": self.name,
-                               "version": self.version, "config": self.config()})
+        return content_digest(
+            {
+                "class": type(self).__qualname__,
+                "name": self.name,
+                "version": self.version,
+                "config": self.config(),
+            }
+        )
 
     @property
     def component(self) -> Component:
         """This extractor as a versioned component (``kind="extractor"``) for the ledger."""
-        return Component(kind="extractor", name=self.name, version=self.version,
-                         digest=self.digest, config=self.config())
+        return Component(
+            kind="extractor",
+            name=self.name,
+            version=self.version,
+            digest=self.digest,
+            config=self.config(),
+        )
 
     @abstractmethod
     def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:

@@ -61,16 +61,27 @@ ws        ::= [ \t\n]{0,8}
 
 JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"claims": {"type": "array", "items": {
-        "type": "object",
-        "properties": {
-            "sentences": {"type": "array", "items": {"type": "integer", "minimum": 1},
-                          "minItems": 1},
-            "text": {"type": "string"},
-            "kind": {"type": "string", "enum": list(KINDS)},
-        },
-        "required": ["sentences", "text", "kind"], "additionalProperties": False}}},
-    "required": ["claims"], "additionalProperties": False,
+    "properties": {
+        "claims": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sentences": {
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 1},
+                        "minItems": 1,
+                    },
+                    "text": {"type": "string"},
+                    "kind": {"type": "string", "enum": list(KINDS)},
+                },
+                "required": ["sentences", "text", "kind"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["claims"],
+    "additionalProperties": False,
 }
 """JSON schema of the output (vLLM / OpenAI ``response_format``)."""
 
@@ -105,8 +116,11 @@ def parse_output(text: str, n_sentences: int) -> list[dict[str, Any]]:
         sentences = item.get("sentences", item.get("sentence"))
         if isinstance(sentences, int) and not isinstance(sentences, bool):
             sentences = [sentences]
-        if (not isinstance(sentences, list) or not sentences
-                or not all(isinstance(s, int) and not isinstance(s, bool) for s in sentences)):
+        if (
+            not isinstance(sentences, list)
+            or not sentences
+            or not all(isinstance(s, int) and not isinstance(s, bool) for s in sentences)
+        ):
             raise ValueError(f"claims[{k}].sentences: expected a list of sentence numbers")
         bad = [s for s in sentences if not 1 <= s <= n_sentences]
         if bad:
@@ -117,9 +131,13 @@ def parse_output(text: str, n_sentences: int) -> list[dict[str, Any]]:
         kind = item.get("kind", "claim")
         if kind not in KINDS:
             raise ValueError(f"claims[{k}].kind: unknown kind {kind!r}")
-        claims.append({"sentences": sorted(set(sentences)),
-                       "text": re.sub(r"\s+", " ", clean_text(claim_text)).strip(),
-                       "kind": kind})
+        claims.append(
+            {
+                "sentences": sorted(set(sentences)),
+                "text": re.sub(r"\s+", " ", clean_text(claim_text)).strip(),
+                "kind": kind,
+            }
+        )
     return claims
 
 
@@ -137,28 +155,42 @@ class LLMExtractor(Extractor):
     name = "llm"
     version = "1"
 
-    def __init__(self, *, base_url: str | None = None, model: str | None = None,
-                 api_key_env: str | None = "OPENAI_API_KEY", max_attempts: int = 2,
-                 max_chars: int = 4_000, max_sentences: int = 20,
-                 prompt_path: str | Path | None = None, client: Any = None,
-                 fallback: Extractor | None = None, **llm: Any) -> None:
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        max_attempts: int = 2,
+        max_chars: int = 4_000,
+        max_sentences: int = 20,
+        prompt_path: str | Path | None = None,
+        client: Any = None,
+        fallback: Extractor | None = None,
+        **llm: Any,
+    ) -> None:
         from auditor.llm.client import LLMClient, LLMConfig
 
-        for label, value, low in (("max_attempts", max_attempts, 1),
-                                  ("max_chars", max_chars, 1),
-                                  ("max_sentences", max_sentences, 1)):
+        for label, value, low in (
+            ("max_attempts", max_attempts, 1),
+            ("max_chars", max_chars, 1),
+            ("max_sentences", max_sentences, 1),
+        ):
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"{label}: expected an int >= {low}, got {value!r}")
         if client is None:
             if not base_url:
-                raise ConfigError("llm extractor: 'base_url' is required "
-                                  "(--base-url or AUDITOR_LLM_BASE_URL)")
+                raise ConfigError(
+                    "llm extractor: 'base_url' is required (--base-url or AUDITOR_LLM_BASE_URL)"
+                )
             if not model:
-                raise ConfigError("llm extractor: 'model' is required "
-                                  "(--model or AUDITOR_LLM_MODEL)")
+                raise ConfigError(
+                    "llm extractor: 'model' is required (--model or AUDITOR_LLM_MODEL)"
+                )
             llm.setdefault("max_tokens", 1536)
-            client = LLMClient(LLMConfig(base_url=base_url, model=model,
-                                         api_key_env=api_key_env, **llm))
+            client = LLMClient(
+                LLMConfig(base_url=base_url, model=model, api_key_env=api_key_env, **llm)
+            )
         self.client = client
         self.max_attempts = max_attempts
         self.max_chars = max_chars
@@ -170,24 +202,31 @@ class LLMExtractor(Extractor):
         cfg = self.client.config
         public = cfg.public() if hasattr(cfg, "public") else {}
         public.pop("api_key_env", None)
-        return {"llm": public, "prompt": PROMPT_NAME, "prompt_digest": self.prompt_digest,
-                "grammar_digest": sha256_text(GRAMMAR),
-                "max_attempts": self.max_attempts, "max_chars": self.max_chars,
-                "max_sentences": self.max_sentences,
-                "fallback": {"name": self.fallback.name, "version": self.fallback.version,
-                             "digest": self.fallback.digest}}
+        return {
+            "llm": public,
+            "prompt": PROMPT_NAME,
+            "prompt_digest": self.prompt_digest,
+            "grammar_digest": sha256_text(GRAMMAR),
+            "max_attempts": self.max_attempts,
+            "max_chars": self.max_chars,
+            "max_sentences": self.max_sentences,
+            "fallback": {
+                "name": self.fallback.name,
+                "version": self.fallback.version,
+                "digest": self.fallback.digest,
+            },
+        }
 
     def messages(self, answer: Answer, spans: Sequence[Span]) -> list[dict[str, str]]:
         """The chat messages for one answer whose sentences have ``spans``."""
         text = clean_text(answer.answer)
         lines = [re.sub(r"\s+", " ", text[s:e]) for s, e in spans]
-        numbered = "\n".join(f"[{k}] {fence_safe(line)}" for k, line in
-                             enumerate(lines, start=1))
-        question = fence_safe(re.sub(r"\s+", " ", clean_text(answer.question)).strip()
-                              or "(none)")
+        numbered = "\n".join(f"[{k}] {fence_safe(line)}" for k, line in enumerate(lines, start=1))
+        question = fence_safe(re.sub(r"\s+", " ", clean_text(answer.question)).strip() or "(none)")
         tag = fence_tag({"question": question, "sentences": numbered})
         template = self.user_template.replace(FENCE_OPEN, f"{FENCE_OPEN}-{tag}").replace(
-            FENCE_CLOSE, f"DATA-{tag}>>>")
+            FENCE_CLOSE, f"DATA-{tag}>>>"
+        )
         values = {"question": question, "sentences": numbered}  # one pass: no re-expansion
         user = re.sub(r"\{(question|sentences)\}", lambda m: values[m.group(1)], template)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
@@ -248,24 +287,32 @@ class LLMExtractor(Extractor):
         for _attempt in range(self.max_attempts):
             if not pending:
                 break
-            requests = [Request(
-                messages=self.messages(answers[i], all_spans[i][a:b]), grammar=GRAMMAR,
-                json_schema=JSON_SCHEMA, prompt_digest=self.prompt_digest,
-                validate=functools.partial(parse_output, n_sentences=b - a))
-                for i, a, b in pending]
+            requests = [
+                Request(
+                    messages=self.messages(answers[i], all_spans[i][a:b]),
+                    grammar=GRAMMAR,
+                    json_schema=JSON_SCHEMA,
+                    prompt_digest=self.prompt_digest,
+                    validate=functools.partial(parse_output, n_sentences=b - a),
+                )
+                for i, a, b in pending
+            ]
             done = await self.client.complete_many(requests)
             retry = []
             for (i, a, b), completion in zip(pending, done, strict=True):
                 raw.setdefault(i, []).append(completion.text or "")
-                count = usage.setdefault(i, {"prompt_tokens": 0, "completion_tokens": 0,
-                                             "attempts": 0, "requests": 0})
+                count = usage.setdefault(
+                    i, {"prompt_tokens": 0, "completion_tokens": 0, "attempts": 0, "requests": 0}
+                )
                 count["prompt_tokens"] += completion.prompt_tokens
                 count["completion_tokens"] += completion.completion_tokens
                 count["attempts"] += completion.attempts
                 count["requests"] += 1
                 if completion.error is None:
-                    parsed[(i, a)] = [{**item, "sentences": [k + a for k in item["sentences"]]}
-                                      for item in completion.parsed]
+                    parsed[(i, a)] = [
+                        {**item, "sentences": [k + a for k in item["sentences"]]}
+                        for item in completion.parsed
+                    ]
                 else:
                     last_error[i] = completion.error
                     retry.append((i, a, b))
@@ -274,29 +321,53 @@ class LLMExtractor(Extractor):
             failures[i] = last_error.get(i, "no valid output")
         for i in range(len(answers)):
             if results[i] is None and i not in failures:
-                items = [item for (j, _), chunk in sorted(parsed.items()) if j == i
-                         for item in chunk]
-                results[i] = self._build(answers[i], all_spans[i], items, component,
-                                         "\n".join(raw.get(i, [])), usage.get(i, {}))
+                items = [
+                    item for (j, _), chunk in sorted(parsed.items()) if j == i for item in chunk
+                ]
+                results[i] = self._build(
+                    answers[i],
+                    all_spans[i],
+                    items,
+                    component,
+                    "\n".join(raw.get(i, [])),
+                    usage.get(i, {}),
+                )
         if failures:
             order = sorted(failures)
             fallback = self.fallback.extract_detailed([answers[i] for i in order])
             for i, extraction in zip(order, fallback, strict=True):
-                results[i] = Extraction(answers[i].id, extraction.claims, extraction.extractor,
-                                        fallback=f"{self.name}: {failures[i]}",
-                                        raw="\n".join(raw.get(i, [])), usage=usage.get(i, {}))
+                results[i] = Extraction(
+                    answers[i].id,
+                    extraction.claims,
+                    extraction.extractor,
+                    fallback=f"{self.name}: {failures[i]}",
+                    raw="\n".join(raw.get(i, [])),
+                    usage=usage.get(i, {}),
+                )
         return [r for r in results if r is not None]
 
-    def _build(self, answer: Answer, spans: Sequence[Span], parsed: list[dict[str, Any]],
-               component: Any, raw: str, usage: Mapping[str, int]) -> Extraction:
+    def _build(
+        self,
+        answer: Answer,
+        spans: Sequence[Span],
+        parsed: list[dict[str, Any]],
+        component: Any,
+        raw: str,
+        usage: Mapping[str, int],
+    ) -> Extraction:
         claims: list[Claim] = []
         covered: set[int] = set()
         seen: set[str] = set()
         for item in parsed:
             claim_spans = [spans[k - 1] for k in item["sentences"]]
             covered.update(item["sentences"])
-            claim = make_claim(answer.id, item["text"], claim_spans,
-                               factual=item["kind"] == "claim", kind=item["kind"])
+            claim = make_claim(
+                answer.id,
+                item["text"],
+                claim_spans,
+                factual=item["kind"] == "claim",
+                kind=item["kind"],
+            )
             if claim.id not in seen:
                 seen.add(claim.id)
                 claims.append(claim)
@@ -309,8 +380,11 @@ class LLMExtractor(Extractor):
                 if any(s <= claim.spans[0][0] < e for s, e in lost) and claim.id not in seen:
                     seen.add(claim.id)
                     claims.append(claim)
-            notes = (f"sentences {missing} left out by the model: covered by "
-                     f"{self.fallback.name} claims",)
+            notes = (
+                f"sentences {missing} left out by the model: covered by "
+                f"{self.fallback.name} claims",
+            )
         claims.sort(key=lambda c: (c.spans[0], c.text))
-        return Extraction(answer.id, tuple(claims), component, raw=raw, usage=dict(usage),
-                          notes=notes)
+        return Extraction(
+            answer.id, tuple(claims), component, raw=raw, usage=dict(usage), notes=notes
+        )

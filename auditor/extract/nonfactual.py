@@ -106,14 +106,33 @@ _META = re.compile(
 
 _OPENERS = re.compile(
     r"^(?:(?:so|well|but|and|however|again|also|sadly|regrettably|oh|ah|hmm|yes|no|"
-    r"okay|ok)\b\s*[,!.]?\s+)+", _FLAGS)
+    r"okay|ok)\b\s*[,!.]?\s+)+",
+    _FLAGS,
+)
 
 _LETTER = re.compile(r"[^\W\d_]")
 
 # Adverbs that may open an imperative without changing it: "Then add the eggs."
 _IMPERATIVE_OPENERS = frozenset(
-    {"first", "then", "next", "finally", "also", "now", "simply", "just", "always", "never",
-     "lastly", "second", "third", "afterwards", "alternatively", "additionally"})
+    {
+        "first",
+        "then",
+        "next",
+        "finally",
+        "also",
+        "now",
+        "simply",
+        "just",
+        "always",
+        "never",
+        "lastly",
+        "second",
+        "third",
+        "afterwards",
+        "alternatively",
+        "additionally",
+    }
+)
 
 
 def _normalise(text: str) -> str:
@@ -141,9 +160,13 @@ def classify_text(text: str) -> str | None:
     if norm.endswith("?"):
         return "question"
     norm = norm.rstrip(".!… ") or norm
-    for kind, pattern in (("refusal", _REFUSAL), ("greeting", _GREETING),
-                          ("hedge", _HEDGE), ("opinion", _OPINION),
-                          ("instruction", _INSTRUCTION)):
+    for kind, pattern in (
+        ("refusal", _REFUSAL),
+        ("greeting", _GREETING),
+        ("hedge", _HEDGE),
+        ("opinion", _OPINION),
+        ("instruction", _INSTRUCTION),
+    ):
         if pattern.match(norm):
             return kind
     if _META.match(norm) and not re.search(r"\d", norm):
@@ -157,8 +180,9 @@ def is_imperative(sent: SpacySpan) -> bool:
     root = sent.root
     if root.tag_ != "VB" or root.dep_ != "ROOT":
         return False
-    if any(c.dep_ in {"nsubj", "nsubjpass", "expl", "csubj", "aux", "auxpass"}
-           for c in root.children):
+    if any(
+        c.dep_ in {"nsubj", "nsubjpass", "expl", "csubj", "aux", "auxpass"} for c in root.children
+    ):
         return False
     # The verb must open the sentence (after openers, punctuation, list markers).
     for token in sent:

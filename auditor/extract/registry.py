@@ -33,8 +33,7 @@ def registered_extractors() -> list[str]:
     return _EXTRACTORS.names()
 
 
-def build_extractor(name: str, params: Mapping[str, Any] | None = None,
-                    **kwargs: Any) -> Extractor:
+def build_extractor(name: str, params: Mapping[str, Any] | None = None, **kwargs: Any) -> Extractor:
     """Create an extractor by registered name; parameters as a mapping and/or keywords.
 
     Raises :class:`ConfigError` for an unknown name or bad parameters.

@@ -92,7 +92,7 @@ def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
     jobs: list[tuple[str, tuple[int, Block]]] = []
     for index, text in enumerate(texts):
         for block in segment(text):
-            jobs.append((text[block.start:block.end], (index, block)))
+            jobs.append((text[block.start : block.end], (index, block)))
     out: list[list[_Sentence]] = [[] for _ in answers]
     for doc, (index, block) in nlp.pipe(jobs, as_tuples=True, batch_size=batch_size):
         for sent in _sentences(doc):
@@ -106,12 +106,12 @@ def _sentences(doc: Doc) -> Iterator[SpacySpan]:
         start = sent.start
         for token in sent:
             if token.is_space and "\n" in token.text and token.i > start:
-                piece = doc[start:token.i]
+                piece = doc[start : token.i]
                 if piece.text.strip():
                     yield piece
                 start = token.i + 1
         if start < sent.end:
-            piece = doc[start:sent.end]
+            piece = doc[start : sent.end]
             if piece.text.strip():
                 yield piece
 
@@ -131,8 +131,9 @@ _LEAD_IN = re.compile(
     r"keep in mind|remember)\s+that\s+)+",
     re.IGNORECASE,
 )
-_MIXED = re.compile(r"(?:,|;)\s*(?:but|however|although),?\s+(?P<rest>.{12,})",
-                    re.IGNORECASE | re.DOTALL)
+_MIXED = re.compile(
+    r"(?:,|;)\s*(?:but|however|although),?\s+(?P<rest>.{12,})", re.IGNORECASE | re.DOTALL
+)
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
 _AUX_DEPS = frozenset({"aux", "auxpass", "neg"})
 _SPLIT_MARKS = frozenset({"while", "whereas", "although", "though", "because", "since"})
@@ -142,9 +143,26 @@ _PRONOUNS = {"he": "sg", "she": "sg", "it": "sg", "they": "pl"}
 _POSSESSIVES = {"his": "sg", "her": "sg", "its": "sg", "their": "pl"}
 _NO_DISTRIBUTE_PREPS = frozenset({"between", "among", "amongst"})
 _NO_DISTRIBUTE_NOUNS = frozenset(
-    {"combination", "mix", "mixture", "blend", "pair", "relationship", "ratio",
-     "difference", "interaction", "balance", "merger", "partnership", "collaboration",
-     "intersection", "fusion", "cross", "comparison"})
+    {
+        "combination",
+        "mix",
+        "mixture",
+        "blend",
+        "pair",
+        "relationship",
+        "ratio",
+        "difference",
+        "interaction",
+        "balance",
+        "merger",
+        "partnership",
+        "collaboration",
+        "intersection",
+        "fusion",
+        "cross",
+        "comparison",
+    }
+)
 _COLLECTIVE = frozenset({"both", "all", "together", "each", "respectively", "jointly"})
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "VERB", "ADJ", "ADV", "AUX"})
 _EDGE_PUNCT = frozenset({",", ";", ":", "-", "\u2013", "\u2014", ".", "!", "...", "(", ")"})
@@ -211,20 +229,31 @@ def _split_point(token: Token, region_root: Token) -> str | None:
     if token.i == region_root.i:
         return None
     dep = token.dep_
-    if (dep == "conj" and _verbal(token) and _verbal(token.head)
-            and (token.tag_.startswith("VB") or token.tag_ == "MD")):
+    if (
+        dep == "conj"
+        and _verbal(token)
+        and _verbal(token.head)
+        and (token.tag_.startswith("VB") or token.tag_ == "MD")
+    ):
         return "conj"
     if dep in {"advcl", "parataxis"} and _verbal(token) and _subject(token) is not None:
         marks = [c.lower_ for c in token.children if c.dep_ == "mark"]
         if dep == "parataxis" or (marks and marks[0] in _SPLIT_MARKS):
             return dep
-    if dep == "relcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE
-                              for c in token.children):
+    if dep == "relcl" and any(
+        c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE for c in token.children
+    ):
         return "relcl"
-    if (dep == "appos" and token.pos_ in {"NOUN", "PROPN"} and token.head.pos_ == "PROPN"
-            and token.i > token.head.i and sum(1 for _ in token.subtree) >= 2
-            and token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == ","
-            and token.left_edge.pos_ == "DET"):
+    if (
+        dep == "appos"
+        and token.pos_ in {"NOUN", "PROPN"}
+        and token.head.pos_ == "PROPN"
+        and token.i > token.head.i
+        and sum(1 for _ in token.subtree) >= 2
+        and token.left_edge.i > 0
+        and token.doc[token.left_edge.i - 1].text == ","
+        and token.left_edge.pos_ == "DET"
+    ):
         return "appos"
     return None
 
@@ -301,8 +330,11 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
             if gov_subject is not None and gov_subject.pos_ in {"PROPN", "NOUN"}:
                 unit.local_ref = _referent(doc, gov_subject, gov, excluded)
         elif kind == "relcl":
-            pronoun = next(c for c in head.children
-                           if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE)
+            pronoun = next(
+                c
+                for c in head.children
+                if c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE
+            )
             unit.tokens.discard(pronoun.i)
             ante = _antecedent(head.head)
             unit.tokens |= _np(ante) - excluded - _subtree(head)
@@ -334,33 +366,50 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
     for i in sorted(unit.tokens):
         token = doc[i]
         if token.dep_ == "conj" or token.dep_ not in {
-                "dobj", "attr", "pobj", "nsubj", "nsubjpass", "acomp", "appos", "oprd", "dep"}:
+            "dobj",
+            "attr",
+            "pobj",
+            "nsubj",
+            "nsubjpass",
+            "acomp",
+            "appos",
+            "oprd",
+            "dep",
+        }:
             continue
         if _inside_subject(token, doc[unit.head]):
             continue
         if token.dep_ in {"nsubj", "nsubjpass"} and any(
-                t.lower_ in _COLLECTIVE for t in doc[unit.head].subtree):
+            t.lower_ in _COLLECTIVE for t in doc[unit.head].subtree
+        ):
             continue
         nominal = token.pos_ in {"NOUN", "PROPN", "NUM"}
         if not nominal and token.pos_ != "ADJ":
             continue
         if token.head.lower_ in _NO_DISTRIBUTE_PREPS or _example_list(token):
             continue
-        if (token.dep_ == "pobj" and token.head.head.lower_ in _NO_DISTRIBUTE_NOUNS):
+        if token.dep_ == "pobj" and token.head.head.lower_ in _NO_DISTRIBUTE_NOUNS:
             continue
         members = [token]
         frontier = [token]
         while frontier:
             node = frontier.pop()
             for child in node.children:
-                if (child.dep_ == "conj" and child.i in unit.tokens
-                        and (child.pos_ in {"NOUN", "PROPN", "NUM"}) == nominal
-                        and (nominal or child.pos_ == "ADJ") and _word(child)):
+                if (
+                    child.dep_ == "conj"
+                    and child.i in unit.tokens
+                    and (child.pos_ in {"NOUN", "PROPN", "NUM"}) == nominal
+                    and (nominal or child.pos_ == "ADJ")
+                    and _word(child)
+                ):
                     members.append(child)
                     frontier.append(child)
         ccs = [c for m in members for c in m.children if c.dep_ == "cc"]
-        if (len(members) >= 2 and not any(c.text == "&" for c in ccs)
-                and all(_word(m) for m in members)):
+        if (
+            len(members) >= 2
+            and not any(c.text == "&" for c in ccs)
+            and all(_word(m) for m in members)
+        ):
             found.append(sorted(members, key=lambda t: t.i))
     return found
 
@@ -371,8 +420,7 @@ def _word(token: Token) -> bool:
     if not (token.is_alpha or token.like_num or token.pos_ == "PROPN"):
         return False
     before = token.i > 0 and doc[token.i - 1].text == "-" and not doc[token.i - 1].whitespace_
-    after = (token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
-             and not token.whitespace_)
+    after = token.i + 1 < len(doc) and doc[token.i + 1].text == "-" and not token.whitespace_
     return not (before or after)
 
 
@@ -385,7 +433,8 @@ def _example_list(token: Token) -> bool:
     if head.lower_ != "as":
         return False
     return any(c.lower_ == "such" for c in head.children) or (
-        head.i > 0 and token.doc[head.i - 1].lower_ == "such")
+        head.i > 0 and token.doc[head.i - 1].lower_ == "such"
+    )
 
 
 def _inside_subject(token: Token, head: Token) -> bool:
@@ -425,8 +474,11 @@ def _distribute(doc: Doc, unit: _Unit, limit: int) -> list[_Unit]:
         links = region - set().union(*own.values())
         # links are commas, conjunctions and the nested members; keep material that
         # trails the list but hangs off the first member (e.g. a prepositional phrase)
-        links = {j for j in links if doc[j].dep_ in {"cc", "punct", "preconj", "conj"}
-                 or any(j in own[m] for m in own)}
+        links = {
+            j
+            for j in links
+            if doc[j].dep_ in {"cc", "punct", "preconj", "conj"} or any(j in own[m] for m in own)
+        }
         new: list[_Unit] = []
         for variant in variants:
             if not ids <= variant.tokens:
@@ -434,9 +486,15 @@ def _distribute(doc: Doc, unit: _Unit, limit: int) -> list[_Unit]:
                 continue
             base = variant.tokens - links - set().union(*own.values())
             for member in members:
-                new.append(_Unit(tokens=base | own[member.i], inserts=dict(variant.inserts),
-                                 replace=dict(variant.replace), head=variant.head,
-                                 subject=variant.subject))
+                new.append(
+                    _Unit(
+                        tokens=base | own[member.i],
+                        inserts=dict(variant.inserts),
+                        replace=dict(variant.replace),
+                        head=variant.head,
+                        subject=variant.subject,
+                    )
+                )
         if len(new) > limit:
             break
         variants = new
@@ -447,11 +505,17 @@ def _distribute(doc: Doc, unit: _Unit, limit: int) -> list[_Unit]:
 
 
 def _trim(doc: Doc, indices: list[int]) -> list[int]:
-    while indices and (doc[indices[0]].text in _EDGE_PUNCT or doc[indices[0]].dep_ in {
-            "cc", "mark"} or doc[indices[0]].is_space):
+    while indices and (
+        doc[indices[0]].text in _EDGE_PUNCT
+        or doc[indices[0]].dep_ in {"cc", "mark"}
+        or doc[indices[0]].is_space
+    ):
         indices = indices[1:]
-    while indices and (doc[indices[-1]].text in _EDGE_PUNCT or doc[indices[-1]].dep_ == "cc"
-                       or doc[indices[-1]].is_space):
+    while indices and (
+        doc[indices[-1]].text in _EDGE_PUNCT
+        or doc[indices[-1]].dep_ == "cc"
+        or doc[indices[-1]].is_space
+    ):
         indices = indices[:-1]
     return indices
 
@@ -525,15 +589,36 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         return None
     number = "pl" if _plural(head) or any(c.dep_ == "conj" for c in head.children) else "sg"
     tokens_text = [doc[i] for i in tokens]
-    person_like = (head.pos_ == "PROPN" and len([t for t in tokens_text if t.pos_ == "PROPN"]) in
-                   (2, 3) and all(t.is_title for t in tokens_text if t.pos_ == "PROPN"))
-    return _Referent(text=text, number=number,
-                     person=head.pos_ == "PROPN" or (head.is_title and head.i > head.sent.start),
-                     proper=head.pos_ == "PROPN", person_like=person_like)
+    person_like = (
+        head.pos_ == "PROPN"
+        and len([t for t in tokens_text if t.pos_ == "PROPN"]) in (2, 3)
+        and all(t.is_title for t in tokens_text if t.pos_ == "PROPN")
+    )
+    return _Referent(
+        text=text,
+        number=number,
+        person=head.pos_ == "PROPN" or (head.is_title and head.i > head.sent.start),
+        proper=head.pos_ == "PROPN",
+        person_like=person_like,
+    )
 
 
-_IRREGULAR_PLURALS = frozenset({"people", "children", "men", "women", "data", "media",
-                                "criteria", "mice", "feet", "teeth", "geese", "police"})
+_IRREGULAR_PLURALS = frozenset(
+    {
+        "people",
+        "children",
+        "men",
+        "women",
+        "data",
+        "media",
+        "criteria",
+        "mice",
+        "feet",
+        "teeth",
+        "geese",
+        "police",
+    }
+)
 
 
 def _plural(token: Token) -> bool:
@@ -570,7 +655,8 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
     for child in subject.children:
         if child.dep_ == "poss" and child.lower_ in _POSSESSIVES and child.i in unit.tokens:
             if _agrees(_POSSESSIVES[child.lower_], ref) and not (
-                    child.lower_ in {"his", "her"} and not ref.person):
+                child.lower_ in {"his", "her"} and not ref.person
+            ):
                 unit.replace[child.i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
             return
 
@@ -587,8 +673,9 @@ def _name_label(sent: SpacySpan) -> _Referent | None:
     if not 1 <= len(words) <= 4 or not all(t.pos_ == "PROPN" and t.is_title for t in words):
         return None
     text = " ".join(t.text for t in words)
-    return _Referent(text=text, number="sg", person=True, proper=True,
-                     person_like=len(words) in (2, 3))
+    return _Referent(
+        text=text, number="sg", person=True, proper=True, person_like=len(words) in (2, 3)
+    )
 
 
 def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> None:
@@ -597,9 +684,14 @@ def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> No
     for i in unit.tokens:
         token = doc[i]
         low = token.lower_
-        if (i == skip or token.dep_ != "poss" or low not in _POSSESSIVES
-                or not _agrees(_POSSESSIVES[low], ref) or i in unit.replace
-                or (low in {"his", "her"} and not ref.person)):
+        if (
+            i == skip
+            or token.dep_ != "poss"
+            or low not in _POSSESSIVES
+            or not _agrees(_POSSESSIVES[low], ref)
+            or i in unit.replace
+            or (low in {"his", "her"} and not ref.person)
+        ):
             continue
         if low == "its" and ref.person:
             continue
@@ -618,7 +710,7 @@ def _sentence_initial(subject: Token, root: Token) -> bool:
     ("In 2006, he ...") but not after a clause ("Although X ..., they ...")."""
     node = subject if subject.dep_ != "poss" else subject.head
     start = node.left_edge.i
-    for token in root.doc[root.sent.start:start]:
+    for token in root.doc[root.sent.start : start]:
         if token.is_punct or token.is_space:
             continue
         top = token
@@ -660,15 +752,21 @@ def _whole(sentence: _Sentence) -> tuple[str, list[Span]]:
         indices = indices[1:]
     if not indices:
         indices = [t.i for t in sent]
-    span = [(sent.doc[indices[0]].idx + sentence.offset,
-             sent.doc[indices[-1]].idx + len(sent.doc[indices[-1]].text) + sentence.offset)]
-    text = re.sub(r"\s+", " ", sent.doc.text[span[0][0] - sentence.offset:
-                                            span[0][1] - sentence.offset]).strip()
+    span = [
+        (
+            sent.doc[indices[0]].idx + sentence.offset,
+            sent.doc[indices[-1]].idx + len(sent.doc[indices[-1]].text) + sentence.offset,
+        )
+    ]
+    text = re.sub(
+        r"\s+", " ", sent.doc.text[span[0][0] - sentence.offset : span[0][1] - sentence.offset]
+    ).strip()
     return text, span
 
 
-def _answer_claims(answer_id: str, sentences: list[_Sentence], *,
-                   atomic: bool, decontextualise: bool, detect: bool) -> list[Claim]:
+def _answer_claims(
+    answer_id: str, sentences: list[_Sentence], *, atomic: bool, decontextualise: bool, detect: bool
+) -> list[Claim]:
     claims: list[Claim] = []
     seen: set[str] = set()
     referent: _Referent | None = None
@@ -704,8 +802,12 @@ def _answer_claims(answer_id: str, sentences: list[_Sentence], *,
             lead_end = sent.start_char + tail.start("rest")
             head_tokens = [t.i for t in sent if t.idx < lead_end and not t.is_space]
             head_tokens = _trim(doc, head_tokens) or head_tokens
-            add(_render(doc, _Unit(tokens=set(head_tokens)), head_tokens),
-                _spans(doc, head_tokens, sentence.offset), False, "refusal")
+            add(
+                _render(doc, _Unit(tokens=set(head_tokens)), head_tokens),
+                _spans(doc, head_tokens, sentence.offset),
+                False,
+                "refusal",
+            )
         excluded = {t.i for t in sent if t.idx < lead_end}
         root = _effective_root(sent, excluded)
         units = _units(sent, excluded, root)
@@ -723,10 +825,18 @@ def _answer_claims(answer_id: str, sentences: list[_Sentence], *,
             for variant in _distribute(doc, unit, MAX_CLAIMS_PER_SENTENCE):
                 if decontextualise:
                     _resolve(doc, variant, root, referent)
-                indices = _trim(doc, sorted(i for i in variant.tokens
-                                            if i not in excluded and sent.start <= i < sent.end))
-                if not any(doc[i].pos_ in _CONTENT_POS and doc[i].is_alpha
-                           and doc[i].pos_ != "AUX" for i in indices):
+                indices = _trim(
+                    doc,
+                    sorted(
+                        i
+                        for i in variant.tokens
+                        if i not in excluded and sent.start <= i < sent.end
+                    ),
+                )
+                if not any(
+                    doc[i].pos_ in _CONTENT_POS and doc[i].is_alpha and doc[i].pos_ != "AUX"
+                    for i in indices
+                ):
                     continue
                 text = _render(doc, variant, indices)
                 if decontextualise and not has_verb and sentence.block.lead_in:
@@ -757,8 +867,14 @@ class RuleExtractor(Extractor):
     name = "rules"
     version = "1"
 
-    def __init__(self, *, decontextualise: bool = True, atomic: bool = True,
-                 detect_nonfactual: bool = True, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        *,
+        decontextualise: bool = True,
+        atomic: bool = True,
+        detect_nonfactual: bool = True,
+        batch_size: int = 64,
+    ) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
             raise ValueError(f"batch_size: expected a positive int, got {batch_size!r}")
         self.decontextualise = bool(decontextualise)
@@ -767,23 +883,42 @@ class RuleExtractor(Extractor):
         self.batch_size = batch_size
 
     def config(self) -> dict[str, Any]:
-        return {"spacy_model": spacy_model_version(), "disabled_pipes": list(DISABLED_PIPES),
-                "decontextualise": self.decontextualise, "atomic": self.atomic,
-                "detect_nonfactual": self.detect_nonfactual,
-                "max_claims_per_sentence": MAX_CLAIMS_PER_SENTENCE}
+        return {
+            "spacy_model": spacy_model_version(),
+            "disabled_pipes": list(DISABLED_PIPES),
+            "decontextualise": self.decontextualise,
+            "atomic": self.atomic,
+            "detect_nonfactual": self.detect_nonfactual,
+            "max_claims_per_sentence": MAX_CLAIMS_PER_SENTENCE,
+        }
 
     def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:
         check_answers(answers)
         # extract from the NFC text; spans are mapped back to the answer as given
         maps = [nfc_map(a.answer) for a in answers]
-        normal = [a if m.identity else dataclasses.replace(a, answer=m.text)
-                  for a, m in zip(answers, maps, strict=True)]
+        normal = [
+            a if m.identity else dataclasses.replace(a, answer=m.text)
+            for a, m in zip(answers, maps, strict=True)
+        ]
         parsed = _parse(normal, self.batch_size)
         component = self.component
-        return [Extraction(answer_id=a.id, claims=_to_original(_answer_claims(
-                    a.id, sentences, atomic=self.atomic, decontextualise=self.decontextualise,
-                    detect=self.detect_nonfactual), m), extractor=component)
-                for a, sentences, m in zip(answers, parsed, maps, strict=True)]
+        return [
+            Extraction(
+                answer_id=a.id,
+                claims=_to_original(
+                    _answer_claims(
+                        a.id,
+                        sentences,
+                        atomic=self.atomic,
+                        decontextualise=self.decontextualise,
+                        detect=self.detect_nonfactual,
+                    ),
+                    m,
+                ),
+                extractor=component,
+            )
+            for a, sentences, m in zip(answers, parsed, maps, strict=True)
+        ]
 
 
 def _to_original(claims: Iterable[Claim], mapping: NfcMap) -> tuple[Claim, ...]:
@@ -794,8 +929,7 @@ def _to_original(claims: Iterable[Claim], mapping: NfcMap) -> tuple[Claim, ...]:
         return claims
     out = []
     for c in claims:
-        spans = snap_to_graphemes(mapping.original,
-                                  [mapping.to_original(s, e) for s, e in c.spans])
+        spans = snap_to_graphemes(mapping.original, [mapping.to_original(s, e) for s, e in c.spans])
         out.append(make_claim(c.answer_id, c.text, spans, factual=c.factual, kind=c.kind))
     return tuple(out)  # the offset maps are monotone: the order holds
 
@@ -807,8 +941,9 @@ class SentenceExtractor(RuleExtractor):
     version = "1"
 
     def __init__(self, *, batch_size: int = 64) -> None:
-        super().__init__(decontextualise=False, atomic=False, detect_nonfactual=False,
-                         batch_size=batch_size)
+        super().__init__(
+            decontextualise=False, atomic=False, detect_nonfactual=False, batch_size=batch_size
+        )
 
     def config(self) -> dict[str, Any]:
         return {"spacy_model": spacy_model_version(), "disabled_pipes": list(DISABLED_PIPES)}

@@ -52,15 +52,24 @@ def segment(text: str) -> list[Block]:
         start, end = _strip(text, start, line_end)
         if start >= end:
             continue
-        if (lines and not item and not heading and not lines[-1].heading
-                and text[start].islower()
-                and not _SENTENCE_END.search(text, lines[-1].start, lines[-1].end)):
+        if (
+            lines
+            and not item
+            and not heading
+            and not lines[-1].heading
+            and text[start].islower()
+            and not _SENTENCE_END.search(text, lines[-1].start, lines[-1].end)
+        ):
             prev = lines.pop()  # a hard-wrapped sentence: join the two lines
             lines.append(Block(prev.start, end, prev.item, prev.heading, prev.lead_in))
             continue
         label = _LABEL.match(text, start, end)
-        if (label and label.end() < end and (item or text.startswith("**", start))
-                and len(label.group("label").split()) <= 5):
+        if (
+            label
+            and label.end() < end
+            and (item or text.startswith("**", start))
+            and len(label.group("label").split()) <= 5
+        ):
             # "Hardware compatibility: drivers may be missing" -> a heading and a sentence
             lines.append(Block(start, start + len(label.group("label")), False, True))
             lines.append(Block(label.end(), end, item, False))
@@ -72,7 +81,7 @@ def segment(text: str) -> list[Block]:
         if block.item and lead_in is not None:
             block = Block(block.start, block.end, True, False, lead_in)
         elif not block.item:
-            body = text[block.start:block.end].rstrip()
+            body = text[block.start : block.end].rstrip()
             lead_in = None
             if body.endswith(":"):
                 last = _CUT.split(body[:-1])[-1].strip()

@@ -66,16 +66,20 @@ class AuditState(TypedDict, total=False):
 
 
 Writer = Callable[[AuditState], list[str]]
-Node = Literal["extract", "retrieve", "judge", "stack", "second_opinion", "label", "localize",
-               "write"]
+Node = Literal[
+    "extract", "retrieve", "judge", "stack", "second_opinion", "label", "localize", "write"
+]
 
 
 def _answers(state: AuditState) -> dict[str, Answer]:
     return {a.id: a for a in state["answers"]}
 
 
-def _apply(audits: Sequence[ClaimAudit], chosen: Sequence[int],
-           step: Callable[[list[ClaimAudit]], list[ClaimAudit]]) -> list[ClaimAudit]:
+def _apply(
+    audits: Sequence[ClaimAudit],
+    chosen: Sequence[int],
+    step: Callable[[list[ClaimAudit]], list[ClaimAudit]],
+) -> list[ClaimAudit]:
     """``audits`` with ``step`` applied to the chosen positions only."""
     out = list(audits)
     for i, updated in zip(chosen, step([audits[i] for i in chosen]), strict=True):
@@ -83,9 +87,12 @@ def _apply(audits: Sequence[ClaimAudit], chosen: Sequence[int],
     return out
 
 
-def build_audit_graph(components: AuditComponents, writer: Writer | None = None, *,
-                      entry: Literal["extract", "judge"] = "extract"
-                      ) -> CompiledStateGraph[AuditState, None, AuditState, AuditState]:
+def build_audit_graph(
+    components: AuditComponents,
+    writer: Writer | None = None,
+    *,
+    entry: Literal["extract", "judge"] = "extract",
+) -> CompiledStateGraph[AuditState, None, AuditState, AuditState]:
     """Compile the audit graph; ``writer`` persists a finished batch (the ledger node).
 
     ``entry="judge"`` starts from ``audits`` that already carry claims and evidence.
@@ -97,33 +104,47 @@ def build_audit_graph(components: AuditComponents, writer: Writer | None = None,
         return [i for i, a in enumerate(state["audits"]) if needs_judging(a, policy)]
 
     def uncertain(state: AuditState) -> list[int]:
-        return [i for i, a in enumerate(state["audits"])
-                if is_uncertain(a, policy, c.config.second_opinion_band)]
+        return [
+            i
+            for i, a in enumerate(state["audits"])
+            if is_uncertain(a, policy, c.config.second_opinion_band)
+        ]
 
     def extract(state: AuditState) -> AuditState:
         extractions = c.extractor.extract_detailed(state["answers"])
-        return {"extractions": extractions,
-                "audits": [ClaimAudit(claim) for e in extractions for claim in e.claims]}
+        return {
+            "extractions": extractions,
+            "audits": [ClaimAudit(claim) for e in extractions for claim in e.claims],
+        }
 
     def after_extract(state: AuditState) -> Node:
         return "retrieve" if any(a.claim.factual for a in state["audits"]) else "label"
 
     def retrieve(state: AuditState) -> AuditState:
         audits = state["audits"]
-        evidence = gather_evidence([a.claim for a in audits], _answers(state), c.search,
-                                   default_as_of=c.config.as_of, k=c.config.k,
-                                   n_current=c.config.n_current,
-                                   n_superseded=c.config.n_superseded)
-        return {"audits": [ClaimAudit(a.claim, e) for a, e in zip(audits, evidence,
-                                                                 strict=True)]}
+        evidence = gather_evidence(
+            [a.claim for a in audits],
+            _answers(state),
+            c.search,
+            default_as_of=c.config.as_of,
+            k=c.config.k,
+            n_current=c.config.n_current,
+            n_superseded=c.config.n_superseded,
+        )
+        return {"audits": [ClaimAudit(a.claim, e) for a, e in zip(audits, evidence, strict=True)]}
 
     def after_retrieve(state: AuditState) -> Node:
         return "judge" if to_judge(state) else "label"
 
     def judge(state: AuditState) -> AuditState:
         answers = _answers(state)
-        return {"audits": _apply(state["audits"], to_judge(state),
-                                 lambda chosen: judge_audits(chosen, answers, c.panel))}
+        return {
+            "audits": _apply(
+                state["audits"],
+                to_judge(state),
+                lambda chosen: judge_audits(chosen, answers, c.panel),
+            )
+        }
 
     def stack(state: AuditState) -> AuditState:
         return {"audits": stack_audits(state["audits"], c.stacker, c.panel.member_names)}
@@ -135,8 +156,13 @@ def build_audit_graph(components: AuditComponents, writer: Writer | None = None,
         assert c.second_opinion is not None
         judge_ = c.second_opinion
         answers = _answers(state)
-        return {"audits": _apply(state["audits"], uncertain(state),
-                                 lambda chosen: second_opinions(chosen, answers, judge_))}
+        return {
+            "audits": _apply(
+                state["audits"],
+                uncertain(state),
+                lambda chosen: second_opinions(chosen, answers, judge_),
+            )
+        }
 
     def label(state: AuditState) -> AuditState:
         return {"audits": label_audits(state["audits"], policy)}
@@ -148,9 +174,16 @@ def build_audit_graph(components: AuditComponents, writer: Writer | None = None,
         return {"written": writer(state) if writer is not None else []}
 
     builder = StateGraph(AuditState)
-    for name, fn in (("extract", extract), ("retrieve", retrieve), ("judge", judge),
-                     ("stack", stack), ("second_opinion", second_opinion), ("label", label),
-                     ("localize", localize), ("write", write)):
+    for name, fn in (
+        ("extract", extract),
+        ("retrieve", retrieve),
+        ("judge", judge),
+        ("stack", stack),
+        ("second_opinion", second_opinion),
+        ("label", label),
+        ("localize", localize),
+        ("write", write),
+    ):
         builder.add_node(name, fn)
     if entry == "extract":
         builder.add_edge(START, "extract")

@@ -16,17 +16,67 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-_SMALL_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
-                  "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
-                  "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_SMALL_NUMBERS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 # "one" is left out: it is rarely a quantity ("one of the ...")
 _NUMBER_WORDS = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS) if w != "one"} | {
-    "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0,
-    "eighty": 80.0, "ninety": 90.0, "hundred": 100.0, "dozen": 12.0}
+    "thirty": 30.0,
+    "forty": 40.0,
+    "fifty": 50.0,
+    "sixty": 60.0,
+    "seventy": 70.0,
+    "eighty": 80.0,
+    "ninety": 90.0,
+    "hundred": 100.0,
+    "dozen": 12.0,
+}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor",
-                       "without", "cannot", "n't", "didn", "doesn", "isn", "wasn", "aren",
-                       "weren", "won", "hasn", "haven", "hadn"})
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "neither",
+        "nor",
+        "without",
+        "cannot",
+        "n't",
+        "didn",
+        "doesn",
+        "isn",
+        "wasn",
+        "aren",
+        "weren",
+        "won",
+        "hasn",
+        "haven",
+        "hadn",
+    }
+)
 STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) - NEGATIONS
 
 
@@ -86,21 +136,80 @@ _QTY = re.compile(
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
 _BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
 _UNIT_ALIASES = {
-    "%": "percent", "pct": "percent", "per": "percent", "percentage": "percent",
-    "metre": "meter", "m": "meter", "km": "kilometer", "kilometre": "kilometer",
-    "hr": "hour", "hrs": "hour", "h": "hour", "min": "minute", "mins": "minute",
-    "sec": "second", "secs": "second", "$": "dollar", "usd": "dollar", "€": "euro",
-    "eur": "euro", "£": "pound", "gbp": "pound", "yr": "year", "yrs": "year",
-    "kg": "kilogram", "g": "gram", "lb": "pound_weight", "lbs": "pound_weight",
-    "ft": "foot", "feet": "foot", "mi": "mile", "oclock": "o'clock",
+    "%": "percent",
+    "pct": "percent",
+    "per": "percent",
+    "percentage": "percent",
+    "metre": "meter",
+    "m": "meter",
+    "km": "kilometer",
+    "kilometre": "kilometer",
+    "hr": "hour",
+    "hrs": "hour",
+    "h": "hour",
+    "min": "minute",
+    "mins": "minute",
+    "sec": "second",
+    "secs": "second",
+    "$": "dollar",
+    "usd": "dollar",
+    "€": "euro",
+    "eur": "euro",
+    "£": "pound",
+    "gbp": "pound",
+    "yr": "year",
+    "yrs": "year",
+    "kg": "kilogram",
+    "g": "gram",
+    "lb": "pound_weight",
+    "lbs": "pound_weight",
+    "ft": "foot",
+    "feet": "foot",
+    "mi": "mile",
+    "oclock": "o'clock",
 }
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
-                "september", "october", "november", "december")
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _UNIT_STOP = STOP_WORDS - {"am", "per"}
-_ONE_UNITS = frozenset({"hour", "minute", "second", "day", "week", "month", "year", "meter",
-                        "kilometer", "mile", "foot", "dollar", "euro", "pound", "percent",
-                        "night", "person", "seat", "lane", "floor", "branch", "store"})
+_ONE_UNITS = frozenset(
+    {
+        "hour",
+        "minute",
+        "second",
+        "day",
+        "week",
+        "month",
+        "year",
+        "meter",
+        "kilometer",
+        "mile",
+        "foot",
+        "dollar",
+        "euro",
+        "pound",
+        "percent",
+        "night",
+        "person",
+        "seat",
+        "lane",
+        "floor",
+        "branch",
+        "store",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -163,15 +272,17 @@ def quantities(text: str) -> list[Quantity]:
                 word = after.group(1) if after else ""
             if word.lower() in _MONTH_NAMES:
                 unit = word.lower()
-            elif word and (word.lower() not in _UNIT_STOP or word == "%") and (
-                    not word[0].isupper() or word.isupper()
-                    or word.lower() in _UNIT_ALIASES):  # "in 2023 Northwind": a name
+            elif (
+                word
+                and (word.lower() not in _UNIT_STOP or word == "%")
+                and (not word[0].isupper() or word.isupper() or word.lower() in _UNIT_ALIASES)
+            ):  # "in 2023 Northwind": a name
                 unit = _unit(word)
                 end = after.end() if after else end
         if m.group("cur"):
             unit = _unit(m.group("cur"))
         if unit is None:
-            before = _BEFORE.search(text[max(0, m.start() - 12):m.start()])
+            before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
             if before and before.group(1).lower() in _MONTH_NAMES and value <= 31:
                 unit = before.group(1).lower()
         if low == "one" and unit not in _ONE_UNITS and not m.group("hy"):

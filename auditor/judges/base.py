@@ -54,8 +54,10 @@ class Judge(ABC):
             elif p.name in getattr(self, "_identity", {}):
                 out[p.name] = self._identity[p.name]
             else:
-                raise TypeError(f"judge {type(self).__name__}: parameter {p.name!r} is "
-                                f"neither an attribute nor part of its identity")
+                raise TypeError(
+                    f"judge {type(self).__name__}: parameter {p.name!r} is "
+                    f"neither an attribute nor part of its identity"
+                )
         return out
 
     def identity(self) -> dict[str, Any]:
@@ -73,13 +75,23 @@ class Judge(ABC):
         """Content digest over the judge's class, name, version, parameters and identity."""
         cls = type(self)
         return content_digest(
-            {"class": f"{cls.__module__}.{cls.__qualname__}", "name": self.name,
-             "version": self.version, "params": self.params})
+            {
+                "class": f"{cls.__module__}.{cls.__qualname__}",
+                "name": self.name,
+                "version": self.version,
+                "params": self.params,
+            }
+        )
 
     def component(self) -> Component:
         """This judge as a versioned component for the ledger."""
-        return Component(kind="judge", name=self.name, version=self.version,
-                         digest=self.digest, config=self.params)
+        return Component(
+            kind="judge",
+            name=self.name,
+            version=self.version,
+            digest=self.digest,
+            config=self.params,
+        )
 
     @abstractmethod
     async def judge(self, pairs: Sequence[JudgePair]) -> list[Vote]:
@@ -111,14 +123,30 @@ class LocalJudge(Judge):
             results = self.score_batch(pairs)
         except Exception as exc:  # recorded, never dropped
             elapsed = (time.perf_counter() - start) / max(len(pairs), 1)
-            return [Vote(judge=self.name, value=ABSTAIN, raw="", latency_s=elapsed,
-                         error=f"{type(exc).__name__}: {exc}") for _ in pairs]
+            return [
+                Vote(
+                    judge=self.name,
+                    value=ABSTAIN,
+                    raw="",
+                    latency_s=elapsed,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+                for _ in pairs
+            ]
         elapsed = (time.perf_counter() - start) / max(len(pairs), 1)
         votes = []
         for pair, (value, scores, raw) in zip(pairs, results, strict=True):
             error = "no evidence" if not pair.evidence and value == ABSTAIN else None
-            votes.append(Vote(judge=self.name, value=float(value), raw=raw, latency_s=elapsed,
-                              error=error, scores=scores))
+            votes.append(
+                Vote(
+                    judge=self.name,
+                    value=float(value),
+                    raw=raw,
+                    latency_s=elapsed,
+                    error=error,
+                    scores=scores,
+                )
+            )
         return votes
 
 
@@ -153,5 +181,6 @@ def _load_builtin_judges() -> None:
     import auditor.judges.local  # noqa: F401  (registers the built-in judges)
 
 
-_JUDGES: Registry[Judge] = Registry("judge", _load_builtin_judges,
-                                    entry_points=JUDGE_ENTRY_POINTS, base=Judge)
+_JUDGES: Registry[Judge] = Registry(
+    "judge", _load_builtin_judges, entry_points=JUDGE_ENTRY_POINTS, base=Judge
+)

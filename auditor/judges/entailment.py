@@ -92,19 +92,31 @@ class EntailmentJudge(LocalJudge):
     version = "4"
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
-    def __init__(self, support_at: float = 0.5, reject_below: float = 0.2,
-                 quantize: bool = False, window_words: int = WINDOW_WORDS,
-                 window_stride: int = WINDOW_STRIDE, refine_rounds: int = 3,
-                 batch_size: int = 32, weights: str | None = None, sentence_k: int = 3,
-                 cover_at: float = 0.5, prune_below: float = 0.2,
-                 contradict_at: float = 0.5) -> None:
+    def __init__(
+        self,
+        support_at: float = 0.5,
+        reject_below: float = 0.2,
+        quantize: bool = False,
+        window_words: int = WINDOW_WORDS,
+        window_stride: int = WINDOW_STRIDE,
+        refine_rounds: int = 3,
+        batch_size: int = 32,
+        weights: str | None = None,
+        sentence_k: int = 3,
+        cover_at: float = 0.5,
+        prune_below: float = 0.2,
+        contradict_at: float = 0.5,
+    ) -> None:
         folder = Path(weights) if weights else WEIGHTS_DIR
         # the weights enter the digest through their sha256 (identity), not their path
         super().__init__(weights_sha256=weights_digest(folder))
         if not 0.0 <= reject_below <= support_at <= 1.0:
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
-        for name, value in (("cover_at", cover_at), ("prune_below", prune_below),
-                            ("contradict_at", contradict_at)):
+        for name, value in (
+            ("cover_at", cover_at),
+            ("prune_below", prune_below),
+            ("contradict_at", contradict_at),
+        ):
             if not 0.0 <= value <= 1.0:
                 raise ConfigError(f"entailment: {name} must be in [0, 1], got {value}")
         if sentence_k < 0 or refine_rounds < 0:
@@ -114,24 +126,38 @@ class EntailmentJudge(LocalJudge):
         self.quantize, self.batch_size = quantize, batch_size
         self.window_words, self.window_stride = window_words, window_stride
         self.refine_rounds, self.sentence_k = refine_rounds, sentence_k
-        self.cover_at, self.prune_below, self.contradict_at = cover_at, prune_below, \
-            contradict_at
+        self.cover_at, self.prune_below, self.contradict_at = cover_at, prune_below, contradict_at
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
-        windows = [list(dict.fromkeys(w for text in pair.evidence
-                                      for w in evidence_windows(text, words=self.window_words,
-                                                                stride=self.window_stride)))
-                   for pair in pairs]
-        units = [list(dict.fromkeys(s for text in pair.evidence for s in sentences(text)))
-                 for pair in pairs]
+        windows = [
+            list(
+                dict.fromkeys(
+                    w
+                    for text in pair.evidence
+                    for w in evidence_windows(
+                        text, words=self.window_words, stride=self.window_stride
+                    )
+                )
+            )
+            for pair in pairs
+        ]
+        units = [
+            list(dict.fromkeys(s for text in pair.evidence for s in sentences(text)))
+            for pair in pairs
+        ]
         claims = [sentences(pair.claim) or [pair.claim] for pair in pairs]
         # first pass: covering windows and the best-covering sentences of each claim sentence
         plans: list[list[tuple[list[str], list[str]]]] = []
         for group, sents, parts in zip(windows, units, claims, strict=True):
             plans.append([self._first_pass(group, sents, part) for part in parts])
-        scored = self._predict({(chunk, part) for plan, parts in zip(plans, claims, strict=True)
-                                for (wins, sents), part in zip(plan, parts, strict=True)
-                                for chunk in (*wins, *sents)})
+        scored = self._predict(
+            {
+                (chunk, part)
+                for plan, parts in zip(plans, claims, strict=True)
+                for (wins, sents), part in zip(plan, parts, strict=True)
+                for chunk in (*wins, *sents)
+            }
+        )
         # second pass: re-read every deciding window sentence by sentence
         reread: list[list[list[str]]] = []
         requests: set[Key] = set()
@@ -141,8 +167,7 @@ class EntailmentJudge(LocalJudge):
                 deciding = self._deciding(wins, part, scored)
                 chosen.append(deciding)
                 for window in deciding:
-                    requests.update((s, part) for s in sentences(window)
-                                    if coverage(part, s) > 0)
+                    requests.update((s, part) for s in sentences(window) if coverage(part, s) > 0)
             reread.append(chosen)
         scored.update(self._predict(requests - set(scored)))
         results: list[Result] = []
@@ -150,15 +175,18 @@ class EntailmentJudge(LocalJudge):
             if not windows[i]:
                 results.append((ABSTAIN, {}, json.dumps({"reason": "no evidence"})))
                 continue
-            cells = [self._chunks(wins, sents, reread[i][j], part, scored)
-                     for j, ((wins, sents), part) in enumerate(zip(plans[i], parts,
-                                                                     strict=True))]
-            results.append(self._result(cells, parts, len(windows[i]),
-                                        sum(len(r) for r in reread[i])))
+            cells = [
+                self._chunks(wins, sents, reread[i][j], part, scored)
+                for j, ((wins, sents), part) in enumerate(zip(plans[i], parts, strict=True))
+            ]
+            results.append(
+                self._result(cells, parts, len(windows[i]), sum(len(r) for r in reread[i]))
+            )
         return results
 
-    def _first_pass(self, group: list[str], sents: list[str], part: str
-                    ) -> tuple[list[str], list[str]]:
+    def _first_pass(
+        self, group: list[str], sents: list[str], part: str
+    ) -> tuple[list[str], list[str]]:
         if len(group) <= 3:
             wins = list(group)
         else:
@@ -168,10 +196,9 @@ class EntailmentJudge(LocalJudge):
         window_set = set(group)
         candidates = [(coverage(part, s), s) for s in sents if s not in window_set]
         candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: (-c[0], c[1]))
-        return wins, [s for _, s in candidates[:self.sentence_k]]
+        return wins, [s for _, s in candidates[: self.sentence_k]]
 
-    def _deciding(self, wins: list[str], part: str, scored: dict[Key, np.ndarray]
-                  ) -> list[str]:
+    def _deciding(self, wins: list[str], part: str, scored: dict[Key, np.ndarray]) -> list[str]:
         """Windows of several sentences whose entailment or contradiction can decide
         the claim sentence, strongest first, at most ``refine_rounds``."""
         ranked = []
@@ -181,17 +208,25 @@ class EntailmentJudge(LocalJudge):
             if strength >= self.reject_below and len(sentences(window)) > 1:
                 ranked.append((strength, window))
         ranked.sort(key=lambda r: -r[0])
-        return [w for _, w in ranked[:self.refine_rounds]]
+        return [w for _, w in ranked[: self.refine_rounds]]
 
-    def _chunks(self, wins: list[str], sents: list[str], reread: list[str], part: str,
-                scored: dict[Key, np.ndarray]) -> list[_Chunk]:
+    def _chunks(
+        self,
+        wins: list[str],
+        sents: list[str],
+        reread: list[str],
+        part: str,
+        scored: dict[Key, np.ndarray],
+    ) -> list[_Chunk]:
         chunks: list[_Chunk] = []
         finer: dict[str, float] = {}
         sents = list(sents)
         for window in reread:
             inside = [s for s in sentences(window) if (s, part) in scored]
-            finer[window] = max((float(scored[(s, part)][2]) for s in inside
-                                 if coverage(part, s) >= self.cover_at), default=0.0)
+            finer[window] = max(
+                (float(scored[(s, part)][2]) for s in inside if coverage(part, s) >= self.cover_at),
+                default=0.0,
+            )
             sents.extend(s for s in inside if s not in sents and s not in wins)
         for text, kind in [*((w, "window") for w in wins), *((s, "sentence") for s in sents)]:
             probs = scored[(text, part)]
@@ -207,20 +242,25 @@ class EntailmentJudge(LocalJudge):
         if not unique:
             return {}
         model = load_model(self._folder, quantize=self.quantize)
-        probs = model.predict([k[0] for k in unique], [k[1] for k in unique],
-                              batch_size=self.batch_size)
+        probs = model.predict(
+            [k[0] for k in unique], [k[1] for k in unique], batch_size=self.batch_size
+        )
         return dict(zip(unique, probs, strict=True))
 
-    def _result(self, cells: list[list[_Chunk]], parts: list[str], n_windows: int,
-                n_reread: int) -> Result:
+    def _result(
+        self, cells: list[list[_Chunk]], parts: list[str], n_windows: int, n_reread: int
+    ) -> Result:
         per_sentence = []
         for chunks in cells:
             support = max(chunks, key=lambda c: float(c.probs[0]))
             conflict = max(chunks, key=lambda c: c.confirmed_c)
-            contradicted = conflict.confirmed_c >= self.contradict_at and \
-                conflict.confirmed_c > float(support.probs[0])
-            per_sentence.append((float(support.probs[0]), conflict.confirmed_c, contradicted,
-                                 support, conflict))
+            contradicted = (
+                conflict.confirmed_c >= self.contradict_at
+                and conflict.confirmed_c > float(support.probs[0])
+            )
+            per_sentence.append(
+                (float(support.probs[0]), conflict.confirmed_c, contradicted, support, conflict)
+            )
         claim_e = min(p[0] for p in per_sentence)
         claim_c = max(p[1] for p in per_sentence)
         raw_c = max(float(c.probs[2]) for chunks in cells for c in chunks)
@@ -231,18 +271,35 @@ class EntailmentJudge(LocalJudge):
         else:
             k = int(np.argmin([p[0] for p in per_sentence]))
             decisive = per_sentence[k][3]
-            vote = 0.0 if claim_e >= self.support_at else \
-                1.0 if claim_e < self.reject_below else ABSTAIN
+            vote = (
+                0.0
+                if claim_e >= self.support_at
+                else 1.0
+                if claim_e < self.reject_below
+                else ABSTAIN
+            )
         e, n, c = (float(x) for x in decisive.probs)
-        scores = {"entailment": e, "neutral": n, "contradiction": decisive.confirmed_c,
-                  "max_entailment": claim_e, "max_contradiction": raw_c,
-                  "confirmed_contradiction": claim_c, "coverage": decisive.coverage,
-                  "contradicted": float(bool(flagged))}
-        raw = json.dumps({"windows": n_windows, "claim_sentences": len(parts),
-                          "chunks_read": sum(len(c) for c in cells),
-                          "refined_to_sentences": n_reread,
-                          "decisive_sentence": k, "decisive_kind": decisive.kind,
-                          "contradicted": bool(flagged),
-                          "chunk_text": decisive.text[:300],
-                          "probs": [round(e, 4), round(n, 4), round(c, 4)]})
+        scores = {
+            "entailment": e,
+            "neutral": n,
+            "contradiction": decisive.confirmed_c,
+            "max_entailment": claim_e,
+            "max_contradiction": raw_c,
+            "confirmed_contradiction": claim_c,
+            "coverage": decisive.coverage,
+            "contradicted": float(bool(flagged)),
+        }
+        raw = json.dumps(
+            {
+                "windows": n_windows,
+                "claim_sentences": len(parts),
+                "chunks_read": sum(len(c) for c in cells),
+                "refined_to_sentences": n_reread,
+                "decisive_sentence": k,
+                "decisive_kind": decisive.kind,
+                "contradicted": bool(flagged),
+                "chunk_text": decisive.text[:300],
+                "probs": [round(e, 4), round(n, 4), round(c, 4)],
+            }
+        )
         return vote, scores, raw

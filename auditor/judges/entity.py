@@ -20,11 +20,33 @@ from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
 
-_CAP_RUN = re.compile(r"\b(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|the|van|von|"
-                      r"la|du|del|and|&)?\s*(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*")
-_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august",
-                     "september", "october", "november", "december", "monday", "tuesday",
-                     "wednesday", "thursday", "friday", "saturday", "sunday"})
+_CAP_RUN = re.compile(
+    r"\b(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|the|van|von|"
+    r"la|du|del|and|&)?\s*(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
+)
+_MONTHS = frozenset(
+    {
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    }
+)
 _SKIP = STOP_WORDS | _MONTHS | {"i", "mr", "mrs", "ms", "dr"}
 
 
@@ -85,19 +107,36 @@ class EntityConsistencyJudge(LocalJudge):
             vote = 1.0
         else:
             vote = ABSTAIN
-        conflicts = (_conflicts(pair.claim, pair.evidence, claimed, frozenset(missing))
-                     if vote == 1.0 else [])
+        conflicts = (
+            _conflicts(pair.claim, pair.evidence, claimed, frozenset(missing))
+            if vote == 1.0
+            else []
+        )
         roles = role_conflicts(pair.claim, pair.evidence)
         out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
             out |= {"support": 0.0, "conflict": 1.0}
-        elif (vote == 1.0 and not conflicts and subject_in_evidence(pair.claim, pair.evidence)
-              and any(r.tokens <= set(missing) for r in _name_runs(pair.claim))):
+        elif (
+            vote == 1.0
+            and not conflicts
+            and subject_in_evidence(pair.claim, pair.evidence)
+            and any(r.tokens <= set(missing) for r in _name_runs(pair.claim))
+        ):
             out["missing_detail"] = 1.0  # a whole name the evidence about the claim never gives
-        return vote, out, json.dumps(
-            {"share": round(share, 4), "missing": missing, "conflicts": conflicts,
-             "role_conflicts": roles}, sort_keys=True)
+        return (
+            vote,
+            out,
+            json.dumps(
+                {
+                    "share": round(share, 4),
+                    "missing": missing,
+                    "conflicts": conflicts,
+                    "role_conflicts": roles,
+                },
+                sort_keys=True,
+            ),
+        )
 
 
 _WORD_POS = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
@@ -117,9 +156,11 @@ def _name_runs(sentence: str) -> list[_Run]:
     """The capitalised runs of one sentence with their kind and neighbouring content words."""
     matches = [m for m in _CAP_RUN.finditer(sentence)]
     spans = [(m.start(), m.end()) for m in matches]
-    words = [(w.start(), w.end(), stem(w.group(0).lower())) for w in _WORD_POS.finditer(sentence)
-             if not any(s <= w.start() < e for s, e in spans)
-             and w.group(0).lower() not in _SKIP]
+    words = [
+        (w.start(), w.end(), stem(w.group(0).lower()))
+        for w in _WORD_POS.finditer(sentence)
+        if not any(s <= w.start() < e for s, e in spans) and w.group(0).lower() not in _SKIP
+    ]
     runs = []
     for m in matches:
         parts = [w.strip("'-") for w in m.group(0).split()]
@@ -134,8 +175,9 @@ def _name_runs(sentence: str) -> list[_Run]:
     return runs
 
 
-def _conflicts(claim: str, evidence: Sequence[str], claimed: frozenset[str],
-               missing: frozenset[str]) -> list[str]:
+def _conflicts(
+    claim: str, evidence: Sequence[str], claimed: frozenset[str], missing: frozenset[str]
+) -> list[str]:
     """Evidence names that take the place of a missing claim name (see the judge's doc)."""
     lost = [r for r in _name_runs(claim) if r.tokens & missing]
     if not lost:
@@ -152,18 +194,24 @@ def _conflicts(claim: str, evidence: Sequence[str], claimed: frozenset[str],
             for run in _name_runs(sentence):
                 if run.tokens & claimed:
                     continue
-                if any(run.kind == r.kind and ((run.left is not None and run.left == r.left)
-                                               or (run.right is not None
-                                                   and run.right == r.right))
-                       for r in lost):
+                if any(
+                    run.kind == r.kind
+                    and (
+                        (run.left is not None and run.left == r.left)
+                        or (run.right is not None and run.right == r.right)
+                    )
+                    for r in lost
+                ):
                     found.append(" ".join(sorted(run.tokens)))
     return sorted(set(found))
 
 
 # --- who holds a role ------------------------------------------------------------------
 
-_NAME = r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|van|von|la|du|del)?\s*" \
-        r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
+_NAME = (
+    r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|van|von|la|du|del)?\s*"
+    r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
+)
 _ROLES: dict[str, tuple[str, ...]] = {
     "chair": ("chair", "chairs", "chaired", "chairman", "chairwoman", "chairperson"),
     "head_of_government": ("prime minister", "premier", "head of government", "chancellor"),
@@ -177,10 +225,16 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "director": ("director", "directed"),
     "governor": ("governor",),
 }
-_TEAM_VERBS = (r"plays? for|played for|playing for|joined|signed (?:for|with)|moved to|"
-               r"transferred to|plays? with|is a member of|was a member of")
-_CUE = re.compile(r"\b(" + "|".join(sorted((re.escape(c) for cs in _ROLES.values() for c in cs),
-                                           key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_TEAM_VERBS = (
+    r"plays? for|played for|playing for|joined|signed (?:for|with)|moved to|"
+    r"transferred to|plays? with|is a member of|was a member of"
+)
+_CUE = re.compile(
+    r"\b("
+    + "|".join(sorted((re.escape(c) for cs in _ROLES.values() for c in cs), key=len, reverse=True))
+    + r")\b",
+    re.IGNORECASE,
+)
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
 _TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
@@ -220,15 +274,21 @@ def role_facts(sentence: str) -> list[RoleFact]:
         if m and not re.match(r"\s+(?:of|for|at)\b", after):
             holder = _tokens(m.group(1))
         if holder is None:  # "the prime minister of Freedonia is Jonas Alder"
-            m = re.match(rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?{_NAME}(?:'s)?)?\s+(?:is|was|"
-                         rf"has been|remains)\s+(?:now\s+)?({_NAME})", after)
+            m = re.match(
+                rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?{_NAME}(?:'s)?)?\s+(?:is|was|"
+                rf"has been|remains)\s+(?:now\s+)?({_NAME})",
+                after,
+            )
             if m:
                 holder = _tokens(m.group(1))
         if holder is None:  # "Anna Berg, the chair", "Lena Fisk leads", "X became president"
             before = sentence[:cs]
             m = re.search(rf"({_NAME}){_LINK}$|({_NAME})\s+$", before)
-            if m and not (m.group(1) or m.group(2)).endswith("'s") \
-                    and not re.search(r"\b(?:of|the)\s*$", before[:m.start()] + " "):
+            if (
+                m
+                and not (m.group(1) or m.group(2)).endswith("'s")
+                and not re.search(r"\b(?:of|the)\s*$", before[: m.start()] + " ")
+            ):
                 holder = _tokens(m.group(1) or m.group(2))
         if not holder:
             continue

@@ -35,8 +35,9 @@ def _terms(text: str) -> list[str]:
     return [stem(t) for t in tokens(text) if t not in STOP_WORDS]
 
 
-def bm25_ratio(claim: str, evidence: Sequence[str], k1: float = 1.2, b: float = 0.75
-               ) -> tuple[float, str]:
+def bm25_ratio(
+    claim: str, evidence: Sequence[str], k1: float = 1.2, b: float = 0.75
+) -> tuple[float, str]:
     """Best-sentence BM25 score of ``claim`` over the claim's self-score, and that sentence.
 
     IDF comes from the evidence sentences plus the claim itself (so every claim
@@ -85,14 +86,18 @@ class BM25AlignmentJudge(LocalJudge):
         if not sentence:
             return ABSTAIN, {}, json.dumps({"reason": "no terms"})
         vote = _band(ratio, self.support_at, self.reject_below)
-        return vote, {"support": ratio}, json.dumps(
-            {"ratio": round(ratio, 4), "sentence": sentence}, sort_keys=True)
+        return (
+            vote,
+            {"support": ratio},
+            json.dumps({"ratio": round(ratio, 4), "sentence": sentence}, sort_keys=True),
+        )
 
 
 def _bigrams(text: str) -> set[tuple[str, str]]:
     words = [stem(t) for t in tokens(text)]
-    return {(a, b) for a, b in itertools.pairwise(words)
-            if not (a in STOP_WORDS and b in STOP_WORDS)}
+    return {
+        (a, b) for a, b in itertools.pairwise(words) if not (a in STOP_WORDS and b in STOP_WORDS)
+    }
 
 
 @register_judge("bigram_overlap")

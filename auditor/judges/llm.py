@@ -72,9 +72,11 @@ _LT, _GT = "<\uff1c\ufe64\u2329\u3008\u2039\u00ab", ">\uff1e\ufe65\u232a\u3009\u
 # anything that looks like a fence marker (any case, spaces, look-alike angle brackets,
 # with or without a tag) and anything that looks like the judge's JSON reply
 _FENCE_LIKE = re.compile(
-    f"[{_LT}]{{2,}}\\s*/?\\s*data[\\w-]*|data[\\w-]*\\s*/?\\s*[{_GT}]{{2,}}", re.IGNORECASE)
-_REPLY_LIKE = re.compile(r"""\{\s*[\"'\u201c\u201d]?\s*label\s*[\"'\u201c\u201d]?\s*:""",
-                         re.IGNORECASE)
+    f"[{_LT}]{{2,}}\\s*/?\\s*data[\\w-]*|data[\\w-]*\\s*/?\\s*[{_GT}]{{2,}}", re.IGNORECASE
+)
+_REPLY_LIKE = re.compile(
+    r"""\{\s*[\"'\u201c\u201d]?\s*label\s*[\"'\u201c\u201d]?\s*:""", re.IGNORECASE
+)
 
 
 def fence_safe(text: str) -> str:
@@ -127,13 +129,15 @@ class Prompt:
         template's fences are tagged ``<<<DATA-tag`` ... ``DATA-tag>>>``)."""
         tag = fence_tag(fields)
         system = self.system.replace(FENCE_OPEN, f"{FENCE_OPEN}-{tag}").replace(
-            FENCE_CLOSE, f"DATA-{tag}>>>")
+            FENCE_CLOSE, f"DATA-{tag}>>>"
+        )
         user = self.user.replace(FENCE_OPEN, f"{FENCE_OPEN}-{tag}").replace(
-            FENCE_CLOSE, f"DATA-{tag}>>>")
+            FENCE_CLOSE, f"DATA-{tag}>>>"
+        )
         safe = {key: fence_safe(value) for key, value in fields.items()}
         user = re.sub(r"\{\{(\w+)\}\}", lambda m: safe.get(m.group(1), m.group()), user)
         if "{{" in user:
-            missing = user[user.index("{{"):].split("}}")[0] + "}}"
+            missing = user[user.index("{{") :].split("}}")[0] + "}}"
             raise ConfigError(f"prompt {self.name!r}: placeholder {missing} not filled")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -148,10 +152,9 @@ def load_prompt(name: str, prompt_dir: str | Path | None = None) -> Prompt:
     lines = text.splitlines()
     marks = [i for i, line in enumerate(lines) if line.strip() in ("### system", "### user")]
     if [lines[i].strip() for i in marks] != ["### system", "### user"]:
-        raise ConfigError(f"{path}: a prompt needs one '### system' line, then one "
-                          "'### user' line")
-    system = "\n".join(lines[marks[0] + 1: marks[1]]).strip()
-    user = "\n".join(lines[marks[1] + 1:]).strip()
+        raise ConfigError(f"{path}: a prompt needs one '### system' line, then one '### user' line")
+    system = "\n".join(lines[marks[0] + 1 : marks[1]]).strip()
+    user = "\n".join(lines[marks[1] + 1 :]).strip()
     return Prompt(name=name, system=system, user=user)
 
 
@@ -169,32 +172,74 @@ class LLMJudge(Judge):
     """A judge behind an OpenAI-compatible endpoint (see the module docstring)."""
 
     version = "1"
-    volatile_params = frozenset({
-        "api_key_env", "max_concurrency", "max_retries", "timeout_s", "backoff_base_s",
-        "backoff_max_s", "cache", "transport",
-        "prompt", "prompt_dir"})  # the prompt enters the digest as its name and digest
+    volatile_params = frozenset(
+        {
+            "api_key_env",
+            "max_concurrency",
+            "max_retries",
+            "timeout_s",
+            "backoff_base_s",
+            "backoff_max_s",
+            "cache",
+            "transport",
+            "prompt",
+            "prompt_dir",
+        }
+    )  # the prompt enters the digest as its name and digest
 
-    def __init__(self, name: str = "llm", *, base_url: str, model: str,
-                 api_key_env: str | None = None, frame: str = "claim_verification",
-                 prompt: str | None = None, prompt_dir: str | None = None,
-                 temperature: float = 0.0, max_tokens: int = 32, constraint: str = "gbnf",
-                 max_concurrency: int = 4, max_retries: int = 4, timeout_s: float = 60.0,
-                 backoff_base_s: float = 0.5, backoff_max_s: float = 8.0,
-                 seed: int | None = None, max_evidence_chars: int = 6000,
-                 cache: ResponseCache | None = None, transport: Any = None) -> None:
+    def __init__(
+        self,
+        name: str = "llm",
+        *,
+        base_url: str,
+        model: str,
+        api_key_env: str | None = None,
+        frame: str = "claim_verification",
+        prompt: str | None = None,
+        prompt_dir: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 32,
+        constraint: str = "gbnf",
+        max_concurrency: int = 4,
+        max_retries: int = 4,
+        timeout_s: float = 60.0,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 8.0,
+        seed: int | None = None,
+        max_evidence_chars: int = 6000,
+        cache: ResponseCache | None = None,
+        transport: Any = None,
+    ) -> None:
         if frame not in FRAMES:
             raise ConfigError(f"llm judge {name!r}: field 'frame': expected one of {FRAMES}")
         self.prompt = load_prompt(prompt or frame, prompt_dir)
-        self.config = LLMConfig.from_mapping({
-            "base_url": base_url, "model": model, "api_key_env": api_key_env,
-            "temperature": temperature, "max_tokens": max_tokens, "constraint": constraint,
-            "max_concurrency": max_concurrency, "max_retries": max_retries,
-            "timeout_s": timeout_s, "backoff_base_s": backoff_base_s,
-            "backoff_max_s": backoff_max_s, "seed": seed})
-        super().__init__(name=name, model=model, base_url=base_url, frame=frame,
-                         prompt=self.prompt.name, prompt_digest=self.prompt.digest,
-                         decoding=self.config.decoding_params(), constraint=constraint,
-                         max_evidence_chars=max_evidence_chars)
+        self.config = LLMConfig.from_mapping(
+            {
+                "base_url": base_url,
+                "model": model,
+                "api_key_env": api_key_env,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+                "constraint": constraint,
+                "max_concurrency": max_concurrency,
+                "max_retries": max_retries,
+                "timeout_s": timeout_s,
+                "backoff_base_s": backoff_base_s,
+                "backoff_max_s": backoff_max_s,
+                "seed": seed,
+            }
+        )
+        super().__init__(
+            name=name,
+            model=model,
+            base_url=base_url,
+            frame=frame,
+            prompt=self.prompt.name,
+            prompt_digest=self.prompt.digest,
+            decoding=self.config.decoding_params(),
+            constraint=constraint,
+            max_evidence_chars=max_evidence_chars,
+        )
         self.name = name
         self.frame = frame
         self.max_evidence_chars = max_evidence_chars
@@ -212,8 +257,11 @@ class LLMJudge(Judge):
         if len(evidence) > self.max_evidence_chars:
             evidence = evidence[: self.max_evidence_chars] + " [...]"
         if self.frame == "grounded":
-            fields = {"question": pair.question or "", "evidence": evidence,
-                      "candidate": pair.claim}
+            fields = {
+                "question": pair.question or "",
+                "evidence": evidence,
+                "candidate": pair.claim,
+            }
         else:
             fields = {"document": evidence, "claim": pair.claim}
         return self.prompt.render(**fields), content_digest(fields)
@@ -224,10 +272,16 @@ class LLMJudge(Judge):
         for pair in pairs:
             messages, input_digest = self.messages(pair)
             skip.append(not pair.evidence)
-            requests.append(Request(messages=messages, grammar=LABEL_GBNF,
-                                    json_schema=LABEL_SCHEMA, validate=parse_label,
-                                    prompt_digest=self.prompt.digest,
-                                    input_digest=input_digest))
+            requests.append(
+                Request(
+                    messages=messages,
+                    grammar=LABEL_GBNF,
+                    json_schema=LABEL_SCHEMA,
+                    validate=parse_label,
+                    prompt_digest=self.prompt.digest,
+                    input_digest=input_digest,
+                )
+            )
         todo = [r for r, s in zip(requests, skip, strict=True) if not s]
         start = time.perf_counter()
         try:
@@ -242,15 +296,30 @@ class LLMJudge(Judge):
                 continue
             result = next(done)
             if result.error is not None:
-                votes.append(Vote(judge=self.name, value=ABSTAIN, raw=result.text or "",
-                                  latency_s=result.latency_s, error=result.error))
+                votes.append(
+                    Vote(
+                        judge=self.name,
+                        value=ABSTAIN,
+                        raw=result.text or "",
+                        latency_s=result.latency_s,
+                        error=result.error,
+                    )
+                )
                 continue
             label = str(result.parsed)
             value = 0.0 if label == "supported" else 1.0
-            votes.append(Vote(judge=self.name, value=value, raw=result.text or "",
-                              latency_s=result.latency_s or elapsed / max(len(todo), 1),
-                              scores={"support": 1.0 - value,
-                                      "contradiction": float(label == "contradicted")}))
+            votes.append(
+                Vote(
+                    judge=self.name,
+                    value=value,
+                    raw=result.text or "",
+                    latency_s=result.latency_s or elapsed / max(len(todo), 1),
+                    scores={
+                        "support": 1.0 - value,
+                        "contradiction": float(label == "contradicted"),
+                    },
+                )
+            )
         return votes
 
     def usage(self) -> dict[str, float]:
@@ -263,5 +332,15 @@ def prompt_digest(name: str, prompt_dir: str | Path | None = None) -> str:
     return load_prompt(name, prompt_dir).digest
 
 
-__all__ = ["FRAMES", "LABEL_GBNF", "LABEL_SCHEMA", "LLMJudge", "Prompt", "fence_safe",
-           "load_prompt", "parse_label", "prompt_digest", "sha256_text"]
+__all__ = [
+    "FRAMES",
+    "LABEL_GBNF",
+    "LABEL_SCHEMA",
+    "LLMJudge",
+    "Prompt",
+    "fence_safe",
+    "load_prompt",
+    "parse_label",
+    "prompt_digest",
+    "sha256_text",
+]

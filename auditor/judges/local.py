@@ -47,8 +47,9 @@ def _anchor_sentences(pair: JudgePair, min_coverage: float) -> list[tuple[float,
     return sorted(scored, key=lambda item: -item[0])
 
 
-def _band(value: float, support_at: float, reject_below: float, higher_is_support: bool = True
-          ) -> float:
+def _band(
+    value: float, support_at: float, reject_below: float, higher_is_support: bool = True
+) -> float:
     if not higher_is_support:
         value = -value
         support_at, reject_below = -support_at, -reject_below
@@ -89,8 +90,11 @@ class EmbeddingSimilarityJudge(LocalJudge):
     version = "1"
 
     def __init__(self, support_at: float = 0.72, reject_below: float = 0.5) -> None:
-        super().__init__(support_at=support_at, reject_below=reject_below,
-                         model="sentence-transformers/all-MiniLM-L6-v2")
+        super().__init__(
+            support_at=support_at,
+            reject_below=reject_below,
+            model="sentence-transformers/all-MiniLM-L6-v2",
+        )
         self.support_at, self.reject_below = support_at, reject_below
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
@@ -112,8 +116,13 @@ class EmbeddingSimilarityJudge(LocalJudge):
                 results.append((ABSTAIN, {}, _raw(reason="no evidence")))
                 continue
             value = float(best[i])
-            results.append((_band(value, self.support_at, self.reject_below),
-                            {"support": value}, _raw(max_cosine=round(value, 4))))
+            results.append(
+                (
+                    _band(value, self.support_at, self.reject_below),
+                    {"support": value},
+                    _raw(max_cosine=round(value, 4)),
+                )
+            )
         return results
 
 
@@ -156,30 +165,39 @@ class NumericConsistencyJudge(LocalJudge):
             shown = _show(q)
             in_anchor = any(e.value == q.value and same_slot(q, e) for qs in anchor_q for e in qs)
             # outside the sentences about the claim, only the very same unit counts
-            elsewhere = q.unit is not None and any(e.value == q.value and e.unit == q.unit
-                                                   for e in every_q)
+            elsewhere = q.unit is not None and any(
+                e.value == q.value and e.unit == q.unit for e in every_q
+            )
             if in_anchor or (not anchors and elsewhere):
                 matched.append(shown)
                 continue
-            rivals = [_show(e) for qs in anchor_q[:3] for e in qs
-                      if e.value != q.value and _conflicting(q, e)]
+            rivals = [
+                _show(e)
+                for qs in anchor_q[:3]
+                for e in qs
+                if e.value != q.value and _conflicting(q, e)
+            ]
             if rivals and not elsewhere:
                 conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
             else:
                 missing.append(shown)
         if conflicts:
-            return 1.0, {"support": 0.0, "contradiction": 1.0, "conflict": 1.0}, _raw(
-                matched=matched, conflicts=conflicts, missing=missing)
+            return (
+                1.0,
+                {"support": 0.0, "contradiction": 1.0, "conflict": 1.0},
+                _raw(matched=matched, conflicts=conflicts, missing=missing),
+            )
         if missing:
-            return 1.0, {"support": 0.0, "contradiction": 0.0,
-                         "missing_detail": 1.0 if anchors else 0.0}, _raw(
-                matched=matched, missing=missing)
+            return (
+                1.0,
+                {"support": 0.0, "contradiction": 0.0, "missing_detail": 1.0 if anchors else 0.0},
+                _raw(matched=matched, missing=missing),
+            )
         return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
 
 
 def _show(q: Quantity) -> str:
-    value = (f"{q.value:.0f}" if q.unit == "year"
-             else f"{q.value:,.6f}".rstrip("0").rstrip("."))
+    value = f"{q.value:.0f}" if q.unit == "year" else f"{q.value:,.6f}".rstrip("0").rstrip(".")
     return value + (f" {q.unit}" if q.unit else "")
 
 
@@ -190,12 +208,34 @@ def _conflicting(claim: Quantity, other: Quantity) -> bool:
 
 
 _ANTONYMS = {
-    "increase": "decrease", "rise": "fall", "rose": "fell", "higher": "lower", "more": "less",
-    "gain": "loss", "won": "lost", "win": "lose", "approve": "reject", "before": "after",
-    "above": "below", "larger": "smaller", "early": "late", "first": "last", "open": "close",
-    "allow": "forbid", "accept": "decline", "safe": "unsafe", "effective": "ineffective",
-    "legal": "illegal", "true": "false", "male": "female", "north": "south", "east": "west",
-    "maximum": "minimum", "majority": "minority", "start": "end", "expand": "shrink",
+    "increase": "decrease",
+    "rise": "fall",
+    "rose": "fell",
+    "higher": "lower",
+    "more": "less",
+    "gain": "loss",
+    "won": "lost",
+    "win": "lose",
+    "approve": "reject",
+    "before": "after",
+    "above": "below",
+    "larger": "smaller",
+    "early": "late",
+    "first": "last",
+    "open": "close",
+    "allow": "forbid",
+    "accept": "decline",
+    "safe": "unsafe",
+    "effective": "ineffective",
+    "legal": "illegal",
+    "true": "false",
+    "male": "female",
+    "north": "south",
+    "east": "west",
+    "maximum": "minimum",
+    "majority": "minority",
+    "start": "end",
+    "expand": "shrink",
 }
 
 
@@ -206,7 +246,8 @@ def _forms(word: str) -> set[str]:
 
 
 _ANTONYM_PAIRS = {f: stem(b) for a, b in _ANTONYMS.items() for f in _forms(a)} | {
-    f: stem(a) for a, b in _ANTONYMS.items() for f in _forms(b)}
+    f: stem(a) for a, b in _ANTONYMS.items() for f in _forms(b)
+}
 _ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS.items() for w in pair}
 
 
@@ -231,12 +272,18 @@ class NegationPolarityJudge(LocalJudge):
         coverage, sentence = anchors[0]
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         sent_stems = {stem(t) for t in tokens(sentence)}
-        antonym = sorted(w for w in claim_stems
-                         if w in _ANTONYM_PAIRS
-                         and _ANTONYM_FORMS[_ANTONYM_PAIRS[w]] & sent_stems
-                         and w not in sent_stems)
+        antonym = sorted(
+            w
+            for w in claim_stems
+            if w in _ANTONYM_PAIRS
+            and _ANTONYM_FORMS[_ANTONYM_PAIRS[w]] & sent_stems
+            and w not in sent_stems
+        )
         flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
         if flipped != bool(antonym):
-            return 1.0, {"support": 0.0, "contradiction": 1.0}, _raw(
-                negation_flip=flipped, antonyms=antonym, sentence=sentence)
+            return (
+                1.0,
+                {"support": 0.0, "contradiction": 1.0},
+                _raw(negation_flip=flipped, antonyms=antonym, sentence=sentence),
+            )
         return 0.0, {"support": coverage, "contradiction": 0.0}, _raw(sentence=sentence)

@@ -33,22 +33,25 @@ class Panel:
     @property
     def digest(self) -> str:
         """Digest over the members' digests (order matters)."""
-        return content_digest({"name": self.name,
-                               "members": [m.digest for m in self.members]})
+        return content_digest({"name": self.name, "members": [m.digest for m in self.members]})
 
     def component(self) -> Component:
-        return Component(kind="panel", name=self.name, version=self.digest[:12],
-                         digest=self.digest,
-                         config={"members": list(self.member_names),
-                                 "config_digest": self.config_digest})
+        return Component(
+            kind="panel",
+            name=self.name,
+            version=self.digest[:12],
+            digest=self.digest,
+            config={"members": list(self.member_names), "config_digest": self.config_digest},
+        )
 
     async def judge(self, pairs: Sequence[JudgePair]) -> list[list[Vote]]:
         """Votes per pair, one per member in member order; members run concurrently."""
         per_member = await asyncio.gather(*(member.judge(pairs) for member in self.members))
         for member, votes in zip(self.members, per_member, strict=True):
             if len(votes) != len(pairs):
-                raise RuntimeError(f"judge {member.name!r} returned {len(votes)} votes for "
-                                   f"{len(pairs)} pairs")
+                raise RuntimeError(
+                    f"judge {member.name!r} returned {len(votes)} votes for {len(pairs)} pairs"
+                )
         return [list(row) for row in zip(*per_member, strict=True)] if pairs else []
 
     def judge_sync(self, pairs: Sequence[JudgePair]) -> list[list[Vote]]:
@@ -76,8 +79,11 @@ def panel_from_config(config: dict[str, Any], *, source: str, digest: str) -> Pa
     names = [m.name for m in members]
     if len(set(names)) != len(names):
         raise ConfigError(f"{source}: field 'judges': member names must be unique: {names}")
-    return Panel(name=str(config.get("name", Path(source).stem)), members=tuple(members),
-                 config_digest=digest)
+    return Panel(
+        name=str(config.get("name", Path(source).stem)),
+        members=tuple(members),
+        config_digest=digest,
+    )
 
 
 def load_panel(path: str | Path | None = None) -> Panel:

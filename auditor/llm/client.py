@@ -225,7 +225,7 @@ def first_json_object(text: str) -> Any:
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the output")
     try:
-        return json.loads(text[start:end + 1])
+        return json.loads(text[start : end + 1])
     except json.JSONDecodeError as exc:
         raise ValueError(f"malformed JSON: {exc.msg}") from None
 
@@ -261,16 +261,22 @@ class _Fatal(Exception):
 class LLMClient:
     """An OpenAI-compatible chat-completions client (see the module docstring)."""
 
-    def __init__(self, config: LLMConfig, *, cache: ResponseCache | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None,
-                 rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        cache: ResponseCache | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
         self.config = config
         self.cache = cache
         self.usage = Usage()
         self._transport = transport
         self._rng = rng or random.Random(0)
-        self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI,
-                                        asyncio.Semaphore]] = {}
+        self._per_loop: dict[
+            int, tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI, asyncio.Semaphore]
+        ] = {}
 
     # ----------------------------------------------------------------- plumbing
     def _headers(self) -> dict[str, str]:
@@ -290,10 +296,15 @@ class LLMClient:
             headers = self._headers()
             key = headers.pop("Authorization", "").removeprefix("Bearer ")
             client = openai.AsyncOpenAI(
-                base_url=self.config.base_url.rstrip("/") + "/", api_key=key or "none",
-                max_retries=0, timeout=self.config.timeout_s, default_headers=headers,
+                base_url=self.config.base_url.rstrip("/") + "/",
+                api_key=key or "none",
+                max_retries=0,
+                timeout=self.config.timeout_s,
+                default_headers=headers,
                 http_client=httpx.AsyncClient(transport=self._transport)
-                if self._transport is not None else None)
+                if self._transport is not None
+                else None,
+            )
             state = (loop, client, asyncio.Semaphore(self.config.max_concurrency))
             self._per_loop[id(loop)] = state
         return state[1], state[2]
@@ -305,28 +316,47 @@ class LLMClient:
         if state is not None:
             await state[1].close()
 
-    def cache_key(self, messages: Sequence[Message], *, grammar: str | None = None,
-                  json_schema: Mapping[str, Any] | None = None,
-                  prompt_digest: str | None = None, input_digest: str | None = None) -> str:
+    def cache_key(
+        self,
+        messages: Sequence[Message],
+        *,
+        grammar: str | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+        prompt_digest: str | None = None,
+        input_digest: str | None = None,
+    ) -> str:
         """Digest of model, prompt digest, decoding parameters, constraint and input digest.
 
         Without explicit digests the messages themselves are the input.
         """
-        return content_digest({
-            "model": self.config.model,
-            "prompt": prompt_digest,
-            "params": self.config.decoding_params(),
-            "constraint": {"kind": self.config.constraint, "grammar": grammar,
-                           "schema": json_schema},
-            "input": input_digest or content_digest([dict(m) for m in messages]),
-        })
+        return content_digest(
+            {
+                "model": self.config.model,
+                "prompt": prompt_digest,
+                "params": self.config.decoding_params(),
+                "constraint": {
+                    "kind": self.config.constraint,
+                    "grammar": grammar,
+                    "schema": json_schema,
+                },
+                "input": input_digest or content_digest([dict(m) for m in messages]),
+            }
+        )
 
-    def _body(self, messages: Sequence[Message], grammar: str | None,
-              json_schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    def _body(
+        self,
+        messages: Sequence[Message],
+        grammar: str | None,
+        json_schema: Mapping[str, Any] | None,
+    ) -> dict[str, Any]:
         cfg = self.config
-        body: dict[str, Any] = {"model": cfg.model, "messages": [dict(m) for m in messages],
-                                "temperature": cfg.temperature, "max_tokens": cfg.max_tokens,
-                                "stream": False}
+        body: dict[str, Any] = {
+            "model": cfg.model,
+            "messages": [dict(m) for m in messages],
+            "temperature": cfg.temperature,
+            "max_tokens": cfg.max_tokens,
+            "stream": False,
+        }
         if cfg.top_p is not None:
             body["top_p"] = cfg.top_p
         if cfg.seed is not None:
@@ -336,8 +366,10 @@ class LLMClient:
         if cfg.constraint == "gbnf" and grammar:
             body["grammar"] = grammar
         elif cfg.constraint == "json_schema" and json_schema is not None:
-            body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "output", "schema": dict(json_schema), "strict": True}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": dict(json_schema), "strict": True},
+            }
         elif cfg.constraint == "json_object":
             body["response_format"] = {"type": "json_object"}
         body.update(cfg.extra_body)
@@ -349,8 +381,10 @@ class LLMClient:
         standard = {"model", "messages"}
         try:
             raw = await client.chat.completions.with_raw_response.create(
-                model=body["model"], messages=body["messages"],
-                extra_body={k: v for k, v in body.items() if k not in standard})
+                model=body["model"],
+                messages=body["messages"],
+                extra_body={k: v for k, v in body.items() if k not in standard},
+            )
         except openai.APITimeoutError:
             raise _Retryable("timeout") from None
         except openai.APIConnectionError as exc:
@@ -370,26 +404,36 @@ class LLMClient:
         if not isinstance(text, str):
             raise _Retryable("malformed response body: no text content")
         usage = payload.get("usage") or {}
-        return text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens")
-                                                             or 0)
+        return text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         cfg = self.config
-        delay = min(cfg.backoff_max_s, cfg.backoff_base_s * (2 ** attempt))
+        delay = min(cfg.backoff_max_s, cfg.backoff_base_s * (2**attempt))
         delay *= 0.5 + self._rng.random() / 2  # jitter in [0.5, 1) x
         if retry_after is not None:
             delay = max(delay, min(retry_after, cfg.backoff_max_s))
         return delay
 
     # ----------------------------------------------------------------- public
-    async def complete(self, messages: Sequence[Message], *, grammar: str | None = None,
-                       json_schema: Mapping[str, Any] | None = None,
-                       validate: Validator | None = None, prompt_digest: str | None = None,
-                       input_digest: str | None = None) -> Completion:
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        grammar: str | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+        validate: Validator | None = None,
+        prompt_digest: str | None = None,
+        input_digest: str | None = None,
+    ) -> Completion:
         """One chat completion; never raises for endpoint or output failures."""
         self.usage.requests += 1
-        key = self.cache_key(messages, grammar=grammar, json_schema=json_schema,
-                             prompt_digest=prompt_digest, input_digest=input_digest)
+        key = self.cache_key(
+            messages,
+            grammar=grammar,
+            json_schema=json_schema,
+            prompt_digest=prompt_digest,
+            input_digest=input_digest,
+        )
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -427,32 +471,61 @@ class LLMClient:
                     parsed = validate(text) if validate else text
                 except ValueError as exc:
                     self.usage.failures += 1
-                    return Completion(text=text, error=f"unparseable output: {exc}",
-                                      attempts=attempts, latency_s=latency,
-                                      prompt_tokens=p_tok, completion_tokens=c_tok,
-                                      cache_key=key)
+                    return Completion(
+                        text=text,
+                        error=f"unparseable output: {exc}",
+                        attempts=attempts,
+                        latency_s=latency,
+                        prompt_tokens=p_tok,
+                        completion_tokens=c_tok,
+                        cache_key=key,
+                    )
                 if self.cache is not None:
-                    self.cache.put(key, text, {"model": self.config.model,
-                                               "params": self.config.decoding_params(),
-                                               "prompt_tokens": p_tok,
-                                               "completion_tokens": c_tok})
-                return Completion(text=text, parsed=parsed, attempts=attempts,
-                                  latency_s=latency, prompt_tokens=p_tok,
-                                  completion_tokens=c_tok, cache_key=key)
+                    self.cache.put(
+                        key,
+                        text,
+                        {
+                            "model": self.config.model,
+                            "params": self.config.decoding_params(),
+                            "prompt_tokens": p_tok,
+                            "completion_tokens": c_tok,
+                        },
+                    )
+                return Completion(
+                    text=text,
+                    parsed=parsed,
+                    attempts=attempts,
+                    latency_s=latency,
+                    prompt_tokens=p_tok,
+                    completion_tokens=c_tok,
+                    cache_key=key,
+                )
         latency = time.perf_counter() - start
         self.usage.failures += 1
         self.usage.latency_s += latency
         if attempts > 1:
             error = f"{error} after {attempts} attempts"
-        return Completion(text=None, error=error, attempts=attempts, latency_s=latency,
-                          cache_key=key)
+        return Completion(
+            text=None, error=error, attempts=attempts, latency_s=latency, cache_key=key
+        )
 
     async def complete_many(self, requests: Sequence[Request]) -> list[Completion]:
         """Run requests concurrently (at most ``max_concurrency`` in flight), in order."""
-        return list(await asyncio.gather(*(
-            self.complete(r.messages, grammar=r.grammar, json_schema=r.json_schema,
-                          validate=r.validate, prompt_digest=r.prompt_digest,
-                          input_digest=r.input_digest) for r in requests)))
+        return list(
+            await asyncio.gather(
+                *(
+                    self.complete(
+                        r.messages,
+                        grammar=r.grammar,
+                        json_schema=r.json_schema,
+                        validate=r.validate,
+                        prompt_digest=r.prompt_digest,
+                        input_digest=r.input_digest,
+                    )
+                    for r in requests
+                )
+            )
+        )
 
     def complete_sync(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
         """Blocking :meth:`complete` (runs its own event loop; do not call from async code)."""

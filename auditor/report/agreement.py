@@ -23,8 +23,9 @@ from auditor.report.resample import quiet_interval
 from auditor.stacking.metrics import bootstrap_scores
 from auditor.types import Label
 
-POSITIVE = frozenset({Label.CONTRADICTED.value, Label.NOT_SUPPORTED.value, Label.STALE.value,
-                      "hallucinated"})
+POSITIVE = frozenset(
+    {Label.CONTRADICTED.value, Label.NOT_SUPPORTED.value, Label.STALE.value, "hallucinated"}
+)
 NEGATIVE = frozenset({Label.SUPPORTED.value})
 EXCLUDED = frozenset({Label.UNKNOWN.value, Label.NOT_FACTUAL.value})
 HUMAN_LABELS = POSITIVE | NEGATIVE | EXCLUDED
@@ -75,21 +76,34 @@ class Agreement:
         def num(x: float) -> float | None:
             return None if not np.isfinite(x) else float(x)
 
-        return {"n_items": self.n_items, "n_used": self.n_used, "excluded": dict(self.excluded),
-                "kappa": num(self.kappa),
-                "kappa_ci": list(self.kappa_ci) if self.kappa_ci else None,
-                "balanced_accuracy": num(self.bacc),
-                "balanced_accuracy_ci": list(self.bacc_ci) if self.bacc_ci else None,
-                "share_equal": self.share_equal,
-                "confusion": {k: dict(v) for k, v in self.confusion.items()},
-                "binary_mapping": {"1 (hallucinated)": sorted(POSITIVE), "0": sorted(NEGATIVE),
-                                   "excluded": sorted(EXCLUDED)},
-                **dict(self.extra)}
+        return {
+            "n_items": self.n_items,
+            "n_used": self.n_used,
+            "excluded": dict(self.excluded),
+            "kappa": num(self.kappa),
+            "kappa_ci": list(self.kappa_ci) if self.kappa_ci else None,
+            "balanced_accuracy": num(self.bacc),
+            "balanced_accuracy_ci": list(self.bacc_ci) if self.bacc_ci else None,
+            "share_equal": self.share_equal,
+            "confusion": {k: dict(v) for k, v in self.confusion.items()},
+            "binary_mapping": {
+                "1 (hallucinated)": sorted(POSITIVE),
+                "0": sorted(NEGATIVE),
+                "excluded": sorted(EXCLUDED),
+            },
+            **dict(self.extra),
+        }
 
 
-def label_agreement(reference: Sequence[str | None], compared: Sequence[str | None],
-                    clusters: Sequence[str], *, n_boot: int = 2000, seed: int = 0,
-                    extra: Mapping[str, Any] | None = None) -> Agreement:
+def label_agreement(
+    reference: Sequence[str | None],
+    compared: Sequence[str | None],
+    clusters: Sequence[str],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    extra: Mapping[str, Any] | None = None,
+) -> Agreement:
     """κ and balanced accuracy of ``compared`` labels against ``reference`` labels on the
     binary mapping (module doc), with cluster-bootstrap intervals; NaN when undefined."""
     if not len(reference) == len(compared) == len(clusters):
@@ -108,11 +122,17 @@ def label_agreement(reference: Sequence[str | None], compared: Sequence[str | No
         else:
             keep.append(i)
     confusion: dict[str, dict[str, int]] = {}
-    for (a, b), n in sorted(Counter((x or "missing", y or "missing")
-                                    for x, y in zip(reference, compared, strict=True)).items()):
+    for (a, b), n in sorted(
+        Counter(
+            (x or "missing", y or "missing") for x, y in zip(reference, compared, strict=True)
+        ).items()
+    ):
         confusion.setdefault(a, {})[b] = n
-    share = (float(np.mean([x == y for x, y in zip(reference, compared, strict=True)]))
-             if reference else None)
+    share = (
+        float(np.mean([x == y for x, y in zip(reference, compared, strict=True)]))
+        if reference
+        else None
+    )
     kappa = bacc = float("nan")
     kappa_ci = bacc_ci = None
     if keep:
@@ -126,11 +146,24 @@ def label_agreement(reference: Sequence[str | None], compared: Sequence[str | No
         kappa_ci = quiet_interval(boot.boot_kappa[:, 0])
         bacc_ci = quiet_interval(boot.boot_bacc[:, 0])
     if not (np.isfinite(kappa) and np.isfinite(bacc)):
-        warnings.warn("agreement: kappa or balanced accuracy undefined (no usable item, or "
-                      "one class only): NaN", RuntimeWarning, stacklevel=2)
-    return Agreement(n_items=len(reference), n_used=len(keep), excluded=dict(excluded),
-                     kappa=kappa, kappa_ci=kappa_ci, bacc=bacc, bacc_ci=bacc_ci,
-                     share_equal=share, confusion=confusion, extra=dict(extra or {}))
+        warnings.warn(
+            "agreement: kappa or balanced accuracy undefined (no usable item, or "
+            "one class only): NaN",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return Agreement(
+        n_items=len(reference),
+        n_used=len(keep),
+        excluded=dict(excluded),
+        kappa=kappa,
+        kappa_ci=kappa_ci,
+        bacc=bacc,
+        bacc_ci=bacc_ci,
+        share_equal=share,
+        confusion=confusion,
+        extra=dict(extra or {}),
+    )
 
 
 def latest_audits(audits: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], int]:
@@ -144,21 +177,33 @@ def latest_audits(audits: Sequence[Mapping[str, Any]]) -> tuple[dict[str, str], 
     return labels, sum(1 for v in seen.values() if len(v) > 1)
 
 
-def human_agreement(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[str, Any]], *,
-                    n_boot: int = 2000, seed: int = 0) -> Agreement | None:
+def human_agreement(
+    claims: Sequence[AuditedClaim],
+    audits: Sequence[Mapping[str, Any]],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Agreement | None:
     """The auditor's labels (compared) against human audits (reference) on the audited
     claims; None when the run has no human audit."""
     if not audits:
         return None
     human, conflicting = latest_audits(audits)
     audited = [c for c in claims if c.claim_id in human]
-    extra = {"n_audits": len(audits),
-             "n_reviewers": len({a["reviewer"] for a in audits}),
-             "n_claims_with_conflicting_audits": conflicting,
-             "n_audits_for_unknown_claims": len(set(human) - {c.claim_id for c in claims})}
-    return label_agreement([human[c.claim_id] for c in audited], [c.label for c in audited],
-                           [c.answer_id for c in audited], n_boot=n_boot, seed=seed,
-                           extra=extra)
+    extra = {
+        "n_audits": len(audits),
+        "n_reviewers": len({a["reviewer"] for a in audits}),
+        "n_claims_with_conflicting_audits": conflicting,
+        "n_audits_for_unknown_claims": len(set(human) - {c.claim_id for c in claims}),
+    }
+    return label_agreement(
+        [human[c.claim_id] for c in audited],
+        [c.label for c in audited],
+        [c.answer_id for c in audited],
+        n_boot=n_boot,
+        seed=seed,
+        extra=extra,
+    )
 
 
 @dataclass(frozen=True)
@@ -172,12 +217,16 @@ class Reliability:
     """Expected calibration error: sum over bins of n_bin / n * |observed - mean_p|."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bins": [dict(b) for b in self.bins], "n": self.n,
-                "ece": None if not np.isfinite(self.ece) else self.ece}
+        return {
+            "bins": [dict(b) for b in self.bins],
+            "n": self.n,
+            "ece": None if not np.isfinite(self.ece) else self.ece,
+        }
 
 
-def reliability(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[str, Any]],
-                n_bins: int = 10) -> Reliability | None:
+def reliability(
+    claims: Sequence[AuditedClaim], audits: Sequence[Mapping[str, Any]], n_bins: int = 10
+) -> Reliability | None:
     """Reliability of the stacked probabilities against human audits (claims with a
     stacked probability and a binary human label); None when there is no such claim."""
     if n_bins < 1:
@@ -195,15 +244,23 @@ def reliability(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[str, An
     sum_y = np.bincount(which, weights=y, minlength=n_bins)
     bins = []
     for b in np.flatnonzero(n):
-        bins.append({"lo": b / n_bins, "hi": (b + 1) / n_bins, "n": float(n[b]),
-                     "mean_p": float(sum_p[b] / n[b]), "observed": float(sum_y[b] / n[b])})
+        bins.append(
+            {
+                "lo": b / n_bins,
+                "hi": (b + 1) / n_bins,
+                "n": float(n[b]),
+                "mean_p": float(sum_p[b] / n[b]),
+                "observed": float(sum_y[b] / n[b]),
+            }
+        )
     nz = n > 0
     ece = float(np.sum(np.abs(sum_y[nz] / n[nz] - sum_p[nz] / n[nz]) * n[nz]) / n.sum())
     return Reliability(bins=bins, n=len(used), ece=ece)
 
 
-def label_shares(claims: Sequence[AuditedClaim], *, n_boot: int = 2000, seed: int = 0
-                 ) -> dict[str, tuple[float, tuple[float, float] | None]]:
+def label_shares(
+    claims: Sequence[AuditedClaim], *, n_boot: int = 2000, seed: int = 0
+) -> dict[str, tuple[float, tuple[float, float] | None]]:
     """Share of all claims per label with its cluster-bootstrap interval (clusters =
     answers): one draw-count matrix for every label."""
     from auditor.report.resample import boot_ratio, cluster_codes, draw_counts, per_cluster
@@ -223,8 +280,13 @@ def label_shares(claims: Sequence[AuditedClaim], *, n_boot: int = 2000, seed: in
     return out
 
 
-def reviewer_agreement(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[str, Any]], *,
-                       n_boot: int = 2000, seed: int = 0) -> list[dict[str, Any]]:
+def reviewer_agreement(
+    claims: Sequence[AuditedClaim],
+    audits: Sequence[Mapping[str, Any]],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
     """Reviewer against reviewer: for every pair of reviewers, κ and balanced accuracy on
     the claims both labelled (each reviewer's latest label per claim; the first name in
     alphabetical order is the reference), with cluster-bootstrap intervals (clusters =
@@ -236,7 +298,7 @@ def reviewer_agreement(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[
     names = sorted(by_reviewer)
     out = []
     for i, first in enumerate(names):
-        for second in names[i + 1:]:
+        for second in names[i + 1 :]:
             shared = sorted(set(by_reviewer[first]) & set(by_reviewer[second]))
             if not shared:
                 continue
@@ -245,7 +307,15 @@ def reviewer_agreement(claims: Sequence[AuditedClaim], audits: Sequence[Mapping[
                 agreement = label_agreement(
                     [by_reviewer[first][c] for c in shared],
                     [by_reviewer[second][c] for c in shared],
-                    [answer_of.get(c, c) for c in shared], n_boot=n_boot, seed=seed)
-            out.append({"reviewers": [first, second], "n_shared_claims": len(shared),
-                        "agreement": agreement})
+                    [answer_of.get(c, c) for c in shared],
+                    n_boot=n_boot,
+                    seed=seed,
+                )
+            out.append(
+                {
+                    "reviewers": [first, second],
+                    "n_shared_claims": len(shared),
+                    "agreement": agreement,
+                }
+            )
     return out

@@ -52,9 +52,13 @@ class Figure:
     description: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "ci": list(self.ci) if self.ci else None,
-                "numerator": self.numerator, "denominator": self.denominator,
-                "description": self.description}
+        return {
+            "value": self.value,
+            "ci": list(self.ci) if self.ci else None,
+            "numerator": self.numerator,
+            "denominator": self.denominator,
+            "description": self.description,
+        }
 
 
 @dataclass(frozen=True)
@@ -75,12 +79,21 @@ class ReportCard:
         return next(f for f in self.figures if f.name == name)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "n_answers": self.n_answers, "n_claims": self.n_claims,
-                "labels": dict(self.labels),
-                "figures": {f.name: f.to_dict() for f in self.figures},
-                "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "level": 0.95,
-                              "cluster": "answer"},
-                "config": dict(self.config), "warnings": list(self.warnings)}
+        return {
+            "run_id": self.run_id,
+            "n_answers": self.n_answers,
+            "n_claims": self.n_claims,
+            "labels": dict(self.labels),
+            "figures": {f.name: f.to_dict() for f in self.figures},
+            "bootstrap": {
+                "n_boot": self.n_boot,
+                "seed": self.seed,
+                "level": 0.95,
+                "cluster": "answer",
+            },
+            "config": dict(self.config),
+            "warnings": list(self.warnings),
+        }
 
 
 _FIGURES: tuple[tuple[str, str, str, str], ...] = (
@@ -90,23 +103,46 @@ _FIGURES: tuple[tuple[str, str, str, str], ...] = (
     ("unknown_rate", "unknown", "factual", "K / A"),
     ("contradicted_rate", "contradicted", "factual", "contradicted / A"),
     ("stale_rate", "stale", "factual", "stale / A"),
-    ("citation_coverage", "cited", "factual",
-     "factual claims with evidence supplied by the answer itself / A"),
-    ("dated_evidence_share", "dated", "with_evidence",
-     "claims with relevant evidence whose relevant evidence includes a dated version"),
-    ("undisclosed_update_share", "undated", "with_evidence",
-     "claims with relevant evidence that rest only on undated documents (dated but "
-     "irrelevant passages retrieved beside them do not count)"),
-    ("time_scoped_share", "time_scoped", "factual",
-     "factual claims that state their own time (from ... to ..., as of ..., in <year>,)"),
+    (
+        "citation_coverage",
+        "cited",
+        "factual",
+        "factual claims with evidence supplied by the answer itself / A",
+    ),
+    (
+        "dated_evidence_share",
+        "dated",
+        "with_evidence",
+        "claims with relevant evidence whose relevant evidence includes a dated version",
+    ),
+    (
+        "undisclosed_update_share",
+        "undated",
+        "with_evidence",
+        "claims with relevant evidence that rest only on undated documents (dated but "
+        "irrelevant passages retrieved beside them do not count)",
+    ),
+    (
+        "time_scoped_share",
+        "time_scoped",
+        "factual",
+        "factual claims that state their own time (from ... to ..., as of ..., in <year>,)",
+    ),
     ("not_factual_share", "not_factual", "all", "not_factual / all claims"),
 )
 
 
 DIRECTION: Mapping[str, int] = {
-    "support_precision": 1, "decidable_rate": 1, "unknown_rate": -1, "contradicted_rate": -1,
-    "stale_rate": -1, "citation_coverage": 1, "dated_evidence_share": 1,
-    "undisclosed_update_share": -1, "time_scoped_share": 0, "not_factual_share": 0,
+    "support_precision": 1,
+    "decidable_rate": 1,
+    "unknown_rate": -1,
+    "contradicted_rate": -1,
+    "stale_rate": -1,
+    "citation_coverage": 1,
+    "dated_evidence_share": 1,
+    "undisclosed_update_share": -1,
+    "time_scoped_share": 0,
+    "not_factual_share": 0,
 }
 """Which direction is better for each figure: +1 higher, -1 lower, 0 neither."""
 
@@ -130,8 +166,8 @@ def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
         "with_evidence": has_ev,
         "dated": np.array([d > 0 for _, d in rel], dtype=bool) & has_ev,
         "undated": np.array([d == 0 for _, d in rel], dtype=bool) & has_ev,
-        "time_scoped": np.array([stated_period(c.text) is not None for c in claims],
-                                dtype=bool) & factual,
+        "time_scoped": np.array([stated_period(c.text) is not None for c in claims], dtype=bool)
+        & factual,
     }
     unsupported = np.isin(lab, [label.value for label in UNSUPPORTED_LABELS])
     indicators["decidable"] = indicators["supported"] | unsupported
@@ -170,8 +206,12 @@ def figure_specs() -> tuple[tuple[str, str, str, str], ...]:
 
 
 def build_report_card(
-    run_id: str, claims: Sequence[ClaimRow], *, config: Mapping[str, Any] | None = None,
-    n_boot: int = 2000, seed: int = 0,
+    run_id: str,
+    claims: Sequence[ClaimRow],
+    *,
+    config: Mapping[str, Any] | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
 ) -> ReportCard:
     """Compute the report card of a run from its claim rows.
 
@@ -189,28 +229,64 @@ def build_report_card(
     rng = np.random.default_rng(seed)
     draws = draw_counts(n_clusters, n_boot, rng)  # every figure on the same resamples
     for name, num, den, description in _FIGURES:
-        value, ci = ratio_interval(indicators[num] & indicators[den], indicators[den], codes,
-                                   n_clusters, n_boot=n_boot, rng=rng, counts=draws)
-        figures.append(Figure(name, value, ci, float(np.sum(indicators[num] & indicators[den])),
-                              float(np.sum(indicators[den])), description))
+        value, ci = ratio_interval(
+            indicators[num] & indicators[den],
+            indicators[den],
+            codes,
+            n_clusters,
+            n_boot=n_boot,
+            rng=rng,
+            counts=draws,
+        )
+        figures.append(
+            Figure(
+                name,
+                value,
+                ci,
+                float(np.sum(indicators[num] & indicators[den])),
+                float(np.sum(indicators[den])),
+                description,
+            )
+        )
     counts = Counter(labels)
     ordered = {label.value: counts.get(label.value, 0) for label in Label}
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
-    return ReportCard(run_id=run_id, n_answers=n_clusters,
-                      n_claims=len(claims), labels=ordered, figures=figures,
-                      config=dict(config or {}), n_boot=n_boot, seed=seed,
-                      warnings=config_warnings(config or {}))
+    return ReportCard(
+        run_id=run_id,
+        n_answers=n_clusters,
+        n_claims=len(claims),
+        labels=ordered,
+        figures=figures,
+        config=dict(config or {}),
+        n_boot=n_boot,
+        seed=seed,
+        warnings=config_warnings(config or {}),
+    )
 
 
 def report_config(run: RunInfo) -> dict[str, Any]:
     """The configuration block of a report: as-of date, settings, versions and digests."""
-    return {"run_id": run.run_id, "kind": run.kind, "as_of": run.as_of, "status": run.status,
-            "input_digest": run.input_digest, "settings": dict(run.config),
-            "components": {role: {"name": c["name"], "version": c["version"],
-                                  "digest": c["digest"],
-                                  **({"info": c["config"].get("info", {})}
-                                     if role == "stacker" and c.get("config") else {})}
-                           for role, c in sorted(run.components.items())}}
+    return {
+        "run_id": run.run_id,
+        "kind": run.kind,
+        "as_of": run.as_of,
+        "status": run.status,
+        "input_digest": run.input_digest,
+        "settings": dict(run.config),
+        "components": {
+            role: {
+                "name": c["name"],
+                "version": c["version"],
+                "digest": c["digest"],
+                **(
+                    {"info": c["config"].get("info", {})}
+                    if role == "stacker" and c.get("config")
+                    else {}
+                ),
+            }
+            for role, c in sorted(run.components.items())
+        },
+    }
 
 
 def config_warnings(config: Mapping[str, Any]) -> list[str]:
@@ -219,10 +295,11 @@ def config_warnings(config: Mapping[str, Any]) -> list[str]:
     stacker = config.get("components", {}).get("stacker", {})
     info = stacker.get("info", {}) if isinstance(stacker, Mapping) else {}
     if info.get("admissible") is False:
-        notes.append("the stacker's calibration data did not pass the admissibility test "
-                     "(docs/stacking.md): the stacked verdicts are not shown to beat the best "
-                     "single judge on kappa; treat the labels as screening, not as evidence")
+        notes.append(
+            "the stacker's calibration data did not pass the admissibility test "
+            "(docs/stacking.md): the stacked verdicts are not shown to beat the best "
+            "single judge on kappa; treat the labels as screening, not as evidence"
+        )
     if config.get("status") not in (None, "complete"):
-        notes.append(f"the run is {config.get('status')}: figures cover the answers "
-                     "written so far")
+        notes.append(f"the run is {config.get('status')}: figures cover the answers written so far")
     return notes

@@ -54,10 +54,17 @@ class FigureDelta:
     description: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value_a": self.value_a, "value_b": self.value_b, "delta": self.delta,
-                "ci": list(self.ci) if self.ci else None, "better": self.better,
-                "verdict": self.verdict, "denominator_a": self.denominator_a,
-                "denominator_b": self.denominator_b, "description": self.description}
+        return {
+            "value_a": self.value_a,
+            "value_b": self.value_b,
+            "delta": self.delta,
+            "ci": list(self.ci) if self.ci else None,
+            "better": self.better,
+            "verdict": self.verdict,
+            "denominator_a": self.denominator_a,
+            "denominator_b": self.denominator_b,
+            "description": self.description,
+        }
 
 
 @dataclass(frozen=True)
@@ -80,14 +87,26 @@ class Comparison:
         return next(f for f in self.figures if f.name == name)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_a": self.run_a, "run_b": self.run_b,
-                "shared": {"claims": self.n_shared_claims, "answers": self.n_shared_answers,
-                           "only_in_a": self.n_only_a, "only_in_b": self.n_only_b},
-                "figures": {f.name: f.to_dict() for f in self.figures},
-                "transitions": {a: dict(b) for a, b in self.transitions.items()},
-                "bootstrap": {"n_boot": self.n_boot, "seed": self.seed, "level": 0.95,
-                              "cluster": "shared answer", "paired": True,
-                              "difference": "run_b - run_a"}}
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "shared": {
+                "claims": self.n_shared_claims,
+                "answers": self.n_shared_answers,
+                "only_in_a": self.n_only_a,
+                "only_in_b": self.n_only_b,
+            },
+            "figures": {f.name: f.to_dict() for f in self.figures},
+            "transitions": {a: dict(b) for a, b in self.transitions.items()},
+            "bootstrap": {
+                "n_boot": self.n_boot,
+                "seed": self.seed,
+                "level": 0.95,
+                "cluster": "shared answer",
+                "paired": True,
+                "difference": "run_b - run_a",
+            },
+        }
 
 
 _BETTER = {1: "higher", -1: "lower", 0: "neither"}
@@ -106,8 +125,9 @@ def _verdict(delta: float | None, ci: tuple[float, float] | None, direction: int
     return "unresolved"
 
 
-def _shared(a: Sequence[ComparedClaim], b: Sequence[ComparedClaim]
-            ) -> tuple[list[ComparedClaim], list[ComparedClaim]]:
+def _shared(
+    a: Sequence[ComparedClaim], b: Sequence[ComparedClaim]
+) -> tuple[list[ComparedClaim], list[ComparedClaim]]:
     by_id_b = {c.claim_id: c for c in b}
     answers_b = {c.answer_id for c in b}
     left, right = [], []
@@ -119,9 +139,15 @@ def _shared(a: Sequence[ComparedClaim], b: Sequence[ComparedClaim]
     return left, right
 
 
-def compare_runs(run_a: str, claims_a: Sequence[ComparedClaim], run_b: str,
-                 claims_b: Sequence[ComparedClaim], *, n_boot: int = 2000, seed: int = 0
-                 ) -> Comparison:
+def compare_runs(
+    run_a: str,
+    claims_a: Sequence[ComparedClaim],
+    run_b: str,
+    claims_b: Sequence[ComparedClaim],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Comparison:
     """Paired comparison of run B against run A on their shared claims (module doc).
 
     Vectorised: one ``(B, n_answers)`` draw-count matrix (shared by both runs and every
@@ -141,9 +167,14 @@ def compare_runs(run_a: str, claims_a: Sequence[ComparedClaim], run_b: str,
             n_arr = (ind[num] & ind[den]).astype(np.float64)
             d_arr = ind[den].astype(np.float64)
             total = float(d_arr.sum())
-            sides.append((None if total == 0 else float(n_arr.sum() / total), total,
-                          per_cluster(n_arr, codes, n_clusters),
-                          per_cluster(d_arr, codes, n_clusters)))
+            sides.append(
+                (
+                    None if total == 0 else float(n_arr.sum() / total),
+                    total,
+                    per_cluster(n_arr, codes, n_clusters),
+                    per_cluster(d_arr, codes, n_clusters),
+                )
+            )
         (va, da, na_c, da_c), (vb, db, nb_c, db_c) = sides
         delta: float | None = None
         ci = None
@@ -152,13 +183,37 @@ def compare_runs(run_a: str, claims_a: Sequence[ComparedClaim], run_b: str,
             diff = boot_ratio(nb_c, db_c, counts) - boot_ratio(na_c, da_c, counts)
             ci = quiet_interval(diff)
         direction = DIRECTION.get(name, 0)
-        figures.append(FigureDelta(name, va, vb, delta, ci, _BETTER[direction],
-                                   _verdict(delta, ci, direction), da, db, description))
+        figures.append(
+            FigureDelta(
+                name,
+                va,
+                vb,
+                delta,
+                ci,
+                _BETTER[direction],
+                _verdict(delta, ci, direction),
+                da,
+                db,
+                description,
+            )
+        )
     transitions: dict[str, dict[str, int]] = {}
-    for (la, lb), n in sorted(Counter((x.label or "unlabelled", y.label or "unlabelled")
-                                      for x, y in zip(left, right, strict=True)).items()):
+    for (la, lb), n in sorted(
+        Counter(
+            (x.label or "unlabelled", y.label or "unlabelled")
+            for x, y in zip(left, right, strict=True)
+        ).items()
+    ):
         transitions.setdefault(la, {})[lb] = n
-    return Comparison(run_a=run_a, run_b=run_b, n_shared_claims=len(left),
-                      n_shared_answers=n_clusters, n_only_a=len(ids_a - ids_b),
-                      n_only_b=len(ids_b - ids_a), figures=figures, transitions=transitions,
-                      n_boot=n_boot, seed=seed)
+    return Comparison(
+        run_a=run_a,
+        run_b=run_b,
+        n_shared_claims=len(left),
+        n_shared_answers=n_clusters,
+        n_only_a=len(ids_a - ids_b),
+        n_only_b=len(ids_b - ids_a),
+        figures=figures,
+        transitions=transitions,
+        n_boot=n_boot,
+        seed=seed,
+    )

@@ -46,24 +46,33 @@ def _raw_sentence(raw: str | None) -> str | None:
     return sentence if isinstance(sentence, str) and sentence.strip() else None
 
 
-def _passages(label: str | None, evidence: Sequence[Mapping[str, Any]]
-              ) -> list[Mapping[str, Any]]:
+def _passages(label: str | None, evidence: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     want_superseded = label == "stale"
     chosen = [e for e in evidence if bool(e.get("superseded")) == want_superseded]
     return sorted(chosen or list(evidence), key=lambda e: int(e.get("rank") or 0))
 
 
-def _result(passage: Mapping[str, Any], sentence: str, start: int, via: str
-            ) -> dict[str, Any]:
-    return {"text": sentence, "doc_id": passage.get("doc_id"),
-            "version": passage.get("version"), "chunk_id": passage.get("chunk_id"),
-            "rank": passage.get("rank"), "superseded": bool(passage.get("superseded")),
-            "start": start, "end": start + len(sentence), "via": via}
+def _result(passage: Mapping[str, Any], sentence: str, start: int, via: str) -> dict[str, Any]:
+    return {
+        "text": sentence,
+        "doc_id": passage.get("doc_id"),
+        "version": passage.get("version"),
+        "chunk_id": passage.get("chunk_id"),
+        "rank": passage.get("rank"),
+        "superseded": bool(passage.get("superseded")),
+        "start": start,
+        "end": start + len(sentence),
+        "via": via,
+    }
 
 
-def deciding_sentence(claim: str, label: str | None, reason: str | None,
-                      evidence: Sequence[Mapping[str, Any]],
-                      votes: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any] | None:
+def deciding_sentence(
+    claim: str,
+    label: str | None,
+    reason: str | None,
+    evidence: Sequence[Mapping[str, Any]],
+    votes: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any] | None:
     """The evidence sentence a claim's label rests on (module doc), or None without evidence.
 
     ``evidence``: the claim's passages as :meth:`ledger.Ledger.claim_evidence` returns
@@ -76,10 +85,14 @@ def deciding_sentence(claim: str, label: str | None, reason: str | None,
     if not passages:
         return None
     named = _judges_in_reason(reason)
-    ordered = sorted(votes, key=lambda v: (v.get("judge_name") not in named,
-                                           named.index(v["judge_name"])
-                                           if v.get("judge_name") in named else 0,
-                                           str(v.get("judge_name"))))
+    ordered = sorted(
+        votes,
+        key=lambda v: (
+            v.get("judge_name") not in named,
+            named.index(v["judge_name"]) if v.get("judge_name") in named else 0,
+            str(v.get("judge_name")),
+        ),
+    )
     for vote in ordered:
         sentence = _raw_sentence(vote.get("raw"))
         if sentence is None:

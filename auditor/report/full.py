@@ -51,8 +51,10 @@ class FullReport:
 
     def to_dict(self) -> dict[str, Any]:
         data = self.card.to_dict()
-        data["label_shares"] = {k: {"share": v, "ci": list(ci) if ci else None}
-                                for k, (v, ci) in self.label_shares.items()}
+        data["label_shares"] = {
+            k: {"share": v, "ci": list(ci) if ci else None}
+            for k, (v, ci) in self.label_shares.items()
+        }
         data["judges"] = [dict(j) for j in self.judges]
         data["human_audits"] = self.human.to_dict() if self.human else None
         data["reliability"] = self.reliability.to_dict() if self.reliability else None
@@ -65,10 +67,12 @@ class FullReport:
         return data
 
 
-def flagged_claims(claims: Sequence[ClaimResult], answers: Sequence[Mapping[str, Any]],
-                   evidence: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                   votes: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
-                   ) -> list[dict[str, Any]]:
+def flagged_claims(
+    claims: Sequence[ClaimResult],
+    answers: Sequence[Mapping[str, Any]],
+    evidence: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    votes: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
     """Every claim labelled contradicted, not_supported, stale or unknown, in answer order,
     with its id, the characters of the answer its error spans mark (the claim's span when
     none) and the evidence sentence that decided it (:func:`deciding_sentence`, from
@@ -80,37 +84,54 @@ def flagged_claims(claims: Sequence[ClaimResult], answers: Sequence[Mapping[str,
             continue
         text = texts.get(c.answer_id, "")
         spans = c.error_spans or c.spans
-        decided = deciding_sentence(c.text, c.label, c.reason,
-                                    (evidence or {}).get(c.claim_id, ()),
-                                    (votes or {}).get(c.claim_id, ()))
-        flagged.append({"answer_id": c.answer_id, "claim_id": c.claim_id, "label": c.label,
-                        "claim": c.text, "p_hallucinated": c.p_hallucinated,
-                        "reason": c.reason, "error_spans": [list(s) for s in spans],
-                        "error_text": [text[a:b] for a, b in spans],
-                        "deciding_evidence": decided})
+        decided = deciding_sentence(
+            c.text,
+            c.label,
+            c.reason,
+            (evidence or {}).get(c.claim_id, ()),
+            (votes or {}).get(c.claim_id, ()),
+        )
+        flagged.append(
+            {
+                "answer_id": c.answer_id,
+                "claim_id": c.claim_id,
+                "label": c.label,
+                "claim": c.text,
+                "p_hallucinated": c.p_hallucinated,
+                "reason": c.reason,
+                "error_spans": [list(s) for s in spans],
+                "error_text": [text[a:b] for a, b in spans],
+                "deciding_evidence": decided,
+            }
+        )
     return flagged
 
 
-FLAGGED_LABELS = frozenset({*(label.value for label in UNSUPPORTED_LABELS),
-                            Label.UNKNOWN.value})
+FLAGGED_LABELS = frozenset({*(label.value for label in UNSUPPORTED_LABELS), Label.UNKNOWN.value})
 """Labels a reviewer should look at: the unsupported ones and unknown."""
 
 
-def judge_statistics(rows: Sequence[Mapping[str, Any]], n_judged: int
-                     ) -> list[dict[str, Any]]:
+def judge_statistics(rows: Sequence[Mapping[str, Any]], n_judged: int) -> list[dict[str, Any]]:
     """Vote and abstention shares per judge version from :meth:`Ledger.vote_statistics`."""
     out = []
     for r in rows:
         n = max(int(r["n"]), 1)
-        out.append({**dict(r), "abstain_rate": r["n_abstain"] / n,
-                    "hallucinated_rate": r["n_hallucinated"] / n,
-                    "supported_rate": r["n_supported"] / n, "error_rate": r["n_error"] / n,
-                    "coverage": r["n"] / n_judged if n_judged else None})
+        out.append(
+            {
+                **dict(r),
+                "abstain_rate": r["n_abstain"] / n,
+                "hallucinated_rate": r["n_hallucinated"] / n,
+                "supported_rate": r["n_supported"] / n,
+                "error_rate": r["n_error"] / n,
+                "coverage": r["n"] / n_judged if n_judged else None,
+            }
+        )
     return out
 
 
-def support_history(ledger: Ledger, *, n_boot: int = 2000, seed: int = 0, kind: str = "audit"
-                    ) -> list[dict[str, Any]]:
+def support_history(
+    ledger: Ledger, *, n_boot: int = 2000, seed: int = 0, kind: str = "audit"
+) -> list[dict[str, Any]]:
     """Support precision (95% cluster-bootstrap interval) of every run of ``kind`` in the
     ledger, oldest first (from per-answer label counts: one grouped query per run)."""
     out = []
@@ -122,57 +143,85 @@ def support_history(ledger: Ledger, *, n_boot: int = 2000, seed: int = 0, kind: 
         answers = np.array([a for a, _, _ in rows], dtype=object)
         n = np.array([k for _, _, k in rows], dtype=np.float64)
         supported = np.array([label == "supported" for _, label, _ in rows]) * n
-        decidable = np.array([label == "supported" or label in unsupported
-                              for _, label, _ in rows]) * n
+        decidable = (
+            np.array([label == "supported" or label in unsupported for _, label, _ in rows]) * n
+        )
         codes, n_clusters = cluster_codes(answers)
-        value, ci = ratio_interval(supported, decidable, codes, n_clusters, n_boot=n_boot,
-                                   rng=np.random.default_rng(seed))
-        out.append({"run_id": run.run_id, "created_at": run.created_at, "as_of": run.as_of,
-                    "status": run.status, "n_claims": int(n.sum()),
-                    "support_precision": value, "ci": list(ci) if ci else None})
+        value, ci = ratio_interval(
+            supported, decidable, codes, n_clusters, n_boot=n_boot, rng=np.random.default_rng(seed)
+        )
+        out.append(
+            {
+                "run_id": run.run_id,
+                "created_at": run.created_at,
+                "as_of": run.as_of,
+                "status": run.status,
+                "n_claims": int(n.sum()),
+                "support_precision": value,
+                "ci": list(ci) if ci else None,
+            }
+        )
     return out
 
 
-def build_full_report(ledger: Ledger, run_id: str, *, compare_to: str | None = None,
-                      n_boot: int = 2000, seed: int = 0, history: bool = True) -> FullReport:
+def build_full_report(
+    ledger: Ledger,
+    run_id: str,
+    *,
+    compare_to: str | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    history: bool = True,
+) -> FullReport:
     """Assemble the whole report of ``run_id`` (a full id) from ``ledger``."""
     info = ledger.get_run(run_id)
     claims = ledger.claim_results(run_id, relevance=run_relevance(info.config))
-    card = build_report_card(run_id, claims, config=report_config(info), n_boot=n_boot,
-                             seed=seed)
+    card = build_report_card(run_id, claims, config=report_config(info), n_boot=n_boot, seed=seed)
     audits = ledger.human_audits(run_id)
     n_judged = ledger.judged_claims(run_id)
     notes = []
     if not audits:
-        notes.append("no human audits for this run: kappa, balanced accuracy and the "
-                      "reliability diagram need some (auditor review add / import)")
+        notes.append(
+            "no human audits for this run: kappa, balanced accuracy and the "
+            "reliability diagram need some (auditor review add / import)"
+        )
     comparison = None
     if compare_to is not None:
         other = ledger.get_run(compare_to)
-        comparison = compare_runs(run_id, claims, other.run_id,
-                                  ledger.claim_results(other.run_id,
-                                                       relevance=run_relevance(other.config)),
-                                  n_boot=n_boot, seed=seed)
+        comparison = compare_runs(
+            run_id,
+            claims,
+            other.run_id,
+            ledger.claim_results(other.run_id, relevance=run_relevance(other.config)),
+            n_boot=n_boot,
+            seed=seed,
+        )
         if comparison.n_shared_claims == 0:
             notes.append("the two runs share no claim: nothing to compare")
     return FullReport(
-        card=card, label_shares=label_shares(claims, n_boot=n_boot, seed=seed),
+        card=card,
+        label_shares=label_shares(claims, n_boot=n_boot, seed=seed),
         judges=judge_statistics(ledger.vote_statistics(run_id), n_judged),
         human=human_agreement(claims, audits, n_boot=n_boot, seed=seed),
         reliability=reliability(claims, audits),
         history=support_history(ledger, n_boot=n_boot, seed=seed) if history else [],
-        verdict_versions=ledger.verdict_versions(run_id), comparison=comparison, notes=notes,
-        flagged=_flagged(ledger, run_id, claims))
+        verdict_versions=ledger.verdict_versions(run_id),
+        comparison=comparison,
+        notes=notes,
+        flagged=_flagged(ledger, run_id, claims),
+    )
 
 
-def _flagged(ledger: Ledger, run_id: str, claims: Sequence[ClaimResult]
-             ) -> list[dict[str, Any]]:
+def _flagged(ledger: Ledger, run_id: str, claims: Sequence[ClaimResult]) -> list[dict[str, Any]]:
     ids = [c.claim_id for c in claims if c.label in FLAGGED_LABELS]
     if not ids:
         return []
-    return flagged_claims(claims, ledger.run_answers(run_id),
-                          ledger.claim_evidence(run_id, claim_ids=ids),
-                          ledger.claim_votes(run_id, claim_ids=ids))
+    return flagged_claims(
+        claims,
+        ledger.run_answers(run_id),
+        ledger.claim_evidence(run_id, claim_ids=ids),
+        ledger.claim_votes(run_id, claim_ids=ids),
+    )
 
 
 def _ci(ci: Sequence[float] | None) -> str:
@@ -185,22 +234,33 @@ def _num(x: float | None) -> str:
 
 def comparison_markdown(c: Comparison) -> list[str]:
     """Markdown lines of a paired comparison."""
-    lines = ["## Comparison", "",
-             f"Run B `{c.run_b[:12]}` against run A `{c.run_a[:12]}` on {c.n_shared_claims} "
-             f"shared claims in {c.n_shared_answers} shared answers ({c.n_only_a} claims only "
-             f"in A, {c.n_only_b} only in B). Differences are B - A with 95% paired "
-             f"cluster-bootstrap intervals (B = {c.n_boot}, same resample for both runs).", "",
-             "| figure | A | B | B - A [95% CI] | better | verdict |",
-             "|---|---:|---:|---:|---|---|"]
+    lines = [
+        "## Comparison",
+        "",
+        f"Run B `{c.run_b[:12]}` against run A `{c.run_a[:12]}` on {c.n_shared_claims} "
+        f"shared claims in {c.n_shared_answers} shared answers ({c.n_only_a} claims only "
+        f"in A, {c.n_only_b} only in B). Differences are B - A with 95% paired "
+        f"cluster-bootstrap intervals (B = {c.n_boot}, same resample for both runs).",
+        "",
+        "| figure | A | B | B - A [95% CI] | better | verdict |",
+        "|---|---:|---:|---:|---|---|",
+    ]
     for f in c.figures:
-        lines.append(f"| {f.name} | {_num(f.value_a)} | {_num(f.value_b)} | "
-                     f"{_num(f.delta)}{_ci(f.ci)} | {f.better} | **{f.verdict}** |")
-    lines += ["", "Label in A -> label in B (shared claims):", "",
-              "| A \\ B | " + " | ".join(_columns(c.transitions)) + " |",
-              "|---|" + "---:|" * len(_columns(c.transitions))]
+        lines.append(
+            f"| {f.name} | {_num(f.value_a)} | {_num(f.value_b)} | "
+            f"{_num(f.delta)}{_ci(f.ci)} | {f.better} | **{f.verdict}** |"
+        )
+    lines += [
+        "",
+        "Label in A -> label in B (shared claims):",
+        "",
+        "| A \\ B | " + " | ".join(_columns(c.transitions)) + " |",
+        "|---|" + "---:|" * len(_columns(c.transitions)),
+    ]
     for a, row in c.transitions.items():
-        lines.append(f"| {a} | " + " | ".join(str(row.get(b, 0))
-                                              for b in _columns(c.transitions)) + " |")
+        lines.append(
+            f"| {a} | " + " | ".join(str(row.get(b, 0)) for b in _columns(c.transitions)) + " |"
+        )
     return lines
 
 
@@ -210,19 +270,26 @@ def _columns(table: Mapping[str, Mapping[str, int]]) -> list[str]:
 
 def agreement_markdown(title: str, a: Agreement) -> list[str]:
     """Markdown lines of an agreement (κ, balanced accuracy, confusion table)."""
-    lines = [f"## {title}", "",
-             f"{a.n_used} of {a.n_items} claims compared on the binary mapping (supported vs "
-             "contradicted/not_supported/stale; unknown and not_factual excluded).", "",
-             f"- Cohen's kappa: {_num(a.kappa)}{_ci(a.kappa_ci)}",
-             f"- balanced accuracy: {_num(a.bacc)}{_ci(a.bacc_ci)}",
-             f"- same label (all labels): {_num(a.share_equal)}"]
+    lines = [
+        f"## {title}",
+        "",
+        f"{a.n_used} of {a.n_items} claims compared on the binary mapping (supported vs "
+        "contradicted/not_supported/stale; unknown and not_factual excluded).",
+        "",
+        f"- Cohen's kappa: {_num(a.kappa)}{_ci(a.kappa_ci)}",
+        f"- balanced accuracy: {_num(a.bacc)}{_ci(a.bacc_ci)}",
+        f"- same label (all labels): {_num(a.share_equal)}",
+    ]
     for reason, n in sorted(a.excluded.items()):
         lines.append(f"- excluded, {md_escape(reason)}: {n}")
     for key, value in a.extra.items():
         lines.append(f"- {md_escape(key.replace('_', ' '))}: {md_escape(value)}")
     cols = _columns(a.confusion)
-    lines += ["", "| reference \\ compared | " + " | ".join(cols) + " |",
-              "|---|" + "---:|" * len(cols)]
+    lines += [
+        "",
+        "| reference \\ compared | " + " | ".join(cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
     for ref, row in a.confusion.items():
         lines.append(f"| {ref} | " + " | ".join(str(row.get(b, 0)) for b in cols) + " |")
     return lines
@@ -231,39 +298,61 @@ def agreement_markdown(title: str, a: Agreement) -> list[str]:
 def full_to_markdown(report: FullReport) -> str:
     """The whole report as Markdown."""
     lines = [to_markdown(report.card).rstrip(), ""]
-    lines += ["## Judges", "", "| judge | digest | votes | supported | hallucinated | "
-              "abstain rate | errors | mean latency s |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "## Judges",
+        "",
+        "| judge | digest | votes | supported | hallucinated | "
+        "abstain rate | errors | mean latency s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for j in report.judges:
-        lines.append(f"| {md_escape(j['judge_name'])} | `{j['judge_digest'][:12]}` | {j['n']} | "
-                     f"{j['n_supported']} | {j['n_hallucinated']} | {j['abstain_rate']:.1%} | "
-                     f"{j['n_error']} | {j['mean_latency_s']:.4f} |")
+        lines.append(
+            f"| {md_escape(j['judge_name'])} | `{j['judge_digest'][:12]}` | {j['n']} | "
+            f"{j['n_supported']} | {j['n_hallucinated']} | {j['abstain_rate']:.1%} | "
+            f"{j['n_error']} | {j['mean_latency_s']:.4f} |"
+        )
     lines.append("")
     if report.human is not None:
         lines += [*agreement_markdown("Agreement with human audits", report.human), ""]
     if report.reliability is not None:
-        lines += [f"Reliability of stacked probabilities against human audits: "
-                  f"{report.reliability.n} claims, ECE {_num(report.reliability.ece)}.", ""]
+        lines += [
+            f"Reliability of stacked probabilities against human audits: "
+            f"{report.reliability.n} claims, ECE {_num(report.reliability.ece)}.",
+            "",
+        ]
     if len(report.verdict_versions) > 1:
-        lines += ["## Verdict versions (bridged panels)", "",
-                  "| panel | stacker | claims | own |", "|---|---|---:|---|"]
+        lines += [
+            "## Verdict versions (bridged panels)",
+            "",
+            "| panel | stacker | claims | own |",
+            "|---|---|---:|---|",
+        ]
         for v in report.verdict_versions:
-            lines.append(f"| {md_escape(v['panel_name'] or '')} `{v['panel_digest'][:12]}` | "
-                         f"`{v['stacker_digest'][:12]}` | {v['n_claims']} | "
-                         f"{'yes' if v['own'] else 'bridged'} |")
+            lines.append(
+                f"| {md_escape(v['panel_name'] or '')} `{v['panel_digest'][:12]}` | "
+                f"`{v['stacker_digest'][:12]}` | {v['n_claims']} | "
+                f"{'yes' if v['own'] else 'bridged'} |"
+            )
         lines.append("")
     if report.flagged:
-        lines += ["## Flagged claims", "",
-                  "Contradicted, not supported, stale and unknown claims; review one with "
-                  "`auditor review add RUN CLAIM_ID --label ... --reviewer ...`.", "",
-                  "| claim id | answer | label | p | claim | error text | deciding evidence "
-                  "| reason |", "|---|---|---|---:|---|---|---|---|"]
+        lines += [
+            "## Flagged claims",
+            "",
+            "Contradicted, not supported, stale and unknown claims; review one with "
+            "`auditor review add RUN CLAIM_ID --label ... --reviewer ...`.",
+            "",
+            "| claim id | answer | label | p | claim | error text | deciding evidence | reason |",
+            "|---|---|---|---:|---|---|---|---|",
+        ]
         for f in report.flagged:
             marked = " / ".join(f"**{md_escape(t)}**" for t in f["error_text"])
-            lines.append(f"| `{md_escape(f['claim_id'][:16])}` | {md_escape(f['answer_id'])} | "
-                         f"{md_escape(f['label'])} | {_num(f['p_hallucinated'])} | "
-                         f"{md_escape(f['claim'])} | {marked} | "
-                         f"{md_escape(deciding_text(f.get('deciding_evidence')))} | "
-                         f"{md_escape(f['reason'] or '')} |")
+            lines.append(
+                f"| `{md_escape(f['claim_id'][:16])}` | {md_escape(f['answer_id'])} | "
+                f"{md_escape(f['label'])} | {_num(f['p_hallucinated'])} | "
+                f"{md_escape(f['claim'])} | {marked} | "
+                f"{md_escape(deciding_text(f.get('deciding_evidence')))} | "
+                f"{md_escape(f['reason'] or '')} |"
+            )
         lines.append("")
     if report.comparison is not None:
         lines += [*comparison_markdown(report.comparison), ""]
@@ -279,7 +368,7 @@ def deciding_text(decided: Mapping[str, Any] | None) -> str:
     where = f"{decided.get('doc_id')}@{decided.get('version')}"
     if decided.get("superseded"):
         where += ", superseded"
-    return f"\"{decided['text']}\" ({where}; {decided.get('via')})"
+    return f'"{decided["text"]}" ({where}; {decided.get("via")})'
 
 
 def full_to_json(report: FullReport) -> str:

@@ -58,8 +58,7 @@ def _pyplot() -> Any:
     return plt
 
 
-def _errors(values: Sequence[float], cis: Sequence[tuple[float, float] | None]
-            ) -> np.ndarray:
+def _errors(values: Sequence[float], cis: Sequence[tuple[float, float] | None]) -> np.ndarray:
     lo = [v - ci[0] if ci else 0.0 for v, ci in zip(values, cis, strict=True)]
     hi = [ci[1] - v if ci else 0.0 for v, ci in zip(values, cis, strict=True)]
     return np.clip(np.array([lo, hi], dtype=np.float64), 0.0, None)
@@ -71,8 +70,13 @@ def label_plot(shares: Mapping[str, tuple[float, tuple[float, float] | None]]) -
     names = list(shares)
     values = [shares[n][0] for n in names]
     fig, ax = plt.subplots(figsize=(7, 3))
-    ax.bar(names, values, yerr=_errors(values, [shares[n][1] for n in names]), capsize=4,
-           color="#4c78a8")
+    ax.bar(
+        names,
+        values,
+        yerr=_errors(values, [shares[n][1] for n in names]),
+        capsize=4,
+        color="#4c78a8",
+    )
     ax.set_ylabel("share of claims")
     ax.set_ylim(0, 1)
     ax.set_title("Claims by label (95% cluster-bootstrap intervals)")
@@ -80,8 +84,12 @@ def label_plot(shares: Mapping[str, tuple[float, tuple[float, float] | None]]) -
     return _png(fig)
 
 
-def history_plot(history: Sequence[Mapping[str, Any]], current: str, *,
-                 title: str = "Support precision across audit runs (red: this run)") -> str:
+def history_plot(
+    history: Sequence[Mapping[str, Any]],
+    current: str,
+    *,
+    title: str = "Support precision across audit runs (red: this run)",
+) -> str:
     """Support precision of every audit run, in creation order, with intervals."""
     plt = _pyplot()
     points = [h for h in history if h["support_precision"] is not None]
@@ -129,8 +137,9 @@ def comparison_plot(c: Comparison) -> str:
     y = np.arange(len(rows))
     deltas = [float(f.delta) for f in rows if f.delta is not None]
     colors = {"improved": "#1a7f37", "worse": "#c62828"}
-    ax.errorbar(deltas, y, xerr=_errors(deltas, [f.ci for f in rows]), fmt="none",
-                ecolor="#888", capsize=3)
+    ax.errorbar(
+        deltas, y, xerr=_errors(deltas, [f.ci for f in rows]), fmt="none", ecolor="#888", capsize=3
+    )
     ax.scatter(deltas, y, c=[colors.get(f.verdict, "#666") for f in rows], zorder=3)
     ax.axvline(0, color="#999", lw=1)
     ax.set_yticks(y, [f.name for f in rows], fontsize=8)
@@ -138,14 +147,17 @@ def comparison_plot(c: Comparison) -> str:
     return _png(fig)
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
-           numeric: Sequence[bool] | None = None) -> str:
+def _table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[bool] | None = None
+) -> str:
     numeric = numeric or [False] * len(headers)
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = []
     for row in rows:
-        cells = "".join(f'<td class="n">{cell}</td>' if num else f"<td>{cell}</td>"
-                        for cell, num in zip(row, numeric, strict=True))
+        cells = "".join(
+            f'<td class="n">{cell}</td>' if num else f"<td>{cell}</td>"
+            for cell, num in zip(row, numeric, strict=True)
+        )
         body.append(f"<tr>{cells}</tr>")
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
@@ -160,21 +172,29 @@ def _fmt(x: float | None, ci: Sequence[float] | None = None) -> str:
 
 
 def _agreement_html(a: Agreement) -> str:
-    parts = [f"<p>{a.n_used} of {a.n_items} claims compared on the binary mapping "
-             "(supported vs contradicted / not_supported / stale; unknown and not_factual "
-             "excluded).</p>",
-             _table(["measure", "value [95% CI]"],
-                    [["Cohen's kappa", _fmt(a.kappa, a.kappa_ci)],
-                     ["balanced accuracy", _fmt(a.bacc, a.bacc_ci)],
-                     ["same label (all labels)", _fmt(a.share_equal)],
-                     *[[f"excluded: {escape(k)}", str(v)] for k, v in sorted(a.excluded.items())],
-                     *[[escape(k.replace("_", " ")), escape(str(v))]
-                       for k, v in a.extra.items()]])]
+    parts = [
+        f"<p>{a.n_used} of {a.n_items} claims compared on the binary mapping "
+        "(supported vs contradicted / not_supported / stale; unknown and not_factual "
+        "excluded).</p>",
+        _table(
+            ["measure", "value [95% CI]"],
+            [
+                ["Cohen's kappa", _fmt(a.kappa, a.kappa_ci)],
+                ["balanced accuracy", _fmt(a.bacc, a.bacc_ci)],
+                ["same label (all labels)", _fmt(a.share_equal)],
+                *[[f"excluded: {escape(k)}", str(v)] for k, v in sorted(a.excluded.items())],
+                *[[escape(k.replace("_", " ")), escape(str(v))] for k, v in a.extra.items()],
+            ],
+        ),
+    ]
     cols = sorted({b for row in a.confusion.values() for b in row})
-    parts.append(_table(["reference \\ compared", *cols],
-                        [[escape(r), *[str(row.get(c, 0)) for c in cols]]
-                         for r, row in a.confusion.items()],
-                        [False] + [True] * len(cols)))
+    parts.append(
+        _table(
+            ["reference \\ compared", *cols],
+            [[escape(r), *[str(row.get(c, 0)) for c in cols]] for r, row in a.confusion.items()],
+            [False] + [True] * len(cols),
+        )
+    )
     return "".join(parts)
 
 
@@ -192,11 +212,12 @@ def to_html(report: FullReport, *, review_base: str | None = DEFAULT_REVIEW_BASE
     """The whole report as one self-contained HTML document; flagged claims link to the
     review queue of ``auditor serve`` at ``review_base`` (None: no links)."""
     card = report.card
-    head = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-            f"<title>Report card - run {escape(card.run_id[:12])}</title>",
-            f"<style>{_CSS}</style></head><body>"]
-    return "\n".join([*head, report_body(report, review_base=review_base),
-                      "</body></html>"]) + "\n"
+    head = [
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+        f"<title>Report card - run {escape(card.run_id[:12])}</title>",
+        f"<style>{_CSS}</style></head><body>",
+    ]
+    return "\n".join([*head, report_body(report, review_base=review_base), "</body></html>"]) + "\n"
 
 
 def report_css() -> str:
@@ -208,85 +229,174 @@ def report_body(report: FullReport, *, review_base: str | None = DEFAULT_REVIEW_
     """The report's HTML body (every section of :func:`to_html`, without the document
     around it), for pages that embed it; all text from the ledger is escaped."""
     card = report.card
-    out = [f"<h1>Report card - run <code>{escape(card.run_id[:12])}</code></h1>",
-           f"<p>{card.n_answers} answers, {card.n_claims} claims. Intervals: 95% cluster "
-           f"bootstrap (clusters = answers, B = {card.n_boot}, seed {card.seed}, percentile "
-           "method).</p>"]
+    out = [
+        f"<h1>Report card - run <code>{escape(card.run_id[:12])}</code></h1>",
+        f"<p>{card.n_answers} answers, {card.n_claims} claims. Intervals: 95% cluster "
+        f"bootstrap (clusters = answers, B = {card.n_boot}, seed {card.seed}, percentile "
+        "method).</p>",
+    ]
     for note in card.warnings:
         out.append(f'<div class="warn">warning: {escape(note)}</div>')
     out.append("<h2>Figures</h2>")
-    out.append(_table(["figure", "value [95% CI]", "num / den", "definition"],
-                      [[escape(f.name), _fmt(f.value, f.ci),
-                        f"{f.numerator:g} / {f.denominator:g}", escape(f.description)]
-                       for f in card.figures], [False, True, True, False]))
+    out.append(
+        _table(
+            ["figure", "value [95% CI]", "num / den", "definition"],
+            [
+                [
+                    escape(f.name),
+                    _fmt(f.value, f.ci),
+                    f"{f.numerator:g} / {f.denominator:g}",
+                    escape(f.description),
+                ]
+                for f in card.figures
+            ],
+            [False, True, True, False],
+        )
+    )
     out.append("<h2>Claims by label</h2>")
-    out.append(_table(["label", "claims", "share [95% CI]"],
-                      [[escape(k), str(card.labels.get(k, 0)), _fmt(v, ci)]
-                       for k, (v, ci) in report.label_shares.items()], [False, True, True]))
+    out.append(
+        _table(
+            ["label", "claims", "share [95% CI]"],
+            [
+                [escape(k), str(card.labels.get(k, 0)), _fmt(v, ci)]
+                for k, (v, ci) in report.label_shares.items()
+            ],
+            [False, True, True],
+        )
+    )
     if report.label_shares:
         out.append(label_plot(report.label_shares))
     if report.flagged:
         out.append("<h2>Flagged claims</h2>")
-        out.append('<p class="note">Contradicted, not supported, stale and unknown claims'
-                   + (', each linked to its place in the review queue of <code>auditor '
-                      'serve</code>' if review_base is not None else '') + '.</p>')
-        out.append(_table(["claim id", "answer", "label", "p", "claim", "error text",
-                           "deciding evidence", "reason"],
-                          [[_claim_cell(card.run_id, f["claim_id"], review_base),
-                            escape(f["answer_id"]), escape(f["label"]),
-                            _fmt(f["p_hallucinated"], None), escape(f["claim"]),
-                            " / ".join(f"<mark>{escape(t)}</mark>" for t in f["error_text"]),
-                            _deciding_html(f.get("deciding_evidence")),
-                            escape(f["reason"] or "")] for f in report.flagged],
-                          [False, False, False, True, False, False, False, False]))
+        out.append(
+            '<p class="note">Contradicted, not supported, stale and unknown claims'
+            + (
+                ", each linked to its place in the review queue of <code>auditor serve</code>"
+                if review_base is not None
+                else ""
+            )
+            + ".</p>"
+        )
+        out.append(
+            _table(
+                [
+                    "claim id",
+                    "answer",
+                    "label",
+                    "p",
+                    "claim",
+                    "error text",
+                    "deciding evidence",
+                    "reason",
+                ],
+                [
+                    [
+                        _claim_cell(card.run_id, f["claim_id"], review_base),
+                        escape(f["answer_id"]),
+                        escape(f["label"]),
+                        _fmt(f["p_hallucinated"], None),
+                        escape(f["claim"]),
+                        " / ".join(f"<mark>{escape(t)}</mark>" for t in f["error_text"]),
+                        _deciding_html(f.get("deciding_evidence")),
+                        escape(f["reason"] or ""),
+                    ]
+                    for f in report.flagged
+                ],
+                [False, False, False, True, False, False, False, False],
+            )
+        )
     out.append("<h2>Support precision over time</h2>")
     if report.history:
         out.append(history_plot(report.history, card.run_id))
-        out.append(_table(["run", "created", "as of", "claims", "support precision [95% CI]"],
-                          [[f"<code>{escape(h['run_id'][:12])}</code>",
-                            escape(str(h["created_at"])[:19]), escape(str(h["as_of"])[:10]),
-                            str(h["n_claims"]), _fmt(h["support_precision"], h["ci"])]
-                           for h in report.history], [False, False, False, True, True]))
+        out.append(
+            _table(
+                ["run", "created", "as of", "claims", "support precision [95% CI]"],
+                [
+                    [
+                        f"<code>{escape(h['run_id'][:12])}</code>",
+                        escape(str(h["created_at"])[:19]),
+                        escape(str(h["as_of"])[:10]),
+                        str(h["n_claims"]),
+                        _fmt(h["support_precision"], h["ci"]),
+                    ]
+                    for h in report.history
+                ],
+                [False, False, False, True, True],
+            )
+        )
     else:
         out.append('<p class="note">no audit runs in the ledger to plot.</p>')
     out.append("<h2>Reliability of the stacked probabilities</h2>")
     if report.reliability is not None:
-        out.append(f"<p>{report.reliability.n} claims with a stacked probability and a "
-                   f"human audit; expected calibration error "
-                   f"{_fmt(report.reliability.ece)}.</p>")
+        out.append(
+            f"<p>{report.reliability.n} claims with a stacked probability and a "
+            f"human audit; expected calibration error "
+            f"{_fmt(report.reliability.ece)}.</p>"
+        )
         out.append(reliability_plot(report.reliability.bins))
     else:
-        out.append('<p class="note">no human audits with a binary label on claims with a '
-                   "stacked probability: there is nothing to compare the stacked "
-                   "probabilities against.</p>")
+        out.append(
+            '<p class="note">no human audits with a binary label on claims with a '
+            "stacked probability: there is nothing to compare the stacked "
+            "probabilities against.</p>"
+        )
     out.append("<h2>Agreement with human audits</h2>")
     if report.human is not None:
         out.append(_agreement_html(report.human))
     else:
         out.append('<p class="note">no human audits for this run.</p>')
     out.append("<h2>Judges: votes and abstentions</h2>")
-    out.append(_table(["judge", "digest", "votes", "supported", "hallucinated", "abstain rate",
-                       "errors", "mean latency s"],
-                      [[escape(j["judge_name"]), f"<code>{escape(j['judge_digest'][:12])}</code>",
-                        str(j["n"]), str(j["n_supported"]), str(j["n_hallucinated"]),
-                        f"{j['abstain_rate']:.1%}", str(j["n_error"]),
-                        f"{j['mean_latency_s']:.4f}"] for j in report.judges],
-                      [False, False, True, True, True, True, True, True]))
+    out.append(
+        _table(
+            [
+                "judge",
+                "digest",
+                "votes",
+                "supported",
+                "hallucinated",
+                "abstain rate",
+                "errors",
+                "mean latency s",
+            ],
+            [
+                [
+                    escape(j["judge_name"]),
+                    f"<code>{escape(j['judge_digest'][:12])}</code>",
+                    str(j["n"]),
+                    str(j["n_supported"]),
+                    str(j["n_hallucinated"]),
+                    f"{j['abstain_rate']:.1%}",
+                    str(j["n_error"]),
+                    f"{j['mean_latency_s']:.4f}",
+                ]
+                for j in report.judges
+            ],
+            [False, False, True, True, True, True, True, True],
+        )
+    )
     if len(report.verdict_versions) > 1:
         out.append("<h2>Verdict versions (bridged panels)</h2>")
-        out.append(_table(["panel", "stacker", "claims", "version"],
-                          [[f"{escape(str(v['panel_name'] or ''))} "
-                            f"<code>{escape(v['panel_digest'][:12])}</code>",
-                            f"<code>{escape(v['stacker_digest'][:12])}</code>",
-                            str(v["n_claims"]), "own" if v["own"] else "bridged"]
-                           for v in report.verdict_versions]))
+        out.append(
+            _table(
+                ["panel", "stacker", "claims", "version"],
+                [
+                    [
+                        f"{escape(str(v['panel_name'] or ''))} "
+                        f"<code>{escape(v['panel_digest'][:12])}</code>",
+                        f"<code>{escape(v['stacker_digest'][:12])}</code>",
+                        str(v["n_claims"]),
+                        "own" if v["own"] else "bridged",
+                    ]
+                    for v in report.verdict_versions
+                ],
+            )
+        )
     if report.comparison is not None:
         out.append(_comparison_html(report.comparison))
     for note in report.notes:
         out.append(f'<p class="note">{escape(note)}</p>')
     out.append("<h2>Configuration</h2>")
-    config = json.dumps(json.loads(json.dumps(card.config, default=str)), indent=2,
-                        sort_keys=True)
+    config = json.dumps(json.loads(json.dumps(card.config, default=str)), indent=2, sort_keys=True)
     out.append(f"<pre>{escape(config)}</pre>")
     return "\n".join(out)
 
@@ -304,26 +414,45 @@ def _deciding_html(decided: Mapping[str, Any] | None) -> str:
     where = f"{decided.get('doc_id')}@{decided.get('version')}"
     if decided.get("superseded"):
         where += ", superseded"
-    return (f"&ldquo;{escape(str(decided['text']))}&rdquo; <small>({escape(where)}; "
-            f"{escape(str(decided.get('via')))})</small>")
+    return (
+        f"&ldquo;{escape(str(decided['text']))}&rdquo; <small>({escape(where)}; "
+        f"{escape(str(decided.get('via')))})</small>"
+    )
 
 
 def _comparison_html(c: Comparison) -> str:
-    parts = ["<h2>Comparison</h2>",
-             f"<p>Run B <code>{escape(c.run_b[:12])}</code> against run A "
-             f"<code>{escape(c.run_a[:12])}</code> on {c.n_shared_claims} shared claims in "
-             f"{c.n_shared_answers} shared answers ({c.n_only_a} claims only in A, "
-             f"{c.n_only_b} only in B). Differences are B - A with 95% paired cluster-"
-             f"bootstrap intervals (B = {c.n_boot}, same resample for both runs).</p>",
-             _table(["figure", "A", "B", "B - A [95% CI]", "better", "verdict"],
-                    [[escape(f.name), _fmt(f.value_a), _fmt(f.value_b), _fmt(f.delta, f.ci),
-                      f.better, f'<span class="{f.verdict}">{escape(f.verdict)}</span>']
-                     for f in c.figures], [False, True, True, True, False, False])]
+    parts = [
+        "<h2>Comparison</h2>",
+        f"<p>Run B <code>{escape(c.run_b[:12])}</code> against run A "
+        f"<code>{escape(c.run_a[:12])}</code> on {c.n_shared_claims} shared claims in "
+        f"{c.n_shared_answers} shared answers ({c.n_only_a} claims only in A, "
+        f"{c.n_only_b} only in B). Differences are B - A with 95% paired cluster-"
+        f"bootstrap intervals (B = {c.n_boot}, same resample for both runs).</p>",
+        _table(
+            ["figure", "A", "B", "B - A [95% CI]", "better", "verdict"],
+            [
+                [
+                    escape(f.name),
+                    _fmt(f.value_a),
+                    _fmt(f.value_b),
+                    _fmt(f.delta, f.ci),
+                    f.better,
+                    f'<span class="{f.verdict}">{escape(f.verdict)}</span>',
+                ]
+                for f in c.figures
+            ],
+            [False, True, True, True, False, False],
+        ),
+    ]
     if any(f.delta is not None for f in c.figures):
         parts.append(comparison_plot(c))
     cols = sorted({b for row in c.transitions.values() for b in row})
     parts.append("<p>Label in A (rows) against label in B (columns), shared claims:</p>")
-    parts.append(_table(["A \\ B", *cols], [[escape(a), *[str(row.get(b, 0)) for b in cols]]
-                                            for a, row in c.transitions.items()],
-                        [False] + [True] * len(cols)))
+    parts.append(
+        _table(
+            ["A \\ B", *cols],
+            [[escape(a), *[str(row.get(b, 0)) for b in cols]] for a, row in c.transitions.items()],
+            [False] + [True] * len(cols),
+        )
+    )
     return "".join(parts)

@@ -81,15 +81,20 @@ def rich_tables(card: ReportCard) -> list[Table]:
     for label, count in card.labels.items():
         share = count / card.n_claims if card.n_claims else 0.0
         labels.add_row(terminal_safe(label), str(count), f"{share:.1%}")
-    figures = Table(title=f"Figures (95% cluster-bootstrap CI, B={card.n_boot}, "
-                          f"clusters = answers)")
+    figures = Table(
+        title=f"Figures (95% cluster-bootstrap CI, B={card.n_boot}, clusters = answers)"
+    )
     figures.add_column("figure", no_wrap=True)
     figures.add_column("value [95% CI]", justify="right", no_wrap=True)
     figures.add_column("num / den", justify="right")
     figures.add_column("definition")
     for f in card.figures:
-        figures.add_row(terminal_safe(f.name), _value(f),
-                        f"{f.numerator:g} / {f.denominator:g}", terminal_safe(f.description))
+        figures.add_row(
+            terminal_safe(f.name),
+            _value(f),
+            f"{f.numerator:g} / {f.denominator:g}",
+            terminal_safe(f.description),
+        )
     return [labels, figures]
 
 
@@ -97,9 +102,12 @@ def agreement_table(agreement: Any, title: str = "Agreement with human audits") 
     """An :class:`auditor.report.agreement.Agreement` as a rich table: κ and balanced
     accuracy with their 95% intervals, exclusions, and the confusion table below."""
     a = agreement
-    table = Table(title=title, caption=f"{a.n_used} of {a.n_items} claims compared on the "
-                                       "binary mapping (supported vs contradicted/"
-                                       "not_supported/stale)")
+    table = Table(
+        title=title,
+        caption=f"{a.n_used} of {a.n_items} claims compared on the "
+        "binary mapping (supported vs contradicted/"
+        "not_supported/stale)",
+    )
     table.add_column("measure")
     table.add_column("value [95% CI]", justify="right")
 
@@ -134,14 +142,20 @@ def flagged_table(flagged: Any) -> Table:
         table.add_column(column, justify="right" if column == "p" else "left")
     for f in flagged:
         p = f["p_hallucinated"]
-        table.add_row(f["claim_id"][:16], Text(f["label"]), "-" if p is None else f"{p:.2f}",
-                      Text(f["claim"]), Text(" / ".join(f["error_text"])),
-                      Text(deciding_text(f.get("deciding_evidence"))))
+        table.add_row(
+            f["claim_id"][:16],
+            Text(f["label"]),
+            "-" if p is None else f"{p:.2f}",
+            Text(f["claim"]),
+            Text(" / ".join(f["error_text"])),
+            Text(deciding_text(f.get("deciding_evidence"))),
+        )
     return table
 
 
-def print_card(card: ReportCard, console: Console | None = None, *, human: Any = None,
-               flagged: Any = ()) -> None:
+def print_card(
+    card: ReportCard, console: Console | None = None, *, human: Any = None, flagged: Any = ()
+) -> None:
     """Print the report card to the terminal; with ``human`` (an
     :class:`~auditor.report.agreement.Agreement`) the agreement with human audits, and
     with ``flagged`` (:attr:`~auditor.report.full.FullReport.flagged`) the flagged claims
@@ -171,21 +185,35 @@ def to_json(card: ReportCard) -> str:
 
 def to_markdown(card: ReportCard) -> str:
     """The report card as a Markdown document."""
-    lines = [f"# Report card - run `{card.run_id[:12]}`", "",
-             f"{card.n_answers} answers, {card.n_claims} claims. Intervals: 95% cluster "
-             f"bootstrap (clusters = answers, B = {card.n_boot}, seed {card.seed}, "
-             "percentile method).", "", "## Claims by label", "",
-             "| label | claims | share |", "|---|---:|---:|"]
+    lines = [
+        f"# Report card - run `{card.run_id[:12]}`",
+        "",
+        f"{card.n_answers} answers, {card.n_claims} claims. Intervals: 95% cluster "
+        f"bootstrap (clusters = answers, B = {card.n_boot}, seed {card.seed}, "
+        "percentile method).",
+        "",
+        "## Claims by label",
+        "",
+        "| label | claims | share |",
+        "|---|---:|---:|",
+    ]
     for label, count in card.labels.items():
         share = count / card.n_claims if card.n_claims else 0.0
         lines.append(f"| {_md_name(label)} | {count} | {share:.1%} |")
     if card.warnings:
         lines += ["", "## Warnings", ""] + [f"- {md_escape(note)}" for note in card.warnings]
-    lines += ["", "## Figures", "", "| figure | value [95% CI] | num / den | definition |",
-              "|---|---:|---:|---|"]
+    lines += [
+        "",
+        "## Figures",
+        "",
+        "| figure | value [95% CI] | num / den | definition |",
+        "|---|---:|---:|---|",
+    ]
     for f in card.figures:
-        lines.append(f"| {_md_name(f.name)} | {_value(f)} | "
-                     f"{f.numerator:g} / {f.denominator:g} | {_md_name(f.description)} |")
+        lines.append(
+            f"| {_md_name(f.name)} | {_value(f)} | "
+            f"{f.numerator:g} / {f.denominator:g} | {_md_name(f.description)} |"
+        )
     config = json.dumps(_jsonable(card.config), indent=2, sort_keys=True, default=str)
     lines += ["", "## Configuration", "", *md_fence(config, "json"), ""]
     return "\n".join(lines)
@@ -199,9 +227,11 @@ def comparison_tables(comparison: Any) -> list[Table]:
     """A :class:`auditor.report.compare.Comparison` as two rich tables: paired differences
     with their verdicts, and label transitions."""
     c = comparison
-    figures = Table(title=f"Run B {c.run_b[:12]} - run A {c.run_a[:12]} on {c.n_shared_claims} "
-                          f"shared claims, {c.n_shared_answers} answers (95% paired CI, "
-                          f"B={c.n_boot})")
+    figures = Table(
+        title=f"Run B {c.run_b[:12]} - run A {c.run_a[:12]} on {c.n_shared_claims} "
+        f"shared claims, {c.n_shared_answers} answers (95% paired CI, "
+        f"B={c.n_boot})"
+    )
     for column in ("figure", "A", "B", "B - A [95% CI]", "better", "verdict"):
         figures.add_column(column, justify="right" if column in ("A", "B") else "left")
 
@@ -210,8 +240,14 @@ def comparison_tables(comparison: Any) -> list[Table]:
 
     for f in c.figures:
         delta = num(f.delta) + (f" [{f.ci[0]:.3f}, {f.ci[1]:.3f}]" if f.ci else "")
-        figures.add_row(terminal_safe(f.name), num(f.value_a), num(f.value_b), delta,
-                        terminal_safe(f.better), terminal_safe(f.verdict))
+        figures.add_row(
+            terminal_safe(f.name),
+            num(f.value_a),
+            num(f.value_b),
+            delta,
+            terminal_safe(f.better),
+            terminal_safe(f.verdict),
+        )
     columns = sorted({b for row in c.transitions.values() for b in row})
     transitions = Table(title="Label in A (rows) -> label in B (columns)")
     transitions.add_column("A \\ B")

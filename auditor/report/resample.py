@@ -60,8 +60,9 @@ def boot_ratio(num: FloatArray, den: FloatArray, counts: FloatArray) -> FloatArr
     per-cluster sums, ``counts`` the ``(B, n_clusters)`` draw counts."""
     boot_den = counts @ den
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(boot_den > 0, (counts @ num) / np.where(boot_den > 0, boot_den, 1.0),
-                        np.nan)
+        return np.where(
+            boot_den > 0, (counts @ num) / np.where(boot_den > 0, boot_den, 1.0), np.nan
+        )
 
 
 def quiet_interval(samples: ArrayLike, level: float = 0.95) -> tuple[float, float] | None:
@@ -72,10 +73,17 @@ def quiet_interval(samples: ArrayLike, level: float = 0.95) -> tuple[float, floa
     return None if not (np.isfinite(lo) and np.isfinite(hi)) else (lo, hi)
 
 
-def ratio_interval(num: ArrayLike, den: ArrayLike, codes: NDArray[np.int64], n_clusters: int,
-                   *, n_boot: int, rng: np.random.Generator, level: float = 0.95,
-                   counts: FloatArray | None = None
-                   ) -> tuple[float | None, tuple[float, float] | None]:
+def ratio_interval(
+    num: ArrayLike,
+    den: ArrayLike,
+    codes: NDArray[np.int64],
+    n_clusters: int,
+    *,
+    n_boot: int,
+    rng: np.random.Generator,
+    level: float = 0.95,
+    counts: FloatArray | None = None,
+) -> tuple[float | None, tuple[float, float] | None]:
     """Point ratio of item sums and its cluster-bootstrap percentile interval; ``(None,
     None)`` when the denominator sums to 0 (undefined, never 0 or 1). ``counts``: draw
     counts to reuse (several figures on the same resamples); else drawn from ``rng``."""
@@ -86,6 +94,5 @@ def ratio_interval(num: ArrayLike, den: ArrayLike, codes: NDArray[np.int64], n_c
         return None, None
     if counts is None:
         counts = draw_counts(n_clusters, n_boot, rng)
-    boot = boot_ratio(per_cluster(n, codes, n_clusters), per_cluster(d, codes, n_clusters),
-                      counts)
+    boot = boot_ratio(per_cluster(n, codes, n_clusters), per_cluster(d, codes, n_clusters), counts)
     return float(n.sum() / total), quiet_interval(boot, level)

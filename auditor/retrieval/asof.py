@@ -58,8 +58,9 @@ def version_times(versions: Sequence[DocumentVersion]) -> VersionTimes:
     return VersionTimes(visible, valid_to, newer, has_newer)
 
 
-def as_of_masks(times: VersionTimes, as_of: datetime | None
-                ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+def as_of_masks(
+    times: VersionTimes, as_of: datetime | None
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """``(visible, superseded)`` boolean arrays over versions at ``as_of``."""
     if as_of is None:
         return np.ones(len(times.visible_from), dtype=bool), times.has_newer.copy()

@@ -19,14 +19,44 @@ DEFAULT_MAX_CHARS = 600
 
 # A sentence ends after . ! ? (optionally closed by quotes/brackets) followed by
 # whitespace, or at a line break that ends a paragraph, heading or list item.
-_BOUNDARY = re.compile(
-    r"[.!?][\"'”’)\]]*(?P<ws>\s+)|\n\s*\n|\n(?=\s*(?:[#>*\-+]|\d+[.)]\s))"
+_BOUNDARY = re.compile(r"[.!?][\"'”’)\]]*(?P<ws>\s+)|\n\s*\n|\n(?=\s*(?:[#>*\-+]|\d+[.)]\s))")
+_ABBREVIATIONS = frozenset(
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "fig",
+        "al",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "u.s",
+        "u.k",
+        "approx",
+    }
 )
-_ABBREVIATIONS = frozenset({
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e",
-    "inc", "ltd", "co", "corp", "fig", "al", "jan", "feb", "mar", "apr", "jun", "jul",
-    "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "approx",
-})
 _WORD_BEFORE = re.compile(r"([\w.]+)[.!?][\"'”’)\]]*$")
 
 
@@ -81,15 +111,22 @@ def chunk_document(doc: DocumentVersion, max_chars: int = DEFAULT_MAX_CHARS) -> 
     if not doc.version:
         raise ValueError(f"document {doc.doc_id!r} has no version label yet")
     return [
-        Chunk(chunk_id=chunk_id(doc.doc_id, doc.version, doc.digest, start, end),
-              doc_id=doc.doc_id, version=doc.version, digest=doc.digest, start=start,
-              end=end, text=doc.text[start:end])
+        Chunk(
+            chunk_id=chunk_id(doc.doc_id, doc.version, doc.digest, start, end),
+            doc_id=doc.doc_id,
+            version=doc.version,
+            digest=doc.digest,
+            start=start,
+            end=end,
+            text=doc.text[start:end],
+        )
         for start, end in chunk_spans(doc.text, max_chars)
     ]
 
 
-def chunk_documents(docs: Sequence[DocumentVersion],
-                    max_chars: int = DEFAULT_MAX_CHARS) -> list[Chunk]:
+def chunk_documents(
+    docs: Sequence[DocumentVersion], max_chars: int = DEFAULT_MAX_CHARS
+) -> list[Chunk]:
     """The chunks of several document versions, document by document."""
     return [chunk for doc in docs for chunk in chunk_document(doc, max_chars)]
 

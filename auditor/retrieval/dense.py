@@ -37,8 +37,9 @@ for them, and spinning OpenMP workers on busy shared cores cost more than they g
 def check_index_type(index_type: str) -> str:
     """Return ``index_type`` lower-cased, or raise naming the allowed types."""
     if not isinstance(index_type, str) or index_type.lower() not in INDEX_TYPES:
-        raise AuditorError(f"index_type: expected one of {', '.join(INDEX_TYPES)}, "
-                           f"got {index_type!r}")
+        raise AuditorError(
+            f"index_type: expected one of {', '.join(INDEX_TYPES)}, got {index_type!r}"
+        )
     return index_type.lower()
 
 
@@ -47,8 +48,9 @@ def ivf_nlist(n: int) -> int:
     return max(1, min(int(4 * math.sqrt(max(n, 1))), n // 39))
 
 
-def build_index(vectors: NDArray[np.float32], index_type: str,
-                params: dict[str, int]) -> tuple[Any, dict[str, int]]:
+def build_index(
+    vectors: NDArray[np.float32], index_type: str, params: dict[str, int]
+) -> tuple[Any, dict[str, int]]:
     """A FAISS index holding ``vectors`` (row i = chunk i) and the parameters used."""
     faiss = _faiss()
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -66,8 +68,10 @@ def build_index(vectors: NDArray[np.float32], index_type: str,
         quantizer = faiss.IndexFlatIP(dim)
         index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
         if len(vectors) < nlist:
-            raise AuditorError(f"ivf index needs at least nlist={nlist} chunks to train, "
-                               f"got {len(vectors)}; use flat for small corpora")
+            raise AuditorError(
+                f"ivf index needs at least nlist={nlist} chunks to train, "
+                f"got {len(vectors)}; use flat for small corpora"
+            )
         index.train(vectors)
         index.nprobe = min(int(params["nprobe"]), nlist)
     if len(vectors):
@@ -103,7 +107,10 @@ def set_search_params(index: Any, index_type: str, params: dict[str, int]) -> No
 
 
 def search(
-    index: Any, index_type: str, queries: NDArray[np.float32], depth: int,
+    index: Any,
+    index_type: str,
+    queries: NDArray[np.float32],
+    depth: int,
     mask: NDArray[np.bool_] | None = None,
 ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
     """Top ``depth`` inner products and chunk rows per query, best first.
@@ -114,8 +121,10 @@ def search(
     nq, n = len(queries), int(index.ntotal)
     depth = max(0, min(depth, n))
     if nq == 0 or depth == 0 or (mask is not None and not mask.any()):
-        return (np.full((nq, depth), -np.inf, dtype=np.float32),
-                np.full((nq, depth), -1, dtype=np.int64))
+        return (
+            np.full((nq, depth), -np.inf, dtype=np.float32),
+            np.full((nq, depth), -1, dtype=np.int64),
+        )
     queries = np.ascontiguousarray(queries, dtype=np.float32)
     with _omp_threads(1 if nq < SINGLE_THREAD_BELOW else 0):
         scores, ids = _search(faiss, index, index_type, queries, depth, mask)
@@ -124,8 +133,14 @@ def search(
     return scores, ids
 
 
-def _search(faiss: Any, index: Any, index_type: str, queries: NDArray[np.float32], depth: int,
-            mask: NDArray[np.bool_] | None) -> tuple[Any, Any]:
+def _search(
+    faiss: Any,
+    index: Any,
+    index_type: str,
+    queries: NDArray[np.float32],
+    depth: int,
+    mask: NDArray[np.bool_] | None,
+) -> tuple[Any, Any]:
     n = int(index.ntotal)
     if mask is None or mask.all():
         scores, ids = index.search(queries, depth)

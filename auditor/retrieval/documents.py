@@ -37,8 +37,9 @@ FRONT_MATTER_FIELDS = ("id", "source", "title", "version", *DATE_FIELDS)
 """The keys of a text file's front matter (any other key is an error)."""
 FILE_SOURCE_PREFIX = "file://"
 """A text file's source is its absolute path as a ``file://`` URI: its identity."""
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
-                           re.DOTALL | re.MULTILINE)
+_FRONT_MATTER = re.compile(
+    r"\A---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE
+)
 
 
 def load_documents(
@@ -76,7 +77,9 @@ def load_documents(
     Raises :class:`InputError` naming file, line and field on bad input.
     """
     defaults = _validate_defaults(
-        published_at=published_at, retrieved_at=retrieved_at, valid_from=valid_from,
+        published_at=published_at,
+        retrieved_at=retrieved_at,
+        valid_from=valid_from,
         valid_to=valid_to,
     )
     if isinstance(paths, (str, Path)):
@@ -91,16 +94,22 @@ def load_documents(
     file_of: dict[str, tuple[str, str]] = {}  # source -> (id, path as given)
 
     def add_file(file: Path, base: Path) -> None:
-        doc = _load_text_file(file, _file_id(file, root_dir or base, id_prefix), defaults,
-                              source)
+        doc = _load_text_file(file, _file_id(file, root_dir or base, id_prefix), defaults, source)
         key = doc.source or ""
         if doc.doc_id in file_ids and file_ids[doc.doc_id][0] != key:
-            raise InputError(f"document id {doc.doc_id!r} is also the id of "
-                             f"{file_ids[doc.doc_id][1]}; give --root (ids relative to a "
-                             "common folder) or --id-prefix", file=str(file), field="id")
+            raise InputError(
+                f"document id {doc.doc_id!r} is also the id of "
+                f"{file_ids[doc.doc_id][1]}; give --root (ids relative to a "
+                "common folder) or --id-prefix",
+                file=str(file),
+                field="id",
+            )
         if source is None and key in file_of and file_of[key][0] != doc.doc_id:
-            raise InputError(f"the same file is given twice, as {file_of[key][0]!r} and "
-                             f"{doc.doc_id!r}", file=str(file), field="id")
+            raise InputError(
+                f"the same file is given twice, as {file_of[key][0]!r} and {doc.doc_id!r}",
+                file=str(file),
+                field="id",
+            )
         file_ids.setdefault(doc.doc_id, (key, str(file)))
         file_of.setdefault(key, (doc.doc_id, str(file)))
         out.append(doc)
@@ -146,13 +155,22 @@ def make_document(
     text = nfc(text)
     dates = {
         name: parse_datetime(value, field=name)
-        for name, value in (("published_at", published_at), ("retrieved_at", retrieved_at),
-                            ("valid_from", valid_from), ("valid_to", valid_to))
+        for name, value in (
+            ("published_at", published_at),
+            ("retrieved_at", retrieved_at),
+            ("valid_from", valid_from),
+            ("valid_to", valid_to),
+        )
     }
     _check_interval(dates, file=None, line=None)
     return DocumentVersion(
-        doc_id=doc_id, version=version or UNASSIGNED_VERSION, text=text,
-        digest=sha256_text(text), source=source, title=title, **_dates(dates),
+        doc_id=doc_id,
+        version=version or UNASSIGNED_VERSION,
+        text=text,
+        digest=sha256_text(text),
+        source=source,
+        title=title,
+        **_dates(dates),
     )
 
 
@@ -162,12 +180,17 @@ def _validate_defaults(**flags: datetime | str | None) -> dict[str, datetime | N
     return parsed
 
 
-def _check_interval(dates: dict[str, datetime | None], *, file: str | None,
-                    line: int | None) -> None:
+def _check_interval(
+    dates: dict[str, datetime | None], *, file: str | None, line: int | None
+) -> None:
     start, end = dates.get("valid_from"), dates.get("valid_to")
     if start is not None and end is not None and end < start:
-        raise InputError(f"valid_to {end.isoformat()} is before valid_from "
-                         f"{start.isoformat()}", file=file, line=line, field="valid_to")
+        raise InputError(
+            f"valid_to {end.isoformat()} is before valid_from {start.isoformat()}",
+            file=file,
+            line=line,
+            field="valid_to",
+        )
 
 
 def _walk_text_files(root: Path) -> list[Path]:
@@ -194,13 +217,15 @@ def _file_id(file: Path, base: Path, id_prefix: str | None) -> str:
     try:
         rel = file.resolve().relative_to(base.resolve())
     except ValueError:
-        raise InputError(f"not under the root folder {base}", file=str(file),
-                         field="root") from None
+        raise InputError(
+            f"not under the root folder {base}", file=str(file), field="root"
+        ) from None
     return (id_prefix or "") + rel.as_posix()
 
 
-def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None],
-                    source: str | None) -> DocumentVersion:
+def _load_text_file(
+    path: Path, doc_id: str, defaults: dict[str, datetime | None], source: str | None
+) -> DocumentVersion:
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -209,8 +234,9 @@ def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"not valid UTF-8 (byte {exc.start})", file=str(path), line=line,
-                         field="text") from None
+        raise InputError(
+            f"not valid UTF-8 (byte {exc.start})", file=str(path), line=line, field="text"
+        ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     meta, text = _front_matter(text, file=str(path))
@@ -220,15 +246,21 @@ def _load_text_file(path: Path, doc_id: str, defaults: dict[str, datetime | None
     dates: dict[str, datetime | None] = {}
     for name in DATE_FIELDS:
         value = meta.get(name)
-        dates[name] = (parse_datetime(value, file=str(path), field=name)
-                       if value not in (None, "") else defaults[name])
+        dates[name] = (
+            parse_datetime(value, file=str(path), field=name)
+            if value not in (None, "")
+            else defaults[name]
+        )
     _check_interval(dates, file=str(path), line=None)
     file_source = FILE_SOURCE_PREFIX + path.resolve().as_posix()
     return DocumentVersion(
-        doc_id=meta.get("id") or doc_id, version=meta.get("version") or UNASSIGNED_VERSION,
-        text=text, digest=sha256_text(text),
+        doc_id=meta.get("id") or doc_id,
+        version=meta.get("version") or UNASSIGNED_VERSION,
+        text=text,
+        digest=sha256_text(text),
         source=meta.get("source") or (source if source is not None else file_source),
-        title=meta.get("title"), **_dates(dates),
+        title=meta.get("title"),
+        **_dates(dates),
     )
 
 
@@ -248,13 +280,17 @@ def _front_matter(text: str, *, file: str) -> tuple[dict[str, Any], str]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = None if mark is None else mark.line + 2
-        raise InputError(f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}",
-                         file=file, line=line) from None
+        raise InputError(
+            f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}", file=file, line=line
+        ) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise InputError(f"front matter must be a mapping of fields, got "
-                         f"{type(data).__name__}", file=file, line=2)
+        raise InputError(
+            f"front matter must be a mapping of fields, got {type(data).__name__}",
+            file=file,
+            line=2,
+        )
     check_fields(data, FRONT_MATTER_FIELDS, file=file, line=None)
     meta: dict[str, Any] = {}
     for name, value in data.items():
@@ -267,17 +303,16 @@ def _front_matter(text: str, *, file: str) -> tuple[dict[str, Any], str]:
                 meta[name] = datetime.combine(value, time(), tzinfo=UTC)
             else:
                 meta[name] = value  # checked by parse_datetime
-        elif isinstance(value, (str, int)) and not isinstance(value, bool) \
-                and str(value).strip():
+        elif isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
             meta[name] = str(value)
         else:
-            raise InputError(f"expected a non-empty string, got {value!r}", file=file,
-                             field=name)
-    return meta, text[match.end():]
+            raise InputError(f"expected a non-empty string, got {value!r}", file=file, field=name)
+    return meta, text[match.end() :]
 
 
-def _load_jsonl(path: Path, defaults: dict[str, datetime | None],
-                source: str | None) -> list[DocumentVersion]:
+def _load_jsonl(
+    path: Path, defaults: dict[str, datetime | None], source: str | None
+) -> list[DocumentVersion]:
     docs: list[DocumentVersion] = []
     file = str(path)
     for line, record in read_jsonl(path):
@@ -285,8 +320,14 @@ def _load_jsonl(path: Path, defaults: dict[str, datetime | None],
     return docs
 
 
-def _record_to_version(record: dict[str, Any], defaults: dict[str, datetime | None],
-                       source: str | None, *, file: str, line: int) -> DocumentVersion:
+def _record_to_version(
+    record: dict[str, Any],
+    defaults: dict[str, datetime | None],
+    source: str | None,
+    *,
+    file: str,
+    line: int,
+) -> DocumentVersion:
     check_fields(record, RECORD_FIELDS, file=file, line=line)
     doc_id = require(record, "id", (str, int), file=file, line=line)
     if isinstance(doc_id, bool):
@@ -299,8 +340,7 @@ def _record_to_version(record: dict[str, Any], defaults: dict[str, datetime | No
         raise InputError("empty text", file=file, line=line, field="text")
     version = require(record, "version", (str, int), file=file, line=line, optional=True)
     if isinstance(version, bool):
-        raise InputError("expected a string version label", file=file, line=line,
-                         field="version")
+        raise InputError("expected a string version label", file=file, line=line, field="version")
     version = None if version is None else str(version)
     if version is not None and not version.strip():
         raise InputError("empty version label", file=file, line=line, field="version")
@@ -309,13 +349,20 @@ def _record_to_version(record: dict[str, Any], defaults: dict[str, datetime | No
     dates: dict[str, datetime | None] = {}
     for name in DATE_FIELDS:
         value = record.get(name)
-        dates[name] = (parse_datetime(value, file=file, line=line, field=name)
-                       if value not in (None, "") else defaults[name])
+        dates[name] = (
+            parse_datetime(value, file=file, line=line, field=name)
+            if value not in (None, "")
+            else defaults[name]
+        )
     _check_interval(dates, file=file, line=line)
     return DocumentVersion(
-        doc_id=doc_id, version=version or UNASSIGNED_VERSION, text=text,
-        digest=sha256_text(text), source=rec_source if rec_source is not None else source,
-        title=title, **_dates(dates),
+        doc_id=doc_id,
+        version=version or UNASSIGNED_VERSION,
+        text=text,
+        digest=sha256_text(text),
+        source=rec_source if rec_source is not None else source,
+        title=title,
+        **_dates(dates),
     )
 
 

@@ -79,10 +79,18 @@ class _Corpus:
 class EvidenceIndex:
     """A read-only view of the live generation of an evidence index."""
 
-    def __init__(self, index_dir: Path, generation: Path, manifest: dict[str, Any],
-                 corpus: _Corpus, dense_index: Any, lexical_index: lexical.LexicalIndex,
-                 *, candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
-                 rrf_k: float = DEFAULT_RRF_K) -> None:
+    def __init__(
+        self,
+        index_dir: Path,
+        generation: Path,
+        manifest: dict[str, Any],
+        corpus: _Corpus,
+        dense_index: Any,
+        lexical_index: lexical.LexicalIndex,
+        *,
+        candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
+        rrf_k: float = DEFAULT_RRF_K,
+    ) -> None:
         self.index_dir = index_dir
         self.generation = generation
         self.manifest = manifest
@@ -95,9 +103,15 @@ class EvidenceIndex:
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, index_dir: Path | str, *, ef_search: int | None = None,
-             nprobe: int | None = None, candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
-             rrf_k: float = DEFAULT_RRF_K) -> EvidenceIndex:
+    def open(
+        cls,
+        index_dir: Path | str,
+        *,
+        ef_search: int | None = None,
+        nprobe: int | None = None,
+        candidate_depth: int = DEFAULT_CANDIDATE_DEPTH,
+        rrf_k: float = DEFAULT_RRF_K,
+    ) -> EvidenceIndex:
         """Open the live generation of ``index_dir``.
 
         Raises :class:`AuditorError` when the folder is not an index, or when it was
@@ -124,10 +138,19 @@ class EvidenceIndex:
         if nprobe is not None:
             overrides["nprobe"] = _check_positive("nprobe", nprobe)
         dense.set_search_params(dense_index, index_type, overrides)
-        lex = lexical.LexicalIndex.load(gen / store.LEXICAL, len(corpus.chunk_ids),
-                                        manifest["lexical"]["stemmer"])
-        return cls(index_dir, gen, manifest, corpus, dense_index, lex,
-                   candidate_depth=candidate_depth, rrf_k=float(rrf_k))
+        lex = lexical.LexicalIndex.load(
+            gen / store.LEXICAL, len(corpus.chunk_ids), manifest["lexical"]["stemmer"]
+        )
+        return cls(
+            index_dir,
+            gen,
+            manifest,
+            corpus,
+            dense_index,
+            lex,
+            candidate_depth=candidate_depth,
+            rrf_k=float(rrf_k),
+        )
 
     # ------------------------------------------------------------------ content
     def versions(self) -> list[DocumentVersion]:
@@ -142,8 +165,15 @@ class EvidenceIndex:
         c = self._corpus
         doc = c.versions[int(c.chunk_version[row])]
         start, end = int(c.chunk_start[row]), int(c.chunk_end[row])
-        return Chunk(chunk_id=c.chunk_ids[row], doc_id=doc.doc_id, version=doc.version,
-                     digest=doc.digest, start=start, end=end, text=doc.text[start:end])
+        return Chunk(
+            chunk_id=c.chunk_ids[row],
+            doc_id=doc.doc_id,
+            version=doc.version,
+            digest=doc.digest,
+            start=start,
+            end=end,
+            text=doc.text[start:end],
+        )
 
     def chunks(self) -> list[Chunk]:
         """Every chunk, in storage order."""
@@ -151,7 +181,11 @@ class EvidenceIndex:
 
     # ------------------------------------------------------------------ search
     def search(
-        self, queries: Sequence[str], k: int = 5, *, mode: str = "hybrid",
+        self,
+        queries: Sequence[str],
+        k: int = 5,
+        *,
+        mode: str = "hybrid",
         as_of: datetime | None = None,
     ) -> list[list[Hit]]:
         """The best ``k`` chunks for each query (one list per query, best first).
@@ -176,15 +210,16 @@ class EvidenceIndex:
         scores, rows = self._rank(queries, k, mode, chunk_mask)
         return self._hits(scores, rows, superseded_v)
 
-    def _rank(self, queries: list[str], k: int, mode: str,
-              mask: NDArray[np.bool_] | None
-              ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+    def _rank(
+        self, queries: list[str], k: int, mode: str, mask: NDArray[np.bool_] | None
+    ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
         depth = k if mode != "hybrid" else max(k, self.candidate_depth)
         lists: list[NDArray[np.int64]] = []
         if mode in ("dense", "hybrid"):
             qvec = embedding.encode(queries)
-            d_scores, d_rows = dense.search(self._dense, self.manifest["index_type"], qvec,
-                                            depth, mask)
+            d_scores, d_rows = dense.search(
+                self._dense, self.manifest["index_type"], qvec, depth, mask
+            )
             if mode == "dense":
                 return d_scores, d_rows
             lists.append(d_rows)
@@ -194,8 +229,9 @@ class EvidenceIndex:
         lists.append(l_rows)
         return rrf_fuse(lists, k, self.rrf_k, len(self))
 
-    def _hits(self, scores: NDArray[np.float32], rows: NDArray[np.int64],
-              superseded_v: NDArray[np.bool_]) -> list[list[Hit]]:
+    def _hits(
+        self, scores: NDArray[np.float32], rows: NDArray[np.int64], superseded_v: NDArray[np.bool_]
+    ) -> list[list[Hit]]:
         versions = self._corpus.versions
         out: list[list[Hit]] = []
         for q in range(rows.shape[0]):
@@ -205,23 +241,38 @@ class EvidenceIndex:
                 if row < 0:
                     break
                 v = int(self._corpus.chunk_version[row])
-                hits.append(Hit(chunk=self.chunk(row), document=versions[v],
-                                score=float(scores[q, rank]), rank=rank,
-                                superseded=bool(superseded_v[v])))
+                hits.append(
+                    Hit(
+                        chunk=self.chunk(row),
+                        document=versions[v],
+                        score=float(scores[q, rank]),
+                        rank=rank,
+                        superseded=bool(superseded_v[v]),
+                    )
+                )
             out.append(hits)
         # the chunk vectors stored at ingest: later steps asking for these texts'
         # embeddings (relevance, the embedding-similarity judge) look them up
-        seen = {int(r): h.chunk.text for r, h in zip(
-            rows[rows >= 0].tolist(), (h for hits in out for h in hits), strict=True)}
+        seen = {
+            int(r): h.chunk.text
+            for r, h in zip(
+                rows[rows >= 0].tolist(), (h for hits in out for h in hits), strict=True
+            )
+        }
         if seen:
-            embedding.remember(list(seen.values()),
-                               self._corpus.vectors[np.array(list(seen), dtype=np.int64)])
+            embedding.remember(
+                list(seen.values()), self._corpus.vectors[np.array(list(seen), dtype=np.int64)]
+            )
         return out
 
 
-def rrf_fuse(ranked: Sequence[NDArray[np.int64]], k: int, rrf_k: float, n: int,
-             weights: Sequence[float] | None = None
-             ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+def rrf_fuse(
+    ranked: Sequence[NDArray[np.int64]],
+    k: int,
+    rrf_k: float,
+    n: int,
+    weights: Sequence[float] | None = None,
+) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
     """Reciprocal rank fusion of ranked row lists (each ``(n_queries, depth)``, ``-1`` = none).
 
     The fused score of a row is ``sum_i w_i / (rrf_k + rank_i)`` with 1-based ranks;
@@ -231,8 +282,12 @@ def rrf_fuse(ranked: Sequence[NDArray[np.int64]], k: int, rrf_k: float, n: int,
     weights = [1.0] * len(ranked) if weights is None else list(weights)
     ids = np.concatenate([r.astype(np.int64) for r in ranked], axis=1)
     contrib = np.concatenate(
-        [np.broadcast_to(w / (rrf_k + np.arange(1, r.shape[1] + 1, dtype=np.float64)),
-                         r.shape) for r, w in zip(ranked, weights, strict=True)], axis=1)
+        [
+            np.broadcast_to(w / (rrf_k + np.arange(1, r.shape[1] + 1, dtype=np.float64)), r.shape)
+            for r, w in zip(ranked, weights, strict=True)
+        ],
+        axis=1,
+    )
     rows_q = np.broadcast_to(np.arange(nq, dtype=np.int64)[:, None], ids.shape)
     valid = ids >= 0
     keys = rows_q[valid] * max(n, 1) + ids[valid]
@@ -302,8 +357,9 @@ def ingest(
         _check_positive("max_chars", max_chars)
     _check_positive("batch_size", batch_size)
     if undated_order not in UNDATED_ORDERS:
-        raise AuditorError(f"undated_order: expected one of {', '.join(UNDATED_ORDERS)}, "
-                           f"got {undated_order!r}")
+        raise AuditorError(
+            f"undated_order: expected one of {', '.join(UNDATED_ORDERS)}, got {undated_order!r}"
+        )
     store.check_writable_dir(index_dir)
     with store.ingest_lock(index_dir):
         old_gen = store.current_generation(index_dir)
@@ -315,22 +371,32 @@ def ingest(
             corpus = _read_corpus(old_gen, old_manifest)
         else:
             old_manifest = None
-            corpus = _Corpus([], [], *(np.zeros(0, dtype=np.int64),) * 3,
-                             np.zeros((0, 0), dtype=np.float32))
-        chunking = (old_manifest["chunking"]["max_chars"] if old_manifest
-                    else (max_chars or DEFAULT_MAX_CHARS))
+            corpus = _Corpus(
+                [], [], *(np.zeros(0, dtype=np.int64),) * 3, np.zeros((0, 0), dtype=np.float32)
+            )
+        chunking = (
+            old_manifest["chunking"]["max_chars"]
+            if old_manifest
+            else (max_chars or DEFAULT_MAX_CHARS)
+        )
         versions, added, superseded, unchanged, retimed = _reconcile(
-            corpus.versions, docs, undated_order)
+            corpus.versions, docs, undated_order
+        )
         new_chunks = [c for doc in added for c in chunk_document(doc, chunking)]
         result = IngestResult(
-            added_versions=tuple(added), superseded_versions=tuple(superseded),
-            unchanged=tuple(unchanged), chunks=tuple(new_chunks), versions=tuple(versions),
-            manifest=old_manifest or {}, index_dir=index_dir,
+            added_versions=tuple(added),
+            superseded_versions=tuple(superseded),
+            unchanged=tuple(unchanged),
+            chunks=tuple(new_chunks),
+            versions=tuple(versions),
+            manifest=old_manifest or {},
+            index_dir=index_dir,
             retimed_versions=tuple(retimed),
         )
         want_type = index_type or (old_manifest["index_type"] if old_manifest else "flat")
-        rebuild = old_manifest is None or want_type != old_manifest["index_type"] or bool(
-            index_params)
+        rebuild = (
+            old_manifest is None or want_type != old_manifest["index_type"] or bool(index_params)
+        )
         if not added and not rebuild:
             if on_commit is not None:
                 on_commit(result)
@@ -339,8 +405,17 @@ def ingest(
         try:
             vectors = _embed([c.text for c in new_chunks], batch_size, encoder, progress)
             manifest = _write_generation(
-                temp, corpus, versions, new_chunks, vectors, old_gen, old_manifest,
-                want_type, index_params or {}, chunking, rebuild,
+                temp,
+                corpus,
+                versions,
+                new_chunks,
+                vectors,
+                old_gen,
+                old_manifest,
+                want_type,
+                index_params or {},
+                chunking,
+                rebuild,
             )
             result = replace(result, manifest=manifest)
             if on_commit is not None:
@@ -357,9 +432,12 @@ EMBED_BLOCK = 2048
 """Texts per encoder call during ingest (progress is reported after each block)."""
 
 
-def _embed(texts: list[str], batch_size: int,
-           encoder: Callable[[list[str]], NDArray[np.float32]] | None,
-           progress: Callable[[int, int], None] | None = None) -> NDArray[np.float32]:
+def _embed(
+    texts: list[str],
+    batch_size: int,
+    encoder: Callable[[list[str]], NDArray[np.float32]] | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> NDArray[np.float32]:
     """Embed ``texts``, each distinct text once, longest first, in blocks."""
     first: dict[str, int] = {}
     inverse = np.array([first.setdefault(t, len(first)) for t in texts], dtype=np.int64)
@@ -369,13 +447,16 @@ def _embed(texts: list[str], batch_size: int,
     if progress is not None:
         progress(0, len(unique))
     for lo in range(0, len(order), EMBED_BLOCK):
-        block = [unique[i] for i in order[lo:lo + EMBED_BLOCK]]
+        block = [unique[i] for i in order[lo : lo + EMBED_BLOCK]]
         if encoder is not None:
             out = np.asarray(encoder(block), dtype=np.float32)
         else:
             out = embedding.encode(block, batch_size=batch_size, cache=False)
-        if out.ndim != 2 or out.shape[0] != len(block) or (
-                parts and out.shape[1] != parts[0].shape[1]):
+        if (
+            out.ndim != 2
+            or out.shape[0] != len(block)
+            or (parts and out.shape[1] != parts[0].shape[1])
+        ):
             raise AuditorError(f"encoder returned shape {out.shape} for {len(block)} texts")
         parts.append(out)
         if progress is not None:
@@ -416,17 +497,22 @@ def _position(chain: list[DocumentVersion], new: DocumentVersion, undated_order:
     new_start = _start(new)
     dated = [v for v in chain if _start(v) is not None]
     undated = [v for v in chain if _start(v) is None]
-    if undated_order == "error" and ((new_start is None and dated)
-                                     or (new_start is not None and undated)):
+    if undated_order == "error" and (
+        (new_start is None and dated) or (new_start is not None and undated)
+    ):
         other = dated[0] if new_start is None else undated[0]
-        which = ("this version is undated but version "
-                 f"{other.version!r} is dated ({_start(other).isoformat()})"  # type: ignore[union-attr]
-                 if new_start is None else
-                 f"this version is dated but version {other.version!r} is undated")
+        which = (
+            "this version is undated but version "
+            f"{other.version!r} is dated ({_start(other).isoformat()})"  # type: ignore[union-attr]
+            if new_start is None
+            else f"this version is dated but version {other.version!r} is undated"
+        )
         raise InputError(
             f"document {new.doc_id!r}: {which}, so their order is unknown; give every "
             "version a published_at or valid_from, or say where undated versions go "
-            "(--undated-order newest|oldest)", field="published_at")
+            "(--undated-order newest|oldest)",
+            field="published_at",
+        )
     if new_start is not None:
         for v in dated:
             if _start(v) == new_start:
@@ -434,20 +520,24 @@ def _position(chain: list[DocumentVersion], new: DocumentVersion, undated_order:
                     f"document {new.doc_id!r}: version {v.version!r} has the same date "
                     f"({new_start.isoformat()}) and different text, so which one is current "
                     "is unknown; give them distinct published_at or valid_from dates",
-                    field="published_at")
+                    field="published_at",
+                )
     key = _order_key(new, undated_order)
     if new_start is None and undated_order == "oldest":
         # after the undated versions already at the start, before the first dated one
         return next((i for i, v in enumerate(chain) if _start(v) is not None), len(chain))
-    return next((i for i, v in enumerate(chain) if _order_key(v, undated_order) > key),
-                len(chain))
+    return next((i for i, v in enumerate(chain) if _order_key(v, undated_order) > key), len(chain))
 
 
-def _reconcile(existing: list[DocumentVersion], docs: list[DocumentVersion],
-               undated_order: str = "error"
-               ) -> tuple[list[DocumentVersion], list[DocumentVersion],
-                          list[DocumentVersion], list[DocumentVersion],
-                          list[DocumentVersion]]:
+def _reconcile(
+    existing: list[DocumentVersion], docs: list[DocumentVersion], undated_order: str = "error"
+) -> tuple[
+    list[DocumentVersion],
+    list[DocumentVersion],
+    list[DocumentVersion],
+    list[DocumentVersion],
+    list[DocumentVersion],
+]:
     """Merge input docs into the version list by date.
 
     Returns ``(all, added, superseded, unchanged, retimed)``: every version with each
@@ -474,8 +564,10 @@ def _reconcile(existing: list[DocumentVersion], docs: list[DocumentVersion],
         labels = {v.version for v in chain}
         label = doc.version
         if label and label in labels:
-            raise InputError(f"document {doc.doc_id!r}: version {label!r} already exists "
-                             "with different text", field="version")
+            raise InputError(
+                f"document {doc.doc_id!r}: version {label!r} already exists with different text",
+                field="version",
+            )
         if not label:
             n = len(chain) + 1
             while f"v{n}" in labels:
@@ -520,8 +612,7 @@ def _file_source(doc: DocumentVersion) -> str | None:
     return None
 
 
-def _check_file_identity(existing: list[DocumentVersion], docs: list[DocumentVersion]
-                         ) -> None:
+def _check_file_identity(existing: list[DocumentVersion], docs: list[DocumentVersion]) -> None:
     """Refuse a text file that would silently replace another file's document, or be
     stored a second time under another id.
 
@@ -547,13 +638,16 @@ def _check_file_identity(existing: list[DocumentVersion], docs: list[DocumentVer
                 f"document id {doc.doc_id!r} already belongs to another file ({known}); "
                 f"{src} would silently become a new version of it. Ingest with --root "
                 "set to a common folder (ids are paths relative to it) or --id-prefix",
-                field="id")
+                field="id",
+            )
         other = source_ids.get(src)
         if other is not None and other != doc.doc_id:
             raise InputError(
                 f"{src} is already stored as document {other!r}; ingesting it as "
                 f"{doc.doc_id!r} would store it twice. Use the same root (or --id-prefix) "
-                "as when it was first ingested", field="id")
+                "as when it was first ingested",
+                field="id",
+            )
 
 
 def _retime(chain: list[DocumentVersion], pos: int) -> None:
@@ -569,12 +663,14 @@ def _retime(chain: list[DocumentVersion], pos: int) -> None:
     if nxt is not None:
         chain[pos] = new = _supersede(new, nxt, follows=None)
     if pos > 0:
-        chain[pos - 1] = _supersede(chain[pos - 1], new,
-                                    follows=None if nxt is None else _start(nxt))
+        chain[pos - 1] = _supersede(
+            chain[pos - 1], new, follows=None if nxt is None else _start(nxt)
+        )
 
 
-def _supersede(old: DocumentVersion, new: DocumentVersion, *,
-               follows: datetime | None) -> DocumentVersion:
+def _supersede(
+    old: DocumentVersion, new: DocumentVersion, *, follows: datetime | None
+) -> DocumentVersion:
     """``old`` superseded by ``new``: an open ``valid_to`` (or one equal to ``follows``,
     the start of the version that used to follow ``old``) becomes ``new``'s start."""
     new_start = _start(new)
@@ -587,37 +683,51 @@ def _supersede(old: DocumentVersion, new: DocumentVersion, *,
 
 
 def _write_generation(
-    temp: Path, corpus: _Corpus, versions: list[DocumentVersion], new_chunks: list[Chunk],
-    new_vectors: NDArray[np.float32], old_gen: Path | None,
-    old_manifest: dict[str, Any] | None, index_type: str, index_params: dict[str, int],
-    max_chars: int, rebuild: bool,
+    temp: Path,
+    corpus: _Corpus,
+    versions: list[DocumentVersion],
+    new_chunks: list[Chunk],
+    new_vectors: NDArray[np.float32],
+    old_gen: Path | None,
+    old_manifest: dict[str, Any] | None,
+    index_type: str,
+    index_params: dict[str, int],
+    max_chars: int,
+    rebuild: bool,
 ) -> dict[str, Any]:
     """Write a complete generation into ``temp``; return its manifest."""
     row_of = {(v.doc_id, v.version): i for i, v in enumerate(versions)}
     chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
     # versions are regrouped by document and date: old chunks follow their version's row
-    remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions],
-                     dtype=np.int64)
-    chunk_version = np.concatenate([
-        remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
-        np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64)])
-    starts = np.concatenate([corpus.chunk_start,
-                             np.array([c.start for c in new_chunks], dtype=np.int64)])
-    ends = np.concatenate([corpus.chunk_end,
-                           np.array([c.end for c in new_chunks], dtype=np.int64)])
-    dim = int(new_vectors.shape[1]) if len(new_vectors) or not len(corpus.vectors) \
+    remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions], dtype=np.int64)
+    chunk_version = np.concatenate(
+        [
+            remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
+            np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64),
+        ]
+    )
+    starts = np.concatenate(
+        [corpus.chunk_start, np.array([c.start for c in new_chunks], dtype=np.int64)]
+    )
+    ends = np.concatenate([corpus.chunk_end, np.array([c.end for c in new_chunks], dtype=np.int64)])
+    dim = (
+        int(new_vectors.shape[1])
+        if len(new_vectors) or not len(corpus.vectors)
         else int(corpus.vectors.shape[1])
+    )
     old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
     vectors = np.concatenate([old_vectors, new_vectors.reshape(-1, dim)]).astype(np.float32)
     times = version_times(versions)
-    versions = [replace(v, superseded=bool(s)) for v, s in zip(versions, times.has_newer,
-                                                                strict=True)]
+    versions = [
+        replace(v, superseded=bool(s)) for v, s in zip(versions, times.has_newer, strict=True)
+    ]
     with open(temp / store.VERSIONS, "w", encoding="utf-8") as fh:
         for v in versions:
             fh.write(json.dumps(store.version_to_record(v), ensure_ascii=False) + "\n")
     with open(temp / store.CHUNKS, "w", encoding="utf-8") as fh:
-        for cid, vrow, s, e in zip(chunk_ids, chunk_version.tolist(), starts.tolist(),
-                                   ends.tolist(), strict=True):
+        for cid, vrow, s, e in zip(
+            chunk_ids, chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True
+        ):
             fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
     np.save(temp / store.VECTORS, vectors)
     if index_type == "flat":
@@ -629,10 +739,11 @@ def _write_generation(
         dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), new_vectors)
         params = dict(old_manifest["index_params"])
         dense.write_index(dense_index, temp / store.DENSE)
-    stemmer = (old_manifest["lexical"]["stemmer"] if old_manifest
-               else lexical.available_stemmer())
-    texts = [versions[v].text[s:e] for v, s, e in zip(chunk_version.tolist(), starts.tolist(),
-                                                      ends.tolist(), strict=True)]
+    stemmer = old_manifest["lexical"]["stemmer"] if old_manifest else lexical.available_stemmer()
+    texts = [
+        versions[v].text[s:e]
+        for v, s, e in zip(chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True)
+    ]
     lex_dir = temp / store.LEXICAL
     lex_dir.mkdir()
     lexical.LexicalIndex.build(texts, stemmer).save(lex_dir)
@@ -649,8 +760,13 @@ def _write_generation(
         "versions": len(versions),
         "chunks": len(chunk_ids),
         "chunking": {"max_chars": max_chars, "method": "sentences"},
-        "lexical": {"method": "bm25-lucene", "k1": 1.5, "b": 0.75,
-                    "stopwords": lexical.STOPWORDS, "stemmer": stemmer},
+        "lexical": {
+            "method": "bm25-lucene",
+            "k1": 1.5,
+            "b": 0.75,
+            "stopwords": lexical.STOPWORDS,
+            "stemmer": stemmer,
+        },
         "generation": generation,
         "created_at": datetime.now(UTC).isoformat(),
         "corpus_digest": content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
@@ -664,18 +780,22 @@ def check_manifest(manifest: Any, where: Path) -> None:
     if not isinstance(manifest, dict) or manifest.get("format") != store.FORMAT:
         raise AuditorError(f"{where}: not an evidence index manifest")
     if manifest.get("format_version") != store.FORMAT_VERSION:
-        raise AuditorError(f"{where}: index format version {manifest.get('format_version')!r}"
-                           f" is not supported (expected {store.FORMAT_VERSION})")
+        raise AuditorError(
+            f"{where}: index format version {manifest.get('format_version')!r}"
+            f" is not supported (expected {store.FORMAT_VERSION})"
+        )
     if manifest.get("embedding_model") != embedding.MODEL_NAME:
         raise AuditorError(
             f"{where}: index was built with embedding model "
             f"{manifest.get('embedding_model')!r}, but this installation uses "
-            f"{embedding.MODEL_NAME!r}; re-ingest the documents into a new index")
+            f"{embedding.MODEL_NAME!r}; re-ingest the documents into a new index"
+        )
     if manifest.get("embedding_digest") != embedding.model_digest():
         raise AuditorError(
             f"{where}: index was built with different weights of {embedding.MODEL_NAME} "
             f"(digest {str(manifest.get('embedding_digest'))[:12]}..., installed "
-            f"{embedding.model_digest()[:12]}...); re-ingest the documents into a new index")
+            f"{embedding.model_digest()[:12]}...); re-ingest the documents into a new index"
+        )
 
 
 def _read_corpus(gen: Path, manifest: dict[str, Any]) -> _Corpus:
@@ -695,12 +815,20 @@ def _read_corpus(gen: Path, manifest: dict[str, Any]) -> _Corpus:
             starts.append(rec["start"])
             ends.append(rec["end"])
     vectors = np.load(gen / store.VECTORS, mmap_mode="r")
-    if len(versions) != manifest["versions"] or len(ids) != manifest["chunks"] or \
-            vectors.shape[0] != len(ids):
+    if (
+        len(versions) != manifest["versions"]
+        or len(ids) != manifest["chunks"]
+        or vectors.shape[0] != len(ids)
+    ):
         raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
-    return _Corpus(versions, ids, np.array(vrows, dtype=np.int64),
-                   np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64),
-                   np.asarray(vectors, dtype=np.float32))
+    return _Corpus(
+        versions,
+        ids,
+        np.array(vrows, dtype=np.int64),
+        np.array(starts, dtype=np.int64),
+        np.array(ends, dtype=np.int64),
+        np.asarray(vectors, dtype=np.float32),
+    )
 
 
 def _check_docs(docs: Sequence[DocumentVersion]) -> list[DocumentVersion]:
@@ -708,8 +836,7 @@ def _check_docs(docs: Sequence[DocumentVersion]) -> list[DocumentVersion]:
         raise AuditorError("docs: expected a sequence of DocumentVersion")
     for i, doc in enumerate(docs):
         if not isinstance(doc, DocumentVersion):
-            raise AuditorError(f"docs[{i}]: expected a DocumentVersion, got "
-                               f"{type(doc).__name__}")
+            raise AuditorError(f"docs[{i}]: expected a DocumentVersion, got {type(doc).__name__}")
         if not doc.text.strip():
             raise InputError(f"document {doc.doc_id!r} has empty text", field="text")
     return list(docs)
@@ -717,8 +844,9 @@ def _check_docs(docs: Sequence[DocumentVersion]) -> list[DocumentVersion]:
 
 def _check_queries(queries: Sequence[str]) -> list[str]:
     if isinstance(queries, str) or not isinstance(queries, Sequence):
-        raise AuditorError("queries: expected a sequence of strings (a list), not "
-                           f"{type(queries).__name__}")
+        raise AuditorError(
+            f"queries: expected a sequence of strings (a list), not {type(queries).__name__}"
+        )
     for i, q in enumerate(queries):
         if not isinstance(q, str):
             raise AuditorError(f"queries[{i}]: expected a string, got {type(q).__name__}")

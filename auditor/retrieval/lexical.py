@@ -53,8 +53,13 @@ def tokenize(texts: Sequence[str], stemmer: str | None) -> list[list[str]]:
 
     if not texts:
         return []
-    tokens = bm25s.tokenize(list(texts), stopwords=STOPWORDS, stemmer=_stemmer(stemmer),
-                            return_ids=False, show_progress=False)
+    tokens = bm25s.tokenize(
+        list(texts),
+        stopwords=STOPWORDS,
+        stemmer=_stemmer(stemmer),
+        return_ids=False,
+        show_progress=False,
+    )
     return [list(t) for t in tokens]
 
 
@@ -99,8 +104,10 @@ class LexicalIndex:
             return cls(None, 0, stemmer)
         retriever = bm25s.BM25.load(str(folder))
         if int(retriever.scores["num_docs"]) != n_docs:
-            raise AuditorError(f"lexical index in {folder} has "
-                               f"{retriever.scores['num_docs']} rows, expected {n_docs}")
+            raise AuditorError(
+                f"lexical index in {folder} has "
+                f"{retriever.scores['num_docs']} rows, expected {n_docs}"
+            )
         return cls(retriever, n_docs, stemmer)
 
     def query_matrix(self, queries: Sequence[str]) -> sp.csr_matrix:
@@ -116,7 +123,10 @@ class LexicalIndex:
         return sp.csr_matrix((data, (rows, cols)), shape=(len(queries), n_vocab))
 
     def search(
-        self, queries: Sequence[str], depth: int, mask: NDArray[np.bool_] | None = None,
+        self,
+        queries: Sequence[str],
+        depth: int,
+        mask: NDArray[np.bool_] | None = None,
     ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
         """Top ``depth`` BM25 scores and chunk rows per query, best first.
 
@@ -132,27 +142,32 @@ class LexicalIndex:
         q = self.query_matrix(queries)
         block = max(1, _BLOCK_CELLS // max(self.n_docs, 1))
         for lo in range(0, nq, block):
-            dense = np.asarray((self._matrix @ q[lo:lo + block].T).T.toarray(),
-                               dtype=np.float32)
+            dense = np.asarray((self._matrix @ q[lo : lo + block].T).T.toarray(), dtype=np.float32)
             dense[dense <= 0] = -np.inf
             if mask is not None:
                 dense[:, ~mask] = -np.inf
             top_scores, top_ids = top_k_rows(dense, depth)
-            scores_out[lo:lo + block] = top_scores
-            ids_out[lo:lo + block] = np.where(np.isfinite(top_scores), top_ids, -1)
+            scores_out[lo : lo + block] = top_scores
+            ids_out[lo : lo + block] = np.where(np.isfinite(top_scores), top_ids, -1)
         return scores_out, ids_out
 
 
-def top_k_rows(scores: NDArray[np.float32], k: int
-               ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+def top_k_rows(
+    scores: NDArray[np.float32], k: int
+) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
     """Per row, the ``k`` largest scores and their columns, best first (ties: lower column)."""
     n = scores.shape[1]
     k = min(k, n)
     if k == 0:
-        return (np.zeros((scores.shape[0], 0), dtype=scores.dtype),
-                np.zeros((scores.shape[0], 0), dtype=np.int64))
-    part = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < n else \
-        np.tile(np.arange(n), (scores.shape[0], 1))
+        return (
+            np.zeros((scores.shape[0], 0), dtype=scores.dtype),
+            np.zeros((scores.shape[0], 0), dtype=np.int64),
+        )
+    part = (
+        np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        if k < n
+        else np.tile(np.arange(n), (scores.shape[0], 1))
+    )
     part_scores = np.take_along_axis(scores, part, axis=1)
     order = np.lexsort((part, -part_scores), axis=1)
     ids = np.take_along_axis(part, order, axis=1).astype(np.int64)

@@ -52,8 +52,9 @@ def current_generation(index_dir: Path) -> Path | None:
     name = pointer.read_text(encoding="utf-8").strip()
     gen = index_dir / name
     if not name.startswith(GEN_PREFIX) or "/" in name or not (gen / MANIFEST).is_file():
-        raise AuditorError(f"{index_dir}: CURRENT names {name!r}, which is not a complete "
-                           "index generation")
+        raise AuditorError(
+            f"{index_dir}: CURRENT names {name!r}, which is not a complete index generation"
+        )
     return gen
 
 
@@ -74,11 +75,16 @@ def check_writable_dir(index_dir: Path) -> None:
         raise AuditorError(f"{index_dir}: exists and is not a directory")
     if not index_dir.exists() or (index_dir / CURRENT).exists():
         return
-    foreign = [p.name for p in index_dir.iterdir()
-               if not (p.name == LOCK or p.name.startswith((TMP_PREFIX, GEN_PREFIX)))]
+    foreign = [
+        p.name
+        for p in index_dir.iterdir()
+        if not (p.name == LOCK or p.name.startswith((TMP_PREFIX, GEN_PREFIX)))
+    ]
     if foreign:
-        raise AuditorError(f"{index_dir}: not an evidence index and not empty "
-                           f"(holds {', '.join(sorted(foreign)[:3])}); choose another --index")
+        raise AuditorError(
+            f"{index_dir}: not an evidence index and not empty "
+            f"(holds {', '.join(sorted(foreign)[:3])}); choose another --index"
+        )
 
 
 @contextlib.contextmanager
@@ -107,8 +113,11 @@ def new_temp_dir(index_dir: Path) -> Path:
 
 def next_generation_name(index_dir: Path) -> str:
     """``gen-N`` with N one above every generation folder present."""
-    numbers = [int(p.name[len(GEN_PREFIX):]) for p in index_dir.glob(f"{GEN_PREFIX}*")
-               if p.name[len(GEN_PREFIX):].isdigit()]
+    numbers = [
+        int(p.name[len(GEN_PREFIX) :])
+        for p in index_dir.glob(f"{GEN_PREFIX}*")
+        if p.name[len(GEN_PREFIX) :].isdigit()
+    ]
     return f"{GEN_PREFIX}{max(numbers, default=0) + 1:06d}"
 
 
@@ -165,8 +174,9 @@ def fsync_tree(root: Path) -> None:
 
 def write_json(path: Path, obj: Any) -> None:
     """Write ``obj`` as indented JSON."""
-    path.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def read_json(path: Path) -> Any:
@@ -180,21 +190,34 @@ def read_json(path: Path) -> Any:
 def version_to_record(doc: DocumentVersion) -> dict[str, Any]:
     """A JSON-ready record of a document version."""
     return {
-        "id": doc.doc_id, "version": doc.version, "text": doc.text, "digest": doc.digest,
-        "source": doc.source, "title": doc.title, "superseded": doc.superseded,
-        **{name: _iso(getattr(doc, name))
-           for name in ("published_at", "retrieved_at", "valid_from", "valid_to")},
+        "id": doc.doc_id,
+        "version": doc.version,
+        "text": doc.text,
+        "digest": doc.digest,
+        "source": doc.source,
+        "title": doc.title,
+        "superseded": doc.superseded,
+        **{
+            name: _iso(getattr(doc, name))
+            for name in ("published_at", "retrieved_at", "valid_from", "valid_to")
+        },
     }
 
 
 def record_to_version(record: dict[str, Any]) -> DocumentVersion:
     """The inverse of :func:`version_to_record`."""
     return DocumentVersion(
-        doc_id=record["id"], version=record["version"], text=record["text"],
-        digest=record["digest"], source=record.get("source"), title=record.get("title"),
+        doc_id=record["id"],
+        version=record["version"],
+        text=record["text"],
+        digest=record["digest"],
+        source=record.get("source"),
+        title=record.get("title"),
         superseded=bool(record.get("superseded", False)),
-        **{name: parse_datetime(record.get(name))
-           for name in ("published_at", "retrieved_at", "valid_from", "valid_to")},
+        **{
+            name: parse_datetime(record.get(name))
+            for name in ("published_at", "retrieved_at", "valid_from", "valid_to")
+        },
     )
 
 

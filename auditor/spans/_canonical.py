@@ -28,8 +28,14 @@ IntArray = npt.NDArray[np.int64]
 class SpanValidationError(InputError, ValueError):
     """A span is malformed (not two integers, reversed, negative or past the text)."""
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
         super().__init__(message, file=file, line=line, field=field)
         self.detail = message
         """The message without the file / line / field prefix."""
@@ -83,25 +89,30 @@ class SpanBatch:
     def char_counts(self) -> IntArray:
         """Number of characters covered in each item."""
         lengths = (self.ends - self.starts).astype(np.float64)
-        return np.bincount(self.item_index(), weights=lengths,
-                           minlength=self.n_items).astype(np.int64)
+        return np.bincount(self.item_index(), weights=lengths, minlength=self.n_items).astype(
+            np.int64
+        )
 
     @classmethod
     def empty(cls, n_items: int) -> SpanBatch:
         """A batch of ``n_items`` items without spans."""
-        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64),
-                   np.zeros(n_items + 1, np.int64))
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(n_items + 1, np.int64))
 
     @classmethod
-    def from_arrays(cls, item: IntArray, starts: IntArray, ends: IntArray,
-                    n_items: int) -> SpanBatch:
+    def from_arrays(
+        cls, item: IntArray, starts: IntArray, ends: IntArray, n_items: int
+    ) -> SpanBatch:
         """Canonicalise raw, already validated spans given as flat arrays.
 
         ``item`` must be non-decreasing; spans need not be sorted or disjoint.
         Empty spans are dropped, overlapping and adjacent ones merged.
         """
-        return _canonicalise_flat(np.asarray(item, np.int64), np.asarray(starts, np.int64),
-                                  np.asarray(ends, np.int64), n_items)
+        return _canonicalise_flat(
+            np.asarray(item, np.int64),
+            np.asarray(starts, np.int64),
+            np.asarray(ends, np.int64),
+            n_items,
+        )
 
 
 def _item_label(ids: Sequence[str] | None, k: int) -> str:
@@ -112,38 +123,55 @@ def _bad(name: str, ids: Sequence[str] | None, k: int, j: int, span: Any, why: s
     return f"{name}[{_item_label(ids, k)}] span {j} {span!r}: {why}"
 
 
-def _slow_validate(span_lists: Sequence[Sequence[Any]], name: str,
-                   ids: Sequence[str] | None) -> None:
+def _slow_validate(
+    span_lists: Sequence[Sequence[Any]], name: str, ids: Sequence[str] | None
+) -> None:
     """Find and report the first span that is not a pair of integers."""
     for k, spans in enumerate(span_lists):
         if isinstance(spans, (str, bytes)) or not isinstance(spans, Sequence):
             raise SpanValidationError(
                 f"{name}[{_item_label(ids, k)}]: expected a list of [start, end] pairs, "
-                f"got {type(spans).__name__}", field=name)
+                f"got {type(spans).__name__}",
+                field=name,
+            )
         for j, span in enumerate(spans):
-            ok = (isinstance(span, Sequence) and not isinstance(span, (str, bytes))
-                  and len(span) == 2
-                  and all(isinstance(v, Integral) and not isinstance(v, bool) for v in span))
+            ok = (
+                isinstance(span, Sequence)
+                and not isinstance(span, (str, bytes))
+                and len(span) == 2
+                and all(isinstance(v, Integral) and not isinstance(v, bool) for v in span)
+            )
             if not ok:
                 raise SpanValidationError(
                     _bad(name, ids, k, j, span, "expected a [start, end] pair of integers"),
-                    field=name)
+                    field=name,
+                )
 
 
-def _check_ranges(item: IntArray, starts: IntArray, ends: IntArray, local: IntArray,
-                  span_lists: Sequence[Sequence[Any]], name: str,
-                  ids: Sequence[str] | None, text_lengths: IntArray | None,
-                  clip: bool) -> tuple[IntArray, IntArray]:
+def _check_ranges(
+    item: IntArray,
+    starts: IntArray,
+    ends: IntArray,
+    local: IntArray,
+    span_lists: Sequence[Sequence[Any]],
+    name: str,
+    ids: Sequence[str] | None,
+    text_lengths: IntArray | None,
+    clip: bool,
+) -> tuple[IntArray, IntArray]:
     """Validate offsets; clip ends past the text when ``clip``; return (starts, ends)."""
     reversed_ = ends < starts
     negative = starts < 0
-    for mask, why in ((negative, "start is negative"),
-                      (reversed_, "end is before start (spans are half-open [start, end))")):
+    for mask, why in (
+        (negative, "start is negative"),
+        (reversed_, "end is before start (spans are half-open [start, end))"),
+    ):
         if mask.any():
             i = int(np.flatnonzero(mask)[0])
             k, j = int(item[i]), int(local[i])
-            raise SpanValidationError(_bad(name, ids, k, j, list(span_lists[k][j]), why),
-                                      field=name)
+            raise SpanValidationError(
+                _bad(name, ids, k, j, list(span_lists[k][j]), why), field=name
+            )
     if text_lengths is not None:
         limit = text_lengths[item]
         past = ends > limit
@@ -152,15 +180,24 @@ def _check_ranges(item: IntArray, starts: IntArray, ends: IntArray, local: IntAr
                 i = int(np.flatnonzero(past)[0])
                 k, j = int(item[i]), int(local[i])
                 raise SpanValidationError(
-                    _bad(name, ids, k, j, list(span_lists[k][j]),
-                         f"ends past the text (length {int(limit[i])})"), field=name)
+                    _bad(
+                        name,
+                        ids,
+                        k,
+                        j,
+                        list(span_lists[k][j]),
+                        f"ends past the text (length {int(limit[i])})",
+                    ),
+                    field=name,
+                )
             ends = np.minimum(ends, limit)
             starts = np.minimum(starts, ends)
     return starts, ends
 
 
-def spans_past_text(span_lists: Sequence[Sequence[Any]],
-                    text_lengths: Sequence[int]) -> list[tuple[int, int, Span]]:
+def spans_past_text(
+    span_lists: Sequence[Sequence[Any]], text_lengths: Sequence[int]
+) -> list[tuple[int, int, Span]]:
     """``(item, span index, span)`` for every span ending past its text (for warnings)."""
     out: list[tuple[int, int, Span]] = []
     for k, (spans, length) in enumerate(zip(span_lists, text_lengths, strict=True)):
@@ -170,10 +207,14 @@ def spans_past_text(span_lists: Sequence[Sequence[Any]],
     return out
 
 
-def batch_from_lists(span_lists: Sequence[Sequence[Any]], *, name: str = "spans",
-                     ids: Sequence[str] | None = None,
-                     text_lengths: Sequence[int] | None = None,
-                     clip: bool = False) -> SpanBatch:
+def batch_from_lists(
+    span_lists: Sequence[Sequence[Any]],
+    *,
+    name: str = "spans",
+    ids: Sequence[str] | None = None,
+    text_lengths: Sequence[int] | None = None,
+    clip: bool = False,
+) -> SpanBatch:
     """Validate and canonicalise one span set per item into a :class:`SpanBatch`.
 
     ``span_lists[k]`` is a list of ``[start, end]`` half-open pairs. Errors name the
@@ -183,17 +224,16 @@ def batch_from_lists(span_lists: Sequence[Sequence[Any]], *, name: str = "spans"
     becomes empty and is dropped).
     """
     if isinstance(span_lists, (str, bytes)):
-        raise SpanValidationError(f"{name}: expected a list of span lists, got text",
-                                  field=name)
+        raise SpanValidationError(f"{name}: expected a list of span lists, got text", field=name)
     n_items = len(span_lists)
     if ids is not None and len(ids) != n_items:
-        raise SpanValidationError(f"{name}: {len(ids)} ids for {n_items} span sets",
-                                  field=name)
+        raise SpanValidationError(f"{name}: {len(ids)} ids for {n_items} span sets", field=name)
     lengths_arr: IntArray | None = None
     if text_lengths is not None:
         if len(text_lengths) != n_items:
             raise SpanValidationError(
-                f"{name}: {len(text_lengths)} text lengths for {n_items} span sets", field=name)
+                f"{name}: {len(text_lengths)} text lengths for {n_items} span sets", field=name
+            )
         lengths_arr = np.asarray(text_lengths, dtype=np.int64)
     try:
         counts = np.fromiter((len(s) for s in span_lists), dtype=np.int64, count=n_items)
@@ -209,26 +249,27 @@ def batch_from_lists(span_lists: Sequence[Sequence[Any]], *, name: str = "spans"
     item = np.repeat(np.arange(n_items, dtype=np.int64), counts)
     first = np.concatenate(([0], np.cumsum(counts)[:-1])) if n_items else counts
     local = np.arange(arr.shape[0], dtype=np.int64) - np.repeat(first, counts)
-    starts, ends = _check_ranges(item, arr[:, 0].copy(), arr[:, 1].copy(), local, span_lists,
-                                 name, ids, lengths_arr, clip)
+    starts, ends = _check_ranges(
+        item, arr[:, 0].copy(), arr[:, 1].copy(), local, span_lists, name, ids, lengths_arr, clip
+    )
     return _canonicalise_flat(item, starts, ends, n_items)
 
 
-def canonicalize(spans: Sequence[Any], *, text_length: int | None = None,
-                 clip: bool = False, name: str = "spans") -> tuple[Span, ...]:
+def canonicalize(
+    spans: Sequence[Any], *, text_length: int | None = None, clip: bool = False, name: str = "spans"
+) -> tuple[Span, ...]:
     """Canonical form of one span set: drop empty, merge overlapping and adjacent spans.
 
     >>> canonicalize([[5, 8], [0, 2], [2, 3], [7, 9], [4, 4]])
     ((0, 3), (5, 9))
     """
-    batch = batch_from_lists([spans], name=name,
-                             text_lengths=None if text_length is None else [text_length],
-                             clip=clip)
+    batch = batch_from_lists(
+        [spans], name=name, text_lengths=None if text_length is None else [text_length], clip=clip
+    )
     return batch.spans(0)
 
 
-def _canonicalise_flat(item: IntArray, starts: IntArray, ends: IntArray,
-                       n_items: int) -> SpanBatch:
+def _canonicalise_flat(item: IntArray, starts: IntArray, ends: IntArray, n_items: int) -> SpanBatch:
     keep = ends > starts
     item, starts, ends = item[keep], starts[keep], ends[keep]
     if item.size == 0:
@@ -251,8 +292,9 @@ def _canonicalise_flat(item: IntArray, starts: IntArray, ends: IntArray,
     out_starts = gs[heads] - offsets[out_item]
     out_ends = np.maximum.reduceat(ge, heads) - offsets[out_item]
     indptr = np.concatenate(([0], np.cumsum(np.bincount(out_item, minlength=n_items))))
-    return SpanBatch(out_starts.astype(np.int64), out_ends.astype(np.int64),
-                     indptr.astype(np.int64))
+    return SpanBatch(
+        out_starts.astype(np.int64), out_ends.astype(np.int64), indptr.astype(np.int64)
+    )
 
 
 def mask_to_spans(mask: npt.NDArray[np.bool_]) -> tuple[Span, ...]:
@@ -269,5 +311,5 @@ def spans_to_mask(spans: Sequence[Span], length: int) -> npt.NDArray[np.bool_]:
     """Boolean character mask of length ``length`` covering ``spans`` (clipped)."""
     m = np.zeros(length, dtype=bool)
     for s, e in spans:
-        m[max(s, 0):min(e, length)] = True
+        m[max(s, 0) : min(e, length)] = True
     return m

@@ -36,9 +36,16 @@ def _ov(a: Span, b: Span) -> int:
     return len(set(range(a[0], a[1])) & set(range(b[0], b[1])))
 
 
-def naive_counts(gold: Sequence[Span], pred: Sequence[Span], *, tr: float = 0.8,
-                 tp: float = 0.4, pen: float = 0.8, ap: float = 0.3,
-                 w: float = 1.0) -> Counts:
+def naive_counts(
+    gold: Sequence[Span],
+    pred: Sequence[Span],
+    *,
+    tr: float = 0.8,
+    tp: float = 0.4,
+    pen: float = 0.8,
+    ap: float = 0.3,
+    w: float = 1.0,
+) -> Counts:
     """Sufficient statistics of the six metrics for one item (canonical inputs)."""
     g, p = sorted(gold), sorted(pred)
     gc, pc = _chars(g), _chars(p)
@@ -56,8 +63,7 @@ def naive_counts(gold: Sequence[Span], pred: Sequence[Span], *, tr: float = 0.8,
     return out
 
 
-def _deteval(g: list[Span], p: list[Span], tr: float, tp: float,
-             pen: float) -> tuple[float, ...]:
+def _deteval(g: list[Span], p: list[Span], tr: float, tp: float, pen: float) -> tuple[float, ...]:
     inter = [[_ov(a, b) for b in p] for a in g]
     sig = [[inter[i][j] / (g[i][1] - g[i][0]) for j in range(len(p))] for i in range(len(g))]
     tau = [[inter[i][j] / (p[j][1] - p[j][0]) for j in range(len(p))] for i in range(len(g))]
@@ -135,8 +141,12 @@ def _cleval(g: list[Span], p: list[Span], ap: float, w: float) -> tuple[float, .
     correct = float(len(covered))
     rpen = sum(max(sum(match[i]) - 1, 0) * w for i in range(len(g)))
     ppen = sum(max(sum(match[i][j] for i in range(len(g))) - 1, 0) * w for j in range(len(p)))
-    return (max(0.0, correct - ppen), float(len(_chars(p))), max(0.0, correct - rpen),
-            float(len(_chars(g))))
+    return (
+        max(0.0, correct - ppen),
+        float(len(_chars(p))),
+        max(0.0, correct - rpen),
+        float(len(_chars(g))),
+    )
 
 
 def _prf(pc: float, pt: float, rc: float, rt: float) -> tuple[float, float, float]:
@@ -148,15 +158,19 @@ def _prf(pc: float, pt: float, rc: float, rt: float) -> tuple[float, float, floa
     return p, r, f
 
 
-def naive_score(gold_lists: Sequence[Sequence[Sequence[int]]],
-                pred_lists: Sequence[Sequence[Sequence[int]]], *,
-                average: str = "macro") -> dict[str, dict[str, float]]:
+def naive_score(
+    gold_lists: Sequence[Sequence[Sequence[int]]],
+    pred_lists: Sequence[Sequence[Sequence[int]]],
+    *,
+    average: str = "macro",
+) -> dict[str, dict[str, float]]:
     """All six metrics over items, the slow way (same output shape as ``score_spans``)."""
-    per = [naive_counts(naive_canonical(g), naive_canonical(p))
-           for g, p in zip(gold_lists, pred_lists, strict=True)]
+    per = [
+        naive_counts(naive_canonical(g), naive_canonical(p))
+        for g, p in zip(gold_lists, pred_lists, strict=True)
+    ]
     out: dict[str, dict[str, float]] = {}
-    keys = ("exact_span", "character", "character_iou", "deteval_1d", "cleval_1d",
-            "span_coverage")
+    keys = ("exact_span", "character", "character_iou", "deteval_1d", "cleval_1d", "span_coverage")
     for key in keys:
         if key == "character_iou":
             if average == "micro":

@@ -29,8 +29,14 @@ from auditor.spans.metrics import (
 )
 
 RELATIONS: tuple[str, ...] = (
-    "both_empty", "one_empty", "exact", "pred_inside_gold_boundary",
-    "pred_inside_gold_extra_components", "gold_inside_pred", "partial_overlap", "disjoint",
+    "both_empty",
+    "one_empty",
+    "exact",
+    "pred_inside_gold_boundary",
+    "pred_inside_gold_extra_components",
+    "gold_inside_pred",
+    "partial_overlap",
+    "disjoint",
 )
 """Relation of a prediction to its gold span set, per item."""
 
@@ -61,8 +67,9 @@ def one_char_per_gold(gold: SpanBatch) -> SpanBatch:
     return SpanBatch(centre.astype(np.int64), (centre + 1).astype(np.int64), gold.indptr.copy())
 
 
-def _subset_summary(counts: SpanCounts, mask: npt.NDArray[np.bool_],
-                    groups: npt.NDArray[np.int64] | None) -> dict[str, Any]:
+def _subset_summary(
+    counts: SpanCounts, mask: npt.NDArray[np.bool_], groups: npt.NDArray[np.int64] | None
+) -> dict[str, Any]:
     n = int(mask.sum())
     g = None if groups is None else groups[mask]
     n_items = n if g is None else len(np.unique(g))
@@ -74,10 +81,15 @@ def _subset_summary(counts: SpanCounts, mask: npt.NDArray[np.bool_],
     return summary
 
 
-def diagnose(gold: SpanBatch, pred: SpanBatch, *, counts: SpanCounts | None = None,
-             groups: npt.NDArray[np.int64] | None = None,
-             stress_gold: SpanBatch | None = None,
-             params: SpanMetricParams | None = None) -> dict[str, Any]:
+def diagnose(
+    gold: SpanBatch,
+    pred: SpanBatch,
+    *,
+    counts: SpanCounts | None = None,
+    groups: npt.NDArray[np.int64] | None = None,
+    stress_gold: SpanBatch | None = None,
+    params: SpanMetricParams | None = None,
+) -> dict[str, Any]:
     """Macro scores of the nested-boundary, partial-overlap and one-char-per-gold subsets.
 
     ``counts`` are the statistics of ``(gold, pred)`` when already computed;

@@ -46,12 +46,38 @@ which whose it's he's she's there's that's one's
 STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
 
 _NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-    "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16", "seventeen": "17",
-    "eighteen": "18", "nineteen": "19", "twenty": "20", "thirty": "30", "forty": "40",
-    "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-    "hundred": "100", "first": "1st", "second": "2nd", "third": "3rd",
+    "zero": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "eleven": "11",
+    "twelve": "12",
+    "thirteen": "13",
+    "fourteen": "14",
+    "fifteen": "15",
+    "sixteen": "16",
+    "seventeen": "17",
+    "eighteen": "18",
+    "nineteen": "19",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "sixty": "60",
+    "seventy": "70",
+    "eighty": "80",
+    "ninety": "90",
+    "hundred": "100",
+    "first": "1st",
+    "second": "2nd",
+    "third": "3rd",
 }
 
 
@@ -72,8 +98,14 @@ def _stem(word: str) -> str:
         w = w[:-2]
     if w in _NUMBER_WORDS:
         return _NUMBER_WORDS[w]
-    for suffix, repl, min_len in (("ies", "y", 5), ("sses", "ss", 5), ("es", "", 5),
-                                  ("ing", "", 6), ("ed", "", 5), ("ly", "", 5)):
+    for suffix, repl, min_len in (
+        ("ies", "y", 5),
+        ("sses", "ss", 5),
+        ("es", "", 5),
+        ("ing", "", 6),
+        ("ed", "", 5),
+        ("ly", "", 5),
+    ):
         if w.endswith(suffix) and len(w) >= min_len:
             return w[: len(w) - len(suffix)] + repl
     if w.endswith("s") and not w.endswith("ss") and len(w) >= 4:
@@ -114,8 +146,13 @@ def _join(text: str, start: int, end: int, tokens: list[tuple[int, int, str]]) -
     return _JOINABLE_GAP.fullmatch(rest) is not None
 
 
-def _unaligned(start: int, token: str, slots: Sequence[Quantity], stated: Sequence[Quantity],
-               vocab: frozenset[str]) -> bool:
+def _unaligned(
+    start: int,
+    token: str,
+    slots: Sequence[Quantity],
+    stated: Sequence[Quantity],
+    vocab: frozenset[str],
+) -> bool:
     """A number in a slot is aligned only with the same value in the same slot; any other
     token by its normalised form."""
     for q in slots:
@@ -124,8 +161,9 @@ def _unaligned(start: int, token: str, slots: Sequence[Quantity], stated: Sequen
     return _norm(token) not in vocab
 
 
-def localize_error(answer_text: str, claim_spans: Sequence[Span],
-                   evidence_texts: Sequence[str]) -> tuple[Span, ...]:
+def localize_error(
+    answer_text: str, claim_spans: Sequence[Span], evidence_texts: Sequence[str]
+) -> tuple[Span, ...]:
     """Minimal half-open answer spans, inside ``claim_spans``, that carry the error.
 
     Returns the claim's numbers, capitalised words and content words that no
@@ -138,8 +176,9 @@ def localize_error(answer_text: str, claim_spans: Sequence[Span],
     ((21, 25),)
     """
     if not isinstance(answer_text, str):
-        raise SpanValidationError(f"expected str, got {type(answer_text).__name__}",
-                                  field="answer_text")
+        raise SpanValidationError(
+            f"expected str, got {type(answer_text).__name__}", field="answer_text"
+        )
     if isinstance(evidence_texts, str) or not all(isinstance(t, str) for t in evidence_texts):
         raise SpanValidationError("expected a sequence of strings", field="evidence_texts")
     claim = canonicalize(list(claim_spans), text_length=len(answer_text), name="claim_spans")
@@ -147,22 +186,31 @@ def localize_error(answer_text: str, claim_spans: Sequence[Span],
         return claim
     mapped = nfc_map(answer_text)  # match on NFC text, answer offsets as given, whole graphemes
     if not mapped.identity:
-        inner = localize_error(mapped.text, [mapped.to_normalized(s, e) for s, e in claim],
-                               evidence_texts)
+        inner = localize_error(
+            mapped.text, [mapped.to_normalized(s, e) for s, e in claim], evidence_texts
+        )
         return snap_to_graphemes(answer_text, [mapped.to_original(s, e) for s, e in inner])
     vocab = evidence_vocabulary(nfc(t) for t in evidence_texts)
     stated = [q for text in evidence_texts for q in quantities(nfc(text))]
     out: list[Span] = []
     for cs, ce in claim:
-        tokens = [(m.start(), m.end(), m.group())
-                  for m in _TOKEN.finditer(answer_text, cs, ce)]
-        slots = [Quantity(q.value, q.unit, q.start + cs, q.end + cs)
-                 for q in quantities(answer_text[cs:ce])]
-        marked = [(s, e) for s, e, t in tokens
-                  if _is_candidate(t) and _unaligned(s, t, slots, stated, vocab)]
+        tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(answer_text, cs, ce)]
+        slots = [
+            Quantity(q.value, q.unit, q.start + cs, q.end + cs)
+            for q in quantities(answer_text[cs:ce])
+        ]
+        marked = [
+            (s, e)
+            for s, e, t in tokens
+            if _is_candidate(t) and _unaligned(s, t, slots, stated, vocab)
+        ]
         for s, e in marked:
-            if out and out[-1][1] <= s and out[-1][0] >= cs and \
-                    _join(answer_text, out[-1][1], s, tokens):
+            if (
+                out
+                and out[-1][1] <= s
+                and out[-1][0] >= cs
+                and _join(answer_text, out[-1][1], s, tokens)
+            ):
                 out[-1] = (out[-1][0], e)
             else:
                 out.append((s, e))

@@ -48,8 +48,9 @@ class AnnotatedItem:
     """``(annotator id, canonical spans)`` in file order."""
 
 
-def load_annotated(path: str | Path, *, clip: bool = True,
-                   warnings_out: list[str] | None = None) -> list[AnnotatedItem]:
+def load_annotated(
+    path: str | Path, *, clip: bool = True, warnings_out: list[str] | None = None
+) -> list[AnnotatedItem]:
     """Read a Mu-SHROOM-format JSONL file into :class:`AnnotatedItem` records.
 
     Errors name the file, line and field. Spans past the text are clipped (with a
@@ -68,17 +69,26 @@ def load_annotated(path: str | Path, *, clip: bool = True,
         names = [str(k) for k in ann]
         lists = list(ann.values())
         try:
-            batch = batch_from_lists(lists, name="annotations", ids=names,
-                                     text_lengths=[len(text)] * len(lists), clip=clip)
+            batch = batch_from_lists(
+                lists,
+                name="annotations",
+                ids=names,
+                text_lengths=[len(text)] * len(lists),
+                clip=clip,
+            )
         except SpanValidationError as exc:
             raise InputError(exc.detail, file=fname, line=line, field="annotations") from None
         if clip and warnings_out is not None:
             for k, j, span in spans_past_text(lists, [len(text)] * len(lists)):
                 warnings_out.append(
                     f"{fname}, line {line}: item {item_id!r} annotator {names[k]!r} span {j} "
-                    f"{list(span)} ends past the text (length {len(text)}); clipped")
-        items.append(AnnotatedItem(item_id, text, tuple(
-            (names[k], batch.spans(k)) for k in range(len(names)))))
+                    f"{list(span)} ends past the text (length {len(text)}); clipped"
+                )
+        items.append(
+            AnnotatedItem(
+                item_id, text, tuple((names[k], batch.spans(k)) for k in range(len(names)))
+            )
+        )
     return items
 
 
@@ -116,8 +126,9 @@ def loo_comparisons(items: Sequence[AnnotatedItem], reference: str) -> LooCompar
     Items with fewer than two annotators are skipped.
     """
     if reference not in REFERENCES:
-        raise SpanValidationError(f"must be one of {REFERENCES}, got {reference!r}",
-                                  field="reference")
+        raise SpanValidationError(
+            f"must be one of {REFERENCES}, got {reference!r}", field="reference"
+        )
     g_parts: list[tuple[npt.NDArray[np.int64], ...]] = []
     p_rows: list[int] = []
     p_s: list[int] = []
@@ -147,8 +158,9 @@ def loo_comparisons(items: Sequence[AnnotatedItem], reference: str) -> LooCompar
     else:
         g_item = g_s = g_e = np.zeros(0, np.int64)
     gold = SpanBatch.from_arrays(g_item, g_s, g_e, n_rec)
-    pred = SpanBatch.from_arrays(np.asarray(p_rows, np.int64), np.asarray(p_s, np.int64),
-                                 np.asarray(p_e, np.int64), n_rec)
+    pred = SpanBatch.from_arrays(
+        np.asarray(p_rows, np.int64), np.asarray(p_s, np.int64), np.asarray(p_e, np.int64), n_rec
+    )
     return LooComparisons(gold, pred, np.asarray(groups, dtype=np.int64))
 
 
@@ -157,9 +169,12 @@ def _all_annotator_union(items: Iterable[AnnotatedItem]) -> SpanBatch:
     return batch_from_lists(lists, name="annotations")
 
 
-def leave_one_annotator_out(items: Sequence[AnnotatedItem], *,
-                            params: SpanMetricParams | None = None,
-                            diagnostics: bool = False) -> dict[str, Any]:
+def leave_one_annotator_out(
+    items: Sequence[AnnotatedItem],
+    *,
+    params: SpanMetricParams | None = None,
+    diagnostics: bool = False,
+) -> dict[str, Any]:
     """LOO scores: ``{"majority": {"macro", "micro"}, "union": {...}, "n_items",
     "n_annotations"}``; each inner value has the six metric keys.
 
@@ -173,13 +188,14 @@ def leave_one_annotator_out(items: Sequence[AnnotatedItem], *,
     for ref in REFERENCES:
         cmp_ = loo_comparisons(items, ref)
         counts = span_counts(cmp_.gold, cmp_.pred, params)
-        out[ref] = {"macro": aggregate(counts, "macro", cmp_.groups),
-                    "micro": aggregate(counts, "micro")}
+        out[ref] = {
+            "macro": aggregate(counts, "macro", cmp_.groups),
+            "micro": aggregate(counts, "micro"),
+        }
         n_items = len(np.unique(cmp_.groups))
         n_ann = cmp_.gold.n_items
         if diagnostics:
-            d = diagnose(cmp_.gold, cmp_.pred, counts=counts, groups=cmp_.groups,
-                         params=params)
+            d = diagnose(cmp_.gold, cmp_.pred, counts=counts, groups=cmp_.groups, params=params)
             diag[ref] = {k: d[k] for k in ("relations", "nested_boundary", "partial_overlap")}
     out["n_items"] = n_items
     out["n_annotations"] = n_ann
@@ -187,7 +203,8 @@ def leave_one_annotator_out(items: Sequence[AnnotatedItem], *,
         eligible = [it for it in items if len(it.annotations) >= 2]
         union_all = _all_annotator_union(eligible)
         stress = diagnose(union_all, union_all, params=params)
-        diag["one_char_per_gold"] = dict(stress["one_char_per_gold"],
-                                         reference="union of all annotators")
+        diag["one_char_per_gold"] = dict(
+            stress["one_char_per_gold"], reference="union of all annotators"
+        )
         out["diagnostics"] = diag
     return out

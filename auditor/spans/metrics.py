@@ -61,7 +61,12 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 METRICS: tuple[str, ...] = (
-    "exact_span", "character", "character_iou", "deteval_1d", "cleval_1d", "span_coverage",
+    "exact_span",
+    "character",
+    "character_iou",
+    "deteval_1d",
+    "cleval_1d",
+    "span_coverage",
 )
 """Metric keys, in output order."""
 
@@ -84,15 +89,20 @@ class SpanMetricParams:
     """CLEval penalty per extra matched instance: ``(k - 1) * penalty``."""
 
     def __post_init__(self) -> None:
-        for field in ("deteval_gold_coverage", "deteval_pred_coverage",
-                      "deteval_split_merge_credit", "cleval_area_precision"):
+        for field in (
+            "deteval_gold_coverage",
+            "deteval_pred_coverage",
+            "deteval_split_merge_credit",
+            "cleval_area_precision",
+        ):
             value = getattr(self, field)
             if not (isinstance(value, (int, float)) and 0.0 <= value <= 1.0):
                 raise SpanValidationError(f"must be in [0, 1], got {value!r}", field=field)
         value = self.cleval_granularity_penalty
         if not (isinstance(value, (int, float)) and value >= 0.0 and math.isfinite(value)):
-            raise SpanValidationError(f"must be a finite number >= 0, got {value!r}",
-                                      field="cleval_granularity_penalty")
+            raise SpanValidationError(
+                f"must be a finite number >= 0, got {value!r}", field="cleval_granularity_penalty"
+            )
 
 
 DEFAULT_PARAMS = SpanMetricParams()
@@ -111,8 +121,10 @@ class SpanCounts:
 
     def subset(self, index: npt.NDArray[Any]) -> SpanCounts:
         """The statistics of a subset of items (boolean mask or integer index)."""
-        return SpanCounts({k: tuple(a[index] for a in v) for k, v in self.stats.items()},
-                          int(np.asarray(self.stats["character"][0][index]).shape[0]))
+        return SpanCounts(
+            {k: tuple(a[index] for a in v) for k, v in self.stats.items()},
+            int(np.asarray(self.stats["character"][0][index]).shape[0]),
+        )
 
 
 # --------------------------------------------------------------------------- validation
@@ -124,13 +136,17 @@ def _as_batch(value: SpanBatch | Sequence[Any], name: str) -> SpanBatch:
     return batch_from_lists(value, name=name)
 
 
-def _check_pair(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any],
-                params: SpanMetricParams | None) -> tuple[SpanBatch, SpanBatch, SpanMetricParams]:
+def _check_pair(
+    gold: SpanBatch | Sequence[Any],
+    pred: SpanBatch | Sequence[Any],
+    params: SpanMetricParams | None,
+) -> tuple[SpanBatch, SpanBatch, SpanMetricParams]:
     g = _as_batch(gold, "gold")
     p = _as_batch(pred, "pred")
     if g.n_items != p.n_items:
         raise SpanValidationError(
-            f"gold has {g.n_items} span sets but pred has {p.n_items}", field="pred")
+            f"gold has {g.n_items} span sets but pred has {p.n_items}", field="pred"
+        )
     if params is None:
         params = DEFAULT_PARAMS
     elif not isinstance(params, SpanMetricParams):
@@ -140,8 +156,7 @@ def _check_pair(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any]
 
 def _check_average(average: str) -> Average:
     if average not in ("macro", "micro"):
-        raise SpanValidationError(f"must be 'macro' or 'micro', got {average!r}",
-                                  field="average")
+        raise SpanValidationError(f"must be 'macro' or 'micro', got {average!r}", field="average")
     return average  # type: ignore[return-value]
 
 
@@ -152,8 +167,11 @@ def _bc(index: IntArray, n: int, weights: FloatArray | None = None) -> FloatArra
     return np.bincount(index, weights=weights, minlength=n).astype(np.float64)
 
 
-def span_counts(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any],
-                params: SpanMetricParams | None = None) -> SpanCounts:
+def span_counts(
+    gold: SpanBatch | Sequence[Any],
+    pred: SpanBatch | Sequence[Any],
+    params: SpanMetricParams | None = None,
+) -> SpanCounts:
     """Per-item sufficient statistics of all six metrics (vectorised over items).
 
     ``gold`` and ``pred`` are :class:`SpanBatch` objects or lists (one span list per
@@ -184,8 +202,9 @@ def _kernel(g: SpanBatch, p: SpanBatch, prm: SpanMetricParams) -> SpanCounts:
     n_pairs = int(deg_g.sum())
     pg = np.repeat(np.arange(ng, dtype=np.int64), deg_g)
     first_pair = np.cumsum(deg_g) - deg_g
-    pp = (np.repeat(lo, deg_g) + np.arange(n_pairs, dtype=np.int64)
-          - np.repeat(first_pair, deg_g)).astype(np.int64)
+    pp = (
+        np.repeat(lo, deg_g) + np.arange(n_pairs, dtype=np.int64) - np.repeat(first_pair, deg_g)
+    ).astype(np.int64)
     inter = (np.minimum(ge[pg], pe[pp]) - np.maximum(gs[pg], ps[pp])).astype(np.float64)
     sigma = inter / lg[pg]
     tau = inter / lp[pp]
@@ -221,17 +240,32 @@ def _kernel(g: SpanBatch, p: SpanBatch, prm: SpanMetricParams) -> SpanCounts:
     stats["deteval_1d"] = (_bc(p_item, n, pcred), n_pred, _bc(g_item, n, rcred), n_gold)
 
     # CLEval-1D
-    stats["cleval_1d"] = _cleval(n, ng, np_, g_item, p_item, pg, pp, pair_item, inter, tau,
-                                 deg_p, p_chars, g_chars, prm)
+    stats["cleval_1d"] = _cleval(
+        n, ng, np_, g_item, p_item, pg, pp, pair_item, inter, tau, deg_p, p_chars, g_chars, prm
+    )
     return SpanCounts(stats, n)
 
 
-def _deteval(ng: int, np_: int, pg: IntArray, pp: IntArray, sigma: FloatArray,
-             tau: FloatArray, deg_g: IntArray, deg_p: IntArray, lo: IntArray,
-             gs: IntArray, ge: IntArray, ps: IntArray,
-             prm: SpanMetricParams) -> tuple[FloatArray, FloatArray]:
-    tr, tp, pen = prm.deteval_gold_coverage, prm.deteval_pred_coverage, \
-        prm.deteval_split_merge_credit
+def _deteval(
+    ng: int,
+    np_: int,
+    pg: IntArray,
+    pp: IntArray,
+    sigma: FloatArray,
+    tau: FloatArray,
+    deg_g: IntArray,
+    deg_p: IntArray,
+    lo: IntArray,
+    gs: IntArray,
+    ge: IntArray,
+    ps: IntArray,
+    prm: SpanMetricParams,
+) -> tuple[FloatArray, FloatArray]:
+    tr, tp, pen = (
+        prm.deteval_gold_coverage,
+        prm.deteval_pred_coverage,
+        prm.deteval_split_merge_credit,
+    )
     rcred = np.zeros(ng)
     pcred = np.zeros(np_)
     matched_g = np.zeros(ng, dtype=bool)
@@ -306,10 +340,22 @@ def _deteval(ng: int, np_: int, pg: IntArray, pp: IntArray, sigma: FloatArray,
     return pcred, rcred
 
 
-def _cleval(n: int, ng: int, np_: int, g_item: IntArray, p_item: IntArray, pg: IntArray,
-            pp: IntArray, pair_item: IntArray, inter: FloatArray, tau: FloatArray,
-            deg_p: IntArray, p_chars: FloatArray, g_chars: FloatArray,
-            prm: SpanMetricParams) -> tuple[FloatArray, ...]:
+def _cleval(
+    n: int,
+    ng: int,
+    np_: int,
+    g_item: IntArray,
+    p_item: IntArray,
+    pg: IntArray,
+    pp: IntArray,
+    pair_item: IntArray,
+    inter: FloatArray,
+    tau: FloatArray,
+    deg_p: IntArray,
+    p_chars: FloatArray,
+    g_chars: FloatArray,
+    prm: SpanMetricParams,
+) -> tuple[FloatArray, ...]:
     t = prm.cleval_area_precision
     q = tau >= t
     qdeg_g = np.bincount(pg[q], minlength=ng)
@@ -329,8 +375,9 @@ def _cleval(n: int, ng: int, np_: int, g_item: IntArray, p_item: IntArray, pg: I
 # --------------------------------------------------------------------------- aggregation
 
 
-def prf_arrays(pc: FloatArray, pt: FloatArray, rc: FloatArray,
-               rt: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+def prf_arrays(
+    pc: FloatArray, pt: FloatArray, rc: FloatArray, rt: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Element-wise precision, recall, F1 from credits and totals (conventions above)."""
     pc, pt, rc, rt = (np.asarray(a, dtype=np.float64) for a in (pc, pt, rc, rt))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -368,8 +415,9 @@ def _nan_warn(what: str) -> float:
     return float("nan")
 
 
-def aggregate(counts: SpanCounts, average: str = "macro",
-              groups: IntArray | None = None) -> dict[str, dict[str, float]]:
+def aggregate(
+    counts: SpanCounts, average: str = "macro", groups: IntArray | None = None
+) -> dict[str, dict[str, float]]:
     """Average per-item statistics into the output shape of ``auditor spans score``.
 
     ``macro`` is the mean of per-item scores; with ``groups`` (a group id per item,
@@ -380,8 +428,14 @@ def aggregate(counts: SpanCounts, average: str = "macro",
     avg = _check_average(average)
     if counts.n_items == 0:
         nan = _nan_warn("span metrics")
-        return {k: ({"score": nan} if k == "character_iou"
-                    else {"precision": nan, "recall": nan, "f1": nan}) for k in METRICS}
+        return {
+            k: (
+                {"score": nan}
+                if k == "character_iou"
+                else {"precision": nan, "recall": nan, "f1": nan}
+            )
+            for k in METRICS
+        }
     if avg == "micro":
         out: dict[str, dict[str, float]] = {}
         for key in METRICS:
@@ -393,8 +447,10 @@ def aggregate(counts: SpanCounts, average: str = "macro",
                 out[key] = {"precision": float(p), "recall": float(r), "f1": float(f)}
         return out
     scores = per_item_scores(counts)
-    return {key: {name: _group_mean(arr, groups) for name, arr in d.items()}
-            for key, d in scores.items()}
+    return {
+        key: {name: _group_mean(arr, groups) for name, arr in d.items()}
+        for key, d in scores.items()
+    }
 
 
 def _group_mean(values: FloatArray, groups: IntArray | None) -> float:
@@ -402,8 +458,9 @@ def _group_mean(values: FloatArray, groups: IntArray | None) -> float:
         return float(np.mean(values))
     g = np.asarray(groups, dtype=np.int64)
     if g.shape != values.shape:
-        raise SpanValidationError(f"{g.shape[0]} group ids for {values.shape[0]} items",
-                                  field="groups")
+        raise SpanValidationError(
+            f"{g.shape[0]} group ids for {values.shape[0]} items", field="groups"
+        )
     _, inv = np.unique(g, return_inverse=True)
     sums = np.bincount(inv, weights=values)
     cnt = np.bincount(inv)
@@ -413,9 +470,13 @@ def _group_mean(values: FloatArray, groups: IntArray | None) -> float:
 # --------------------------------------------------------------------------- public API
 
 
-def score_spans(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-                average: str = "macro",
-                params: SpanMetricParams | None = None) -> dict[str, dict[str, float]]:
+def score_spans(
+    gold: SpanBatch | Sequence[Any],
+    pred: SpanBatch | Sequence[Any],
+    *,
+    average: str = "macro",
+    params: SpanMetricParams | None = None,
+) -> dict[str, dict[str, float]]:
     """All six metrics: ``{metric: {"precision", "recall", "f1"}}``, IoU ``{"score"}``.
 
     ``gold[k]`` and ``pred[k]`` are the span lists of item ``k`` (half-open
@@ -428,49 +489,72 @@ def score_spans(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any]
     return aggregate(span_counts(gold, pred, params), avg)
 
 
-def _one(key: str, gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any],
-         average: str, params: SpanMetricParams | None) -> dict[str, float]:
+def _one(
+    key: str,
+    gold: SpanBatch | Sequence[Any],
+    pred: SpanBatch | Sequence[Any],
+    average: str,
+    params: SpanMetricParams | None,
+) -> dict[str, float]:
     return score_spans(gold, pred, average=average, params=params)[key]
 
 
-def exact_span_f1(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-                  average: str = "macro") -> dict[str, float]:
+def exact_span_f1(
+    gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *, average: str = "macro"
+) -> dict[str, float]:
     """Exact span precision / recall / F1 (boundaries must match exactly)."""
     return _one("exact_span", gold, pred, average, None)
 
 
-def character_f1(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-                 average: str = "macro") -> dict[str, float]:
+def character_f1(
+    gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *, average: str = "macro"
+) -> dict[str, float]:
     """Character-level precision / recall / F1 over the span masks."""
     return _one("character", gold, pred, average, None)
 
 
-def character_iou(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-                  average: str = "macro") -> dict[str, float]:
+def character_iou(
+    gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *, average: str = "macro"
+) -> dict[str, float]:
     """Character intersection over union: ``{"score": ...}``."""
     return _one("character_iou", gold, pred, average, None)
 
 
-def deteval_1d(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-               average: str = "macro", gold_coverage: float = 0.8,
-               pred_coverage: float = 0.4, split_merge_credit: float = 0.8) -> dict[str, float]:
+def deteval_1d(
+    gold: SpanBatch | Sequence[Any],
+    pred: SpanBatch | Sequence[Any],
+    *,
+    average: str = "macro",
+    gold_coverage: float = 0.8,
+    pred_coverage: float = 0.4,
+    split_merge_credit: float = 0.8,
+) -> dict[str, float]:
     """DetEval-1D precision / recall / F1 with its thresholds (published defaults)."""
-    prm = SpanMetricParams(deteval_gold_coverage=gold_coverage,
-                           deteval_pred_coverage=pred_coverage,
-                           deteval_split_merge_credit=split_merge_credit)
+    prm = SpanMetricParams(
+        deteval_gold_coverage=gold_coverage,
+        deteval_pred_coverage=pred_coverage,
+        deteval_split_merge_credit=split_merge_credit,
+    )
     return _one("deteval_1d", gold, pred, average, prm)
 
 
-def cleval_1d(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-              average: str = "macro", area_precision: float = 0.3,
-              granularity_penalty: float = 1.0) -> dict[str, float]:
+def cleval_1d(
+    gold: SpanBatch | Sequence[Any],
+    pred: SpanBatch | Sequence[Any],
+    *,
+    average: str = "macro",
+    area_precision: float = 0.3,
+    granularity_penalty: float = 1.0,
+) -> dict[str, float]:
     """CLEval-1D precision / recall / F1 with its thresholds (published defaults)."""
-    prm = SpanMetricParams(cleval_area_precision=area_precision,
-                           cleval_granularity_penalty=granularity_penalty)
+    prm = SpanMetricParams(
+        cleval_area_precision=area_precision, cleval_granularity_penalty=granularity_penalty
+    )
     return _one("cleval_1d", gold, pred, average, prm)
 
 
-def span_coverage_f1(gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *,
-                     average: str = "macro") -> dict[str, float]:
+def span_coverage_f1(
+    gold: SpanBatch | Sequence[Any], pred: SpanBatch | Sequence[Any], *, average: str = "macro"
+) -> dict[str, float]:
     """Span Coverage precision (P_cov) / recall (R_cov) / F1; report beside character IoU."""
     return _one("span_coverage", gold, pred, average, None)

@@ -38,7 +38,8 @@ Scorer = Callable[[Sequence[str], Sequence[str]], np.ndarray]
 _BOUNDARY = re.compile(
     r"[,;:()]|\s(?:and|but|or|which|who|whom|whose|that|while|whereas|because|after|before|"
     r"in|on|at|for|with|by|from|to|of|as|during|since|under|over|about|into|than)\s",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _NAME_OR_NUMBER = re.compile(r"\d[\d,.]*|(?<![.!?]\s)(?<!^)\b[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*)*")
 
 
@@ -85,14 +86,21 @@ def candidate_phrases(text: str, start: int, end: int) -> list[Span]:
 
 
 def _without(text: str, start: int, end: int, span: Span) -> str:
-    out = text[start:span[0]] + " " + text[span[1]:end]
+    out = text[start : span[0]] + " " + text[span[1] : end]
     return re.sub(r"\s+([,.;:!?])", r"\1", re.sub(r"\s{2,}", " ", out)).strip()
 
 
-def reader_spans(answer_text: str, claim_spans: Sequence[Span], evidence_texts: Sequence[str],
-                 *, scorer: Scorer | None = None, max_calls: int = 10, max_windows: int = 2,
-                 supported_at: float = 0.5, min_gain: float = 0.15
-                 ) -> list[tuple[Span, float, Span | None]]:
+def reader_spans(
+    answer_text: str,
+    claim_spans: Sequence[Span],
+    evidence_texts: Sequence[str],
+    *,
+    scorer: Scorer | None = None,
+    max_calls: int = 10,
+    max_windows: int = 2,
+    supported_at: float = 0.5,
+    min_gain: float = 0.15,
+) -> list[tuple[Span, float, Span | None]]:
     """Per claim span: ``(span, entailment of the whole span, phrase or None)``.
 
     At most ``max_calls`` reader calls per span (``max_windows`` for the whole span, the
@@ -118,9 +126,10 @@ def reader_spans(answer_text: str, claim_spans: Sequence[Span], evidence_texts: 
             continue
         marked = [s for s in lexical[(cs, ce)] if s != (cs, ce)]
         phrases = candidate_phrases(answer_text, cs, ce)
-        phrases.sort(key=lambda p: (not any(s < p[1] and p[0] < e for s, e in marked),
-                                    -(p[1] - p[0])))
-        phrases = phrases[:max(max_calls - len(windows), 0)]
+        phrases.sort(
+            key=lambda p: (not any(s < p[1] and p[0] < e for s, e in marked), -(p[1] - p[0]))
+        )
+        phrases = phrases[: max(max_calls - len(windows), 0)]
         if not phrases:
             out.append(((cs, ce), whole, None))
             continue
@@ -131,17 +140,30 @@ def reader_spans(answer_text: str, claim_spans: Sequence[Span], evidence_texts: 
     return out
 
 
-def localize_with_reader(answer_text: str, claim_spans: Sequence[Span],
-                         evidence_texts: Sequence[str], *, scorer: Scorer | None = None,
-                         max_calls: int = 10, supported_at: float = 0.5,
-                         min_gain: float = 0.15) -> tuple[Span, ...]:
+def localize_with_reader(
+    answer_text: str,
+    claim_spans: Sequence[Span],
+    evidence_texts: Sequence[str],
+    *,
+    scorer: Scorer | None = None,
+    max_calls: int = 10,
+    supported_at: float = 0.5,
+    min_gain: float = 0.15,
+) -> tuple[Span, ...]:
     """Error spans from the reader combined with the lexical localiser (module docstring).
 
     Sentences the reader finds entailed get no span; when every claim span is entailed the
     result is empty (the audit calls this only for claims labelled unsupported, where it
     falls back to the claim span)."""
-    found = reader_spans(answer_text, claim_spans, evidence_texts, scorer=scorer,
-                         max_calls=max_calls, supported_at=supported_at, min_gain=min_gain)
+    found = reader_spans(
+        answer_text,
+        claim_spans,
+        evidence_texts,
+        scorer=scorer,
+        max_calls=max_calls,
+        supported_at=supported_at,
+        min_gain=min_gain,
+    )
     out: list[Span] = []
     for span, whole, phrase in found:
         if whole >= supported_at:
@@ -151,7 +173,7 @@ def localize_with_reader(answer_text: str, claim_spans: Sequence[Span],
             out += lexical
             continue
         out.append(phrase)
-        out += [s for s in lexical if s != span and _name_or_number(answer_text[s[0]:s[1]])]
+        out += [s for s in lexical if s != span and _name_or_number(answer_text[s[0] : s[1]])]
     return canonicalize(out) if out else ()
 
 

@@ -85,8 +85,15 @@ def nfc_map(text: str) -> NfcMap:
         pos += len(piece)
     normalized = "".join(parts)
     # (the maps are named by what they return: NFC index -> original offsets, and back)
-    return NfcMap(text, normalized, False, tuple(orig_start), tuple(orig_end),
-                  tuple(norm_start), tuple(norm_end))
+    return NfcMap(
+        text,
+        normalized,
+        False,
+        tuple(orig_start),
+        tuple(orig_end),
+        tuple(norm_start),
+        tuple(norm_end),
+    )
 
 
 def _composition_runs(text: str) -> list[Span]:
@@ -99,7 +106,7 @@ def _composition_runs(text: str) -> list[Span]:
             runs[-1][1] = j + 1
             continue
         if runs:
-            prev = text[runs[-1][0]:runs[-1][1]]
+            prev = text[runs[-1][0] : runs[-1][1]]
             if _nfc(prev + ch) != _nfc(prev) + _nfc(ch):
                 runs[-1][1] = j + 1
                 continue
@@ -107,8 +114,8 @@ def _composition_runs(text: str) -> list[Span]:
     merged: list[list[int]] = []
     for run in runs:  # a run whose combining marks reorder across it was merged above
         if merged:
-            a = text[merged[-1][0]:merged[-1][1]]
-            b = text[run[0]:run[1]]
+            a = text[merged[-1][0] : merged[-1][1]]
+            b = text[run[0] : run[1]]
             if _nfc(a + b) != _nfc(a) + _nfc(b):
                 merged[-1][1] = run[1]
                 continue

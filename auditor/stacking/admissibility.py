@@ -39,13 +39,12 @@ class Admissibility:
         return data
 
 
-def error_correlation(votes: NDArray[np.float64], labels: NDArray[np.int64]
-                      ) -> NDArray[np.float64]:
+def error_correlation(votes: NDArray[np.float64], labels: NDArray[np.int64]) -> NDArray[np.float64]:
     """(m, m) phi coefficients between members' error indicators (NaN where undefined)."""
     answered = (votes != 0.5).astype(np.float64)
     errors = ((votes != labels[:, None]) & (votes != 0.5)).astype(np.float64)
-    both = answered.T @ answered                      # items where i and j both voted
-    e_i = errors.T @ answered                         # errors of i where j voted
+    both = answered.T @ answered  # items where i and j both voted
+    e_i = errors.T @ answered  # errors of i where j voted
     e_ij = errors.T @ errors
     e_j = e_i.T
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -56,9 +55,15 @@ def error_correlation(votes: NDArray[np.float64], labels: NDArray[np.int64]
     return phi
 
 
-def admissibility(member_kappa: NDArray[np.float64], votes: NDArray[np.float64],
-                  labels: NDArray[np.int64], *, kappa0: float = KAPPA0, c: float = SHARE_C,
-                  phi0: float = PHI0) -> Admissibility:
+def admissibility(
+    member_kappa: NDArray[np.float64],
+    votes: NDArray[np.float64],
+    labels: NDArray[np.int64],
+    *,
+    kappa0: float = KAPPA0,
+    c: float = SHARE_C,
+    phi0: float = PHI0,
+) -> Admissibility:
     """Run the test; NaN member κ counts as not competent."""
     if not 0.0 <= c <= 1.0:
         raise ValueError(f"c: must be in [0, 1], got {c}")
@@ -68,8 +73,11 @@ def admissibility(member_kappa: NDArray[np.float64], votes: NDArray[np.float64],
     upper = phi[np.triu_indices(phi.shape[0], k=1)]
     finite = upper[np.isfinite(upper)]
     if finite.size == 0:
-        warnings.warn("mean error correlation undefined (fewer than two members with "
-                      "varying errors): NaN", RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            "mean error correlation undefined (fewer than two members with varying errors): NaN",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         mean_phi = float("nan")
     else:
         mean_phi = float(finite.mean())
@@ -79,9 +87,15 @@ def admissibility(member_kappa: NDArray[np.float64], votes: NDArray[np.float64],
     if not competent:
         reasons.append(f"only {share:.2f} of members reach kappa >= {kappa0} (need {c})")
     if not independent:
-        reasons.append("mean error correlation undefined" if not np.isfinite(mean_phi)
-                       else f"mean error correlation {mean_phi:.3f} > {phi0}")
-    return Admissibility(admissible=competent and independent, share_competent=share,
-                         mean_error_corr=mean_phi,
-                         thresholds={"kappa0": kappa0, "c": c, "phi0": phi0},
-                         reason="; ".join(reasons) or "admissible")
+        reasons.append(
+            "mean error correlation undefined"
+            if not np.isfinite(mean_phi)
+            else f"mean error correlation {mean_phi:.3f} > {phi0}"
+        )
+    return Admissibility(
+        admissible=competent and independent,
+        share_competent=share,
+        mean_error_corr=mean_phi,
+        thresholds={"kappa0": kappa0, "c": c, "phi0": phi0},
+        reason="; ".join(reasons) or "admissible",
+    )

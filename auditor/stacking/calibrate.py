@@ -77,40 +77,57 @@ def read_calibration_data(path: str | Path) -> list[CalibrationItem]:
     items: list[CalibrationItem] = []
     seen: dict[str, int] = {}
     for line, record in read_jsonl(path):
-        def need(name: str, kinds: type | tuple[type, ...], rec: dict[str, Any] = record,
-                 ln: int = line) -> Any:
+
+        def need(
+            name: str, kinds: type | tuple[type, ...], rec: dict[str, Any] = record, ln: int = line
+        ) -> Any:
             if name not in rec or rec[name] is None:
                 raise InputError("missing required field", file=file, line=ln, field=name)
             value = rec[name]
             if not isinstance(value, kinds) or isinstance(value, bool):
-                raise InputError(f"unexpected type {type(value).__name__}", file=file, line=ln,
-                                 field=name)
+                raise InputError(
+                    f"unexpected type {type(value).__name__}", file=file, line=ln, field=name
+                )
             return value
 
         ident = str(need("id", (str, int)))
         if ident in seen:
-            raise InputError(f"duplicate id {ident!r} (first on line {seen[ident]})", file=file,
-                             line=line, field="id")
+            raise InputError(
+                f"duplicate id {ident!r} (first on line {seen[ident]})",
+                file=file,
+                line=line,
+                field="id",
+            )
         seen[ident] = line
         cluster = str(need("cluster", (str, int)))
         claim = need("claim", str)
         evidence = need("evidence", (str, list))
         if isinstance(evidence, list):
             if not all(isinstance(e, str) for e in evidence):
-                raise InputError("expected a string or a list of strings", file=file,
-                                 line=line, field="evidence")
+                raise InputError(
+                    "expected a string or a list of strings", file=file, line=line, field="evidence"
+                )
             evidence_t = tuple(evidence)
         else:
             evidence_t = (evidence,)
         label = record.get("label")
         if label not in (0, 1) or isinstance(label, bool | float):
-            raise InputError(f"label must be 0 or 1, got {label!r}", file=file, line=line,
-                             field="label")
+            raise InputError(
+                f"label must be 0 or 1, got {label!r}", file=file, line=line, field="label"
+            )
         question = record.get("question")
         dataset = record.get("dataset")
-        items.append(CalibrationItem(ident, cluster, claim, evidence_t, int(label),
-                                     str(question) if question is not None else None,
-                                     str(dataset) if dataset is not None else None))
+        items.append(
+            CalibrationItem(
+                ident,
+                cluster,
+                claim,
+                evidence_t,
+                int(label),
+                str(question) if question is not None else None,
+                str(dataset) if dataset is not None else None,
+            )
+        )
     if not items:
         raise InputError("no items", file=file)
     return items
@@ -138,13 +155,18 @@ def _ci(samples: FloatArray) -> list[float | None]:
         warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = interval(samples)
     if not np.isfinite(lo):
-        warnings.warn("bootstrap interval undefined: no finite resample", RuntimeWarning,
-                      stacklevel=3)
+        warnings.warn(
+            "bootstrap interval undefined: no finite resample", RuntimeWarning, stacklevel=3
+        )
     return [_num(lo), _num(hi)]
 
 
-def _best_avg(votes: FloatArray, labels: NDArray[np.int64], datasets: Sequence[str | None],
-              members: Sequence[str]) -> str | None:
+def _best_avg(
+    votes: FloatArray,
+    labels: NDArray[np.int64],
+    datasets: Sequence[str | None],
+    members: Sequence[str],
+) -> str | None:
     names = sorted({d for d in datasets if d is not None})
     if len(names) < 2 or any(d is None for d in datasets):
         return None
@@ -159,14 +181,25 @@ def _best_avg(votes: FloatArray, labels: NDArray[np.int64], datasets: Sequence[s
     return members[int(np.nanargmax(mean))] if np.isfinite(mean).any() else None
 
 
-def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int] | NDArray[Any],
-                    clusters: Sequence[str] | NDArray[Any], members: Sequence[str], *,
-                    seed: int = 0, n_boot: int = 2000, n_folds: int = N_FOLDS,
-                    datasets: Sequence[str | None] | None = None,
-                    best_avg: str | None = None, kappa0: float = KAPPA0, c: float = SHARE_C,
-                    phi0: float = PHI0, threshold: float = THRESHOLD,
-                    scores: Sequence[Sequence[Mapping[str, float]]] | None = None,
-                    kind: str = "votes") -> CalibrationResult:
+def calibrate_votes(
+    ids: Sequence[str],
+    votes: FloatArray,
+    labels: Sequence[int] | NDArray[Any],
+    clusters: Sequence[str] | NDArray[Any],
+    members: Sequence[str],
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    n_folds: int = N_FOLDS,
+    datasets: Sequence[str | None] | None = None,
+    best_avg: str | None = None,
+    kappa0: float = KAPPA0,
+    c: float = SHARE_C,
+    phi0: float = PHI0,
+    threshold: float = THRESHOLD,
+    scores: Sequence[Sequence[Mapping[str, float]]] | None = None,
+    kind: str = "votes",
+) -> CalibrationResult:
     """The numeric core of :func:`calibrate`, on a ready ``(n, m)`` vote matrix.
 
     ``best_avg`` names the best-on-average member when the caller chose it across
@@ -194,8 +227,9 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
     cross = _cross_fit(data, n_folds=n_folds, c=1.0, seed=seed)
     if best_avg is None and datasets is not None:
         best_avg = _best_avg(x, y, datasets, members)
-    ladder = ladder_columns(x, y, cross.fold, cross.proba, members, threshold=threshold,
-                            best_avg=best_avg)
+    ladder = ladder_columns(
+        x, y, cross.fold, cross.proba, members, threshold=threshold, best_avg=best_avg
+    )
     m = x.shape[1]
     all_pred = np.concatenate([x, ladder.pred], axis=1)
     names_f: tuple[str, ...] = ()
@@ -207,7 +241,8 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
         features = features_from_outputs(x, scores, members, names_f)
         score_proba = cross_fit_features(features, y, cross.fold, c=1.0)
         all_pred = np.concatenate(
-            [all_pred, (score_proba >= threshold).astype(np.float64)[:, None]], axis=1)
+            [all_pred, (score_proba >= threshold).astype(np.float64)[:, None]], axis=1
+        )
     rng = np.random.default_rng(seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
@@ -218,11 +253,22 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
     abstain = (x == 0.5).mean(axis=0)
     for j, name in enumerate(members):
         if abstain[j] == 1.0:
-            warnings.warn(f"member {name!r} abstained on every item: kappa is NaN",
-                          RuntimeWarning, stacklevel=2)
-    member_rows = [{"name": name, "kappa": _num(mk[j]), "kappa_ci": _ci(bk[:, j]),
-                    "bacc": _num(mb[j]), "bacc_ci": _ci(bb[:, j]),
-                    "abstain_rate": float(abstain[j])} for j, name in enumerate(members)]
+            warnings.warn(
+                f"member {name!r} abstained on every item: kappa is NaN",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+    member_rows = [
+        {
+            "name": name,
+            "kappa": _num(mk[j]),
+            "kappa_ci": _ci(bk[:, j]),
+            "bacc": _num(mb[j]),
+            "bacc_ci": _ci(bb[:, j]),
+            "abstain_rate": float(abstain[j]),
+        }
+        for j, name in enumerate(members)
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         mean_k, mean_b = np.nanmean(mk), np.nanmean(mb)
@@ -232,29 +278,52 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
         boot_oracle_k = np.nanmax(np.where(np.isfinite(bk), bk, -np.inf), axis=1)
         boot_oracle_k[~np.isfinite(boot_oracle_k)] = np.nan
     rungs: dict[str, dict[str, Any]] = {
-        "mean_member": {"kappa": _num(mean_k), "kappa_ci": _ci(boot_mean_k),
-                        "bacc": _num(mean_b), "bacc_ci": _ci(boot_mean_b)}}
+        "mean_member": {
+            "kappa": _num(mean_k),
+            "kappa_ci": _ci(boot_mean_k),
+            "bacc": _num(mean_b),
+            "bacc_ci": _ci(boot_mean_b),
+        }
+    }
     col = {name: m + i for i, name in enumerate(ladder.names)}
     for name in ladder.names:
         j = col[name]
-        rungs[name] = {"kappa": _num(boot.kappa[j]), "kappa_ci": _ci(boot.boot_kappa[:, j]),
-                       "bacc": _num(boot.bacc[j]), "bacc_ci": _ci(boot.boot_bacc[:, j])}
+        rungs[name] = {
+            "kappa": _num(boot.kappa[j]),
+            "kappa_ci": _ci(boot.boot_kappa[:, j]),
+            "bacc": _num(boot.bacc[j]),
+            "bacc_ci": _ci(boot.boot_bacc[:, j]),
+        }
     rungs["best_cv"]["chosen"] = list(ladder.best_cv_chosen)
     if best_avg is not None:
         rungs["best_avg"]["member"] = best_avg
-    rungs["oracle_best"] = {"kappa": _num(mk[oracle_j]), "kappa_ci": _ci(boot_oracle_k),
-                            "bacc": _num(mb[oracle_j]), "bacc_ci": _ci(bb[:, oracle_j]),
-                            "member": members[oracle_j],
-                            "note": "argmax kappa on the test items, re-chosen per resample"}
-    order = ["mean_member", "majority", "dawid_skene", "best_avg", "best_cv", "oracle_best",
-             "stacked", "score_stacked"]
+    rungs["oracle_best"] = {
+        "kappa": _num(mk[oracle_j]),
+        "kappa_ci": _ci(boot_oracle_k),
+        "bacc": _num(mb[oracle_j]),
+        "bacc_ci": _ci(bb[:, oracle_j]),
+        "member": members[oracle_j],
+        "note": "argmax kappa on the test items, re-chosen per resample",
+    }
+    order = [
+        "mean_member",
+        "majority",
+        "dawid_skene",
+        "best_avg",
+        "best_cv",
+        "oracle_best",
+        "stacked",
+        "score_stacked",
+    ]
     sc = all_pred.shape[1] - 1 if score_proba is not None else None
     if sc is not None:
-        rungs["score_stacked"] = {"kappa": _num(boot.kappa[sc]),
-                                  "kappa_ci": _ci(boot.boot_kappa[:, sc]),
-                                  "bacc": _num(boot.bacc[sc]),
-                                  "bacc_ci": _ci(boot.boot_bacc[:, sc]),
-                                  "n_features": len(names_f)}
+        rungs["score_stacked"] = {
+            "kappa": _num(boot.kappa[sc]),
+            "kappa_ci": _ci(boot.boot_kappa[:, sc]),
+            "bacc": _num(boot.bacc[sc]),
+            "bacc_ci": _ci(boot.boot_bacc[:, sc]),
+            "n_features": len(names_f),
+        }
     ladder_rows = [{"name": name, **rungs[name]} for name in order if name in rungs]
     st = col["stacked"]
     d_cv = boot.boot_kappa[:, st] - boot.boot_kappa[:, col["best_cv"]]
@@ -272,13 +341,18 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
     paired = {
         "stacked_vs_best_cv": {
             "delta_kappa": _num(boot.kappa[st] - boot.kappa[col["best_cv"]]),
-            "ci": ci_cv, "verdict": paired_verdict(ci_cv_t, ci_or_t),
+            "ci": ci_cv,
+            "verdict": paired_verdict(ci_cv_t, ci_or_t),
             "delta_bacc": _num(boot.bacc[st] - boot.bacc[col["best_cv"]]),
-            "bacc_ci": _ci(d_bacc_cv)},
+            "bacc_ci": _ci(d_bacc_cv),
+        },
         "stacked_vs_oracle": {
-            "delta_kappa": _num(boot.kappa[st] - mk[oracle_j]), "ci": ci_or,
+            "delta_kappa": _num(boot.kappa[st] - mk[oracle_j]),
+            "ci": ci_or,
             "verdict": paired_verdict(ci_or_t),
-            "delta_bacc": _num(boot.bacc[st] - mb[oracle_j]), "bacc_ci": _ci(d_bacc_or)},
+            "delta_bacc": _num(boot.bacc[st] - mb[oracle_j]),
+            "bacc_ci": _ci(d_bacc_or),
+        },
     }
     chosen = "votes"
     if sc is not None:
@@ -286,39 +360,79 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
         d_b = boot.boot_bacc[:, sc] - boot.boot_bacc[:, st]
         ci_k = _ci(d_k)
         paired["scores_vs_votes"] = {
-            "delta_kappa": _num(boot.kappa[sc] - boot.kappa[st]), "ci": ci_k,
-            "verdict": paired_verdict((np.nan if ci_k[0] is None else ci_k[0],
-                                       np.nan if ci_k[1] is None else ci_k[1])),
-            "delta_bacc": _num(boot.bacc[sc] - boot.bacc[st]), "bacc_ci": _ci(d_b)}
+            "delta_kappa": _num(boot.kappa[sc] - boot.kappa[st]),
+            "ci": ci_k,
+            "verdict": paired_verdict(
+                (np.nan if ci_k[0] is None else ci_k[0], np.nan if ci_k[1] is None else ci_k[1])
+            ),
+            "delta_bacc": _num(boot.bacc[sc] - boot.bacc[st]),
+            "bacc_ci": _ci(d_b),
+        }
         clear_win = ci_k[0] is not None and ci_k[0] > 0
         chosen = "scores" if kind == "scores" or (kind == "best" and clear_win) else "votes"
     adm: Admissibility = admissibility(mk, x, y, kappa0=kappa0, c=c, phi0=phi0)
     fallback = None if adm.admissible else members[oracle_j]
-    fit_info = {"n_items": len(y), "n_clusters": data.n_clusters, "seed": seed,
-                "admissible": adm.admissible}
+    fit_info = {
+        "n_items": len(y),
+        "n_clusters": data.n_clusters,
+        "seed": seed,
+        "admissible": adm.admissible,
+    }
     if chosen == "scores":
         assert features is not None
-        stacker = fit_score_stacker(features, y, members, names_f, threshold=threshold,
-                                    fallback_member=fallback, info=fit_info)
+        stacker = fit_score_stacker(
+            features,
+            y,
+            members,
+            names_f,
+            threshold=threshold,
+            fallback_member=fallback,
+            info=fit_info,
+        )
     else:
-        stacker = fit_stacker(x, y, members, clusters, threshold=threshold, n_folds=n_folds,
-                              fallback_member=fallback, info=fit_info)
+        stacker = fit_stacker(
+            x,
+            y,
+            members,
+            clusters,
+            threshold=threshold,
+            n_folds=n_folds,
+            fallback_member=fallback,
+            info=fit_info,
+        )
     stacked_label = (cross.proba >= threshold).astype(int)
-    predictions = [{"id": str(ids[i]), "stacked_prob": float(cross.proba[i]),
-                    **({} if score_proba is None
-                       else {"score_stacked_prob": float(score_proba[i])}),
-                    "stacked_label": int(stacked_label[i]), "fold": int(cross.fold[i]),
-                    "votes": dict(zip(members, map(float, x[i]), strict=True))}
-                   for i in range(len(y))]
+    predictions = [
+        {
+            "id": str(ids[i]),
+            "stacked_prob": float(cross.proba[i]),
+            **({} if score_proba is None else {"score_stacked_prob": float(score_proba[i])}),
+            "stacked_label": int(stacked_label[i]),
+            "fold": int(cross.fold[i]),
+            "votes": dict(zip(members, map(float, x[i]), strict=True)),
+        }
+        for i in range(len(y))
+    ]
     report: dict[str, Any] = {
-        "n_items": len(y), "n_clusters": int(data.n_clusters),
-        "n_positive": int(y.sum()), "seed": seed, "n_boot": n_boot, "n_folds": n_folds,
-        "members": member_rows, "ladder": ladder_rows, "paired": paired,
+        "n_items": len(y),
+        "n_clusters": int(data.n_clusters),
+        "n_positive": int(y.sum()),
+        "seed": seed,
+        "n_boot": n_boot,
+        "n_folds": n_folds,
+        "members": member_rows,
+        "ladder": ladder_rows,
+        "paired": paired,
         "admissibility": adm.as_dict(),
         "stacker_kind": chosen,
-        "decision": ({"use": "stacked", "kind": chosen} if adm.admissible else
-                     {"use": "fallback", "member": fallback,
-                      "note": "not admissible: audits use the CV-best member's vote"}),
+        "decision": (
+            {"use": "stacked", "kind": chosen}
+            if adm.admissible
+            else {
+                "use": "fallback",
+                "member": fallback,
+                "note": "not admissible: audits use the CV-best member's vote",
+            }
+        ),
         "stacker": stacker.to_dict(),
         "undefined": sorted(set(undefined)),
         "predictions": predictions,
@@ -326,10 +440,18 @@ def calibrate_votes(ids: Sequence[str], votes: FloatArray, labels: Sequence[int]
     return CalibrationResult(report=report, stacker=stacker)
 
 
-def calibrate(items: Sequence[CalibrationItem], panel: Any, *, seed: int = 0,
-              n_boot: int = 2000, n_folds: int = N_FOLDS, kappa0: float = KAPPA0,
-              c: float = SHARE_C, phi0: float = PHI0, kind: str = "votes"
-              ) -> CalibrationResult:
+def calibrate(
+    items: Sequence[CalibrationItem],
+    panel: Any,
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    n_folds: int = N_FOLDS,
+    kappa0: float = KAPPA0,
+    c: float = SHARE_C,
+    phi0: float = PHI0,
+    kind: str = "votes",
+) -> CalibrationResult:
     """Judge every item with the panel, then run the ladder, the paired bootstrap, the
     admissibility test and fit the stacker (see :func:`calibrate_votes`).
 
@@ -343,12 +465,22 @@ def calibrate(items: Sequence[CalibrationItem], panel: Any, *, seed: int = 0,
     votes_per_item: list[list[Vote]] = asyncio.run(panel.judge(pairs))
     matrix = np.array([[v.value for v in row] for row in votes_per_item], dtype=np.float64)
     members = list(panel.member_names)
-    result = calibrate_votes([i.id for i in items], matrix, [i.label for i in items],
-                             [i.cluster for i in items], members, seed=seed, n_boot=n_boot,
-                             n_folds=n_folds, datasets=[i.dataset for i in items],
-                             kappa0=kappa0, c=c, phi0=phi0, kind=kind,
-                             scores=[[{} if v.error else dict(v.scores) for v in row]
-                                     for row in votes_per_item])
+    result = calibrate_votes(
+        [i.id for i in items],
+        matrix,
+        [i.label for i in items],
+        [i.cluster for i in items],
+        members,
+        seed=seed,
+        n_boot=n_boot,
+        n_folds=n_folds,
+        datasets=[i.dataset for i in items],
+        kappa0=kappa0,
+        c=c,
+        phi0=phi0,
+        kind=kind,
+        scores=[[{} if v.error else dict(v.scores) for v in row] for row in votes_per_item],
+    )
     errors = {}
     for j, name in enumerate(members):
         reasons: dict[str, int] = {}
@@ -358,11 +490,14 @@ def calibrate(items: Sequence[CalibrationItem], panel: Any, *, seed: int = 0,
                 reasons[reason] = reasons.get(reason, 0) + 1
         if reasons:
             errors[name] = reasons
-    result.report["panel"] = {"name": getattr(panel, "name", None),
-                              "digest": getattr(panel, "digest", None),
-                              "members": members}
+    result.report["panel"] = {
+        "name": getattr(panel, "name", None),
+        "digest": getattr(panel, "digest", None),
+        "members": members,
+    }
     result.report["data_digest"] = content_digest(
-        [[i.id, i.cluster, i.claim, list(i.evidence), i.label] for i in items])
+        [[i.id, i.cluster, i.claim, list(i.evidence), i.label] for i in items]
+    )
     result.report["abstention_reasons"] = errors
     result.votes = votes_per_item
     return result

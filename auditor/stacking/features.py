@@ -21,8 +21,9 @@ from auditor.types import ABSTAIN, Vote
 CLIP = 10.0
 
 
-def feature_names(scores: Sequence[Sequence[Mapping[str, float]]], members: Sequence[str]
-                  ) -> tuple[str, ...]:
+def feature_names(
+    scores: Sequence[Sequence[Mapping[str, float]]], members: Sequence[str]
+) -> tuple[str, ...]:
     """The feature names for ``members`` given per-item, per-member scores: the vote and
     abstention columns of every member, then every score name some item reports."""
     keys: list[set[str]] = [set() for _ in members]
@@ -38,9 +39,12 @@ def feature_names(scores: Sequence[Sequence[Mapping[str, float]]], members: Sequ
     return tuple(names)
 
 
-def features_from_outputs(votes: ArrayLike, scores: Sequence[Sequence[Mapping[str, float]]],
-                          members: Sequence[str], features: Sequence[str]
-                          ) -> NDArray[np.float64]:
+def features_from_outputs(
+    votes: ArrayLike,
+    scores: Sequence[Sequence[Mapping[str, float]]],
+    members: Sequence[str],
+    features: Sequence[str],
+) -> NDArray[np.float64]:
     """The ``(n, len(features))`` matrix from a vote matrix and per-item member scores.
 
     Raises ValueError when a feature names a member outside ``members`` or the shapes
@@ -73,16 +77,18 @@ def features_from_outputs(votes: ArrayLike, scores: Sequence[Sequence[Mapping[st
     return out
 
 
-def score_features(rows: Sequence[Sequence[Vote]], members: Sequence[str],
-                   features: Sequence[str]) -> NDArray[np.float64]:
+def score_features(
+    rows: Sequence[Sequence[Vote]], members: Sequence[str], features: Sequence[str]
+) -> NDArray[np.float64]:
     """The feature matrix of panel votes (one row of member votes per claim); a failed
     vote counts as an abstention."""
-    votes = np.array([[ABSTAIN if v.error is not None else v.value for v in row]
-                      for row in rows], dtype=np.float64).reshape(len(rows), len(members))
+    votes = np.array(
+        [[ABSTAIN if v.error is not None else v.value for v in row] for row in rows],
+        dtype=np.float64,
+    ).reshape(len(rows), len(members))
     scores = [[{} if v.error is not None else dict(v.scores) for v in row] for row in rows]
     return features_from_outputs(votes, scores, members, features)
 
 
 def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(
-        value)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

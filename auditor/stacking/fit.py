@@ -39,17 +39,23 @@ class Validated:
     n_clusters: int
 
 
-def validate_inputs(votes: ArrayLike, labels: ArrayLike, clusters: ArrayLike | None,
-                    *, n_folds: int = N_FOLDS, members: Sequence[str] | None = None
-                    ) -> Validated:
+def validate_inputs(
+    votes: ArrayLike,
+    labels: ArrayLike,
+    clusters: ArrayLike | None,
+    *,
+    n_folds: int = N_FOLDS,
+    members: Sequence[str] | None = None,
+) -> Validated:
     """Check a vote matrix, labels and clusters; raise :class:`InputError` naming the bad one.
 
     ``clusters=None`` makes every item its own cluster.
     """
     matrix = np.asarray(votes, dtype=np.float64)
     if matrix.ndim != 2:
-        raise InputError(f"expected a 2-D (items, members) matrix, got shape {matrix.shape}",
-                         field="votes")
+        raise InputError(
+            f"expected a 2-D (items, members) matrix, got shape {matrix.shape}", field="votes"
+        )
     n, m = matrix.shape
     if m == 0:
         raise InputError("the panel has no members", field="votes")
@@ -69,24 +75,28 @@ def validate_inputs(votes: ArrayLike, labels: ArrayLike, clusters: ArrayLike | N
     else:
         raw_clusters = np.asarray(clusters)
         if raw_clusters.shape != (n,):
-            raise InputError(f"expected {n} cluster ids, got shape {raw_clusters.shape}",
-                             field="clusters")
+            raise InputError(
+                f"expected {n} cluster ids, got shape {raw_clusters.shape}", field="clusters"
+            )
         _, codes = np.unique(raw_clusters.astype(str), return_inverse=True)
         codes = codes.astype(np.int64).reshape(-1)
     n_clusters = int(codes.max()) + 1 if n else 0
     if n < n_folds:
         raise InputError(f"{n} items: cross-fitting needs at least {n_folds}", field="labels")
     if n_clusters < n_folds:
-        raise InputError(f"{n_clusters} clusters: cross-fitting needs at least {n_folds}",
-                         field="clusters")
+        raise InputError(
+            f"{n_clusters} clusters: cross-fitting needs at least {n_folds}", field="clusters"
+        )
     if len(np.unique(y)) < 2:
-        raise InputError(f"every label is {int(y[0])}: the stacker needs both classes",
-                         field="labels")
+        raise InputError(
+            f"every label is {int(y[0])}: the stacker needs both classes", field="labels"
+        )
     return Validated(matrix, y, codes, n_clusters)
 
 
-def make_folds(labels: NDArray[np.int64], clusters: NDArray[np.int64], n_folds: int,
-               seed: int) -> NDArray[np.int64]:
+def make_folds(
+    labels: NDArray[np.int64], clusters: NDArray[np.int64], n_folds: int, seed: int
+) -> NDArray[np.int64]:
     """Fold index per item, grouped by cluster and stratified by label (vectorised).
 
     Clusters are shuffled with ``seed``, stably sorted by their share of positive
@@ -108,8 +118,9 @@ def make_folds(labels: NDArray[np.int64], clusters: NDArray[np.int64], n_folds: 
     return fold_of_cluster[clusters].astype(np.int64)
 
 
-def _fit_logistic(x: NDArray[np.float64], y: NDArray[np.int64], c: float
-                  ) -> tuple[NDArray[np.float64], float]:
+def _fit_logistic(
+    x: NDArray[np.float64], y: NDArray[np.int64], c: float
+) -> tuple[NDArray[np.float64], float]:
     """L2 logistic regression (C = ``c``, intercept unpenalised).
 
     A column that is constant on the training items (a member that always abstains, or
@@ -140,8 +151,15 @@ class CrossFit:
     intercepts: NDArray[np.float64]
 
 
-def cross_fit(votes: ArrayLike, labels: ArrayLike, clusters: ArrayLike | None = None, *,
-              n_folds: int = N_FOLDS, c: float = C_PENALTY, seed: int = 0) -> CrossFit:
+def cross_fit(
+    votes: ArrayLike,
+    labels: ArrayLike,
+    clusters: ArrayLike | None = None,
+    *,
+    n_folds: int = N_FOLDS,
+    c: float = C_PENALTY,
+    seed: int = 0,
+) -> CrossFit:
     """Out-of-fold stacked P(hallucinated) for every item (5 folds grouped by cluster).
 
     Raises :class:`InputError` when a training fold holds a single class.
@@ -158,8 +176,11 @@ def _cross_fit(data: Validated, *, n_folds: int, c: float, seed: int) -> CrossFi
     for k in range(n_folds):
         train = fold != k
         if len(np.unique(data.labels[train])) < 2:
-            raise InputError(f"fold {k}: its training part holds one class only; "
-                             "add items of the other class or more clusters", field="labels")
+            raise InputError(
+                f"fold {k}: its training part holds one class only; "
+                "add items of the other class or more clusters",
+                field="labels",
+            )
         coef, intercept = _fit_logistic(data.votes[train], data.labels[train], c)
         coefs[k], intercepts[k] = coef, intercept
         logits = intercept + data.votes[~train] @ coef
@@ -167,18 +188,27 @@ def _cross_fit(data: Validated, *, n_folds: int, c: float, seed: int) -> CrossFi
     return CrossFit(proba, fold, coefs, intercepts)
 
 
-def data_digest(votes: NDArray[np.float64], labels: NDArray[np.int64],
-                extra: dict[str, Any] | None = None) -> str:
+def data_digest(
+    votes: NDArray[np.float64], labels: NDArray[np.int64], extra: dict[str, Any] | None = None
+) -> str:
     """Digest of the fitting data (votes and labels, plus any identifying metadata)."""
-    return content_digest({"votes": np.round(votes, 6).tolist(), "labels": labels.tolist(),
-                           "extra": extra or {}})
+    return content_digest(
+        {"votes": np.round(votes, 6).tolist(), "labels": labels.tolist(), "extra": extra or {}}
+    )
 
 
-def fit_stacker(votes: ArrayLike, labels: ArrayLike, members: Sequence[str],
-                clusters: ArrayLike | None = None, *, c: float = C_PENALTY,
-                threshold: float = THRESHOLD, n_folds: int = N_FOLDS,
-                fallback_member: str | None = None,
-                info: dict[str, Any] | None = None) -> Stacker:
+def fit_stacker(
+    votes: ArrayLike,
+    labels: ArrayLike,
+    members: Sequence[str],
+    clusters: ArrayLike | None = None,
+    *,
+    c: float = C_PENALTY,
+    threshold: float = THRESHOLD,
+    n_folds: int = N_FOLDS,
+    fallback_member: str | None = None,
+    info: dict[str, Any] | None = None,
+) -> Stacker:
     """Fit the deployable stacker on every item (the cross-fitted one is for evaluation).
 
     ``fallback_member`` marks a non-admissible calibration set: audits then use that
@@ -188,51 +218,72 @@ def fit_stacker(votes: ArrayLike, labels: ArrayLike, members: Sequence[str],
     if fallback_member is not None and fallback_member not in members:
         raise InputError(f"{fallback_member!r} is not a member", field="fallback_member")
     coef, intercept = _fit_logistic(data.votes, data.labels, c)
-    return Stacker(members=tuple(members), coef=tuple(float(x) for x in coef),
-                   intercept=intercept, threshold=threshold,
-                   fitted_on=data_digest(data.votes, data.labels,
-                                         {"members": list(members)}),
-                   fallback_member=fallback_member, info=dict(info or {}))
+    return Stacker(
+        members=tuple(members),
+        coef=tuple(float(x) for x in coef),
+        intercept=intercept,
+        threshold=threshold,
+        fitted_on=data_digest(data.votes, data.labels, {"members": list(members)}),
+        fallback_member=fallback_member,
+        info=dict(info or {}),
+    )
 
 
-def cross_fit_features(features: ArrayLike, labels: NDArray[np.int64], fold: NDArray[np.int64],
-                       *, c: float = C_PENALTY) -> NDArray[np.float64]:
+def cross_fit_features(
+    features: ArrayLike, labels: NDArray[np.int64], fold: NDArray[np.int64], *, c: float = C_PENALTY
+) -> NDArray[np.float64]:
     """Out-of-fold P(hallucinated) of a score stacker on given folds (the vote stacker's,
     so the two are compared on the same items and splits)."""
     x = np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] != len(labels) or not np.all(np.isfinite(x)):
-        raise InputError(f"expected a finite ({len(labels)}, k) matrix, got shape {x.shape}",
-                         field="features")
+        raise InputError(
+            f"expected a finite ({len(labels)}, k) matrix, got shape {x.shape}", field="features"
+        )
     proba = np.empty(len(labels))
     for k in np.unique(fold):
         train = fold != k
         if len(np.unique(labels[train])) < 2:
-            raise InputError(f"fold {k}: its training part holds one class only",
-                             field="labels")
+            raise InputError(f"fold {k}: its training part holds one class only", field="labels")
         coef, intercept = _fit_logistic(x[train], labels[train], c)
         proba[~train] = 1.0 / (1.0 + np.exp(-(intercept + x[~train] @ coef)))
     return proba
 
 
-def fit_score_stacker(features: ArrayLike, labels: ArrayLike, members: Sequence[str],
-                      feature_names: Sequence[str], *, c: float = C_PENALTY,
-                      threshold: float = THRESHOLD, fallback_member: str | None = None,
-                      info: dict[str, Any] | None = None) -> Stacker:
+def fit_score_stacker(
+    features: ArrayLike,
+    labels: ArrayLike,
+    members: Sequence[str],
+    feature_names: Sequence[str],
+    *,
+    c: float = C_PENALTY,
+    threshold: float = THRESHOLD,
+    fallback_member: str | None = None,
+    info: dict[str, Any] | None = None,
+) -> Stacker:
     """Fit a score stacker (``kind="scores"``) on every item; see
     :mod:`auditor.stacking.features` for the feature columns."""
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(labels, dtype=np.int64)
     if x.ndim != 2 or x.shape != (len(y), len(feature_names)) or not np.all(np.isfinite(x)):
-        raise InputError(f"expected a finite ({len(y)}, {len(feature_names)}) matrix, got "
-                         f"shape {x.shape}", field="features")
+        raise InputError(
+            f"expected a finite ({len(y)}, {len(feature_names)}) matrix, got shape {x.shape}",
+            field="features",
+        )
     if len(np.unique(y)) < 2:
         raise InputError("the stacker needs both classes", field="labels")
     if fallback_member is not None and fallback_member not in members:
         raise InputError(f"{fallback_member!r} is not a member", field="fallback_member")
     coef, intercept = _fit_logistic(x, y, c)
-    return Stacker(members=tuple(members), coef=tuple(float(v) for v in coef),
-                   intercept=intercept, threshold=threshold,
-                   fitted_on=data_digest(np.round(x, 6), y, {"members": list(members),
-                                                             "features": list(feature_names)}),
-                   fallback_member=fallback_member, info=dict(info or {}), kind="scores",
-                   features=tuple(feature_names))
+    return Stacker(
+        members=tuple(members),
+        coef=tuple(float(v) for v in coef),
+        intercept=intercept,
+        threshold=threshold,
+        fitted_on=data_digest(
+            np.round(x, 6), y, {"members": list(members), "features": list(feature_names)}
+        ),
+        fallback_member=fallback_member,
+        info=dict(info or {}),
+        kind="scores",
+        features=tuple(feature_names),
+    )

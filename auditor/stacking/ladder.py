@@ -35,8 +35,9 @@ def majority_vote(votes: FloatArray, threshold: float = 0.5) -> FloatArray:
     return (votes.mean(axis=1) >= threshold).astype(np.float64)
 
 
-def dawid_skene(votes: FloatArray, *, n_iter: int = 100, tol: float = 1e-6,
-                smoothing: float = 0.01) -> FloatArray:
+def dawid_skene(
+    votes: FloatArray, *, n_iter: int = 100, tol: float = 1e-6, smoothing: float = 0.01
+) -> FloatArray:
     """Posterior P(y = 1) per item from Dawid–Skene EM on binary votes (0.5 = missing).
 
     Initialised from the majority vote (which fixes the label orientation); each
@@ -65,8 +66,9 @@ def dawid_skene(votes: FloatArray, *, n_iter: int = 100, tol: float = 1e-6,
     return post
 
 
-def best_cv_votes(votes: FloatArray, labels: NDArray[np.int64], fold: NDArray[np.int64]
-                  ) -> tuple[FloatArray, list[int]]:
+def best_cv_votes(
+    votes: FloatArray, labels: NDArray[np.int64], fold: NDArray[np.int64]
+) -> tuple[FloatArray, list[int]]:
     """Out-of-fold votes of the member chosen (best κ, NaN last) on each training part."""
     out = np.empty(len(labels))
     chosen: list[int] = []
@@ -93,13 +95,19 @@ class LadderColumns:
     best_avg: str | None
 
 
-def ladder_columns(votes: FloatArray, labels: NDArray[np.int64], fold: NDArray[np.int64],
-                   stacked_proba: FloatArray, members: Sequence[str], *,
-                   threshold: float = 0.5, best_avg: str | None = None) -> LadderColumns:
+def ladder_columns(
+    votes: FloatArray,
+    labels: NDArray[np.int64],
+    fold: NDArray[np.int64],
+    stacked_proba: FloatArray,
+    members: Sequence[str],
+    *,
+    threshold: float = 0.5,
+    best_avg: str | None = None,
+) -> LadderColumns:
     """The rungs with a prediction column: majority, Dawid–Skene, best_avg, best_cv, stacked."""
     names = ["majority", "dawid_skene"]
-    cols = [majority_vote(votes, threshold),
-            (dawid_skene(votes) >= threshold).astype(np.float64)]
+    cols = [majority_vote(votes, threshold), (dawid_skene(votes) >= threshold).astype(np.float64)]
     if best_avg is not None:
         if best_avg not in members:
             raise ValueError(f"best_avg: {best_avg!r} is not a member")
@@ -108,5 +116,6 @@ def ladder_columns(votes: FloatArray, labels: NDArray[np.int64], fold: NDArray[n
     cv, chosen = best_cv_votes(votes, labels, fold)
     names += ["best_cv", "stacked"]
     cols += [cv, (stacked_proba >= threshold).astype(np.float64)]
-    return LadderColumns(tuple(names), np.stack(cols, axis=1),
-                         tuple(members[i] for i in chosen), best_avg)
+    return LadderColumns(
+        tuple(names), np.stack(cols, axis=1), tuple(members[i] for i in chosen), best_avg
+    )

@@ -65,8 +65,9 @@ def _check(pred: ArrayLike, labels: ArrayLike) -> tuple[FloatArray, NDArray[np.i
     return p, y
 
 
-def scores(pred: ArrayLike, labels: ArrayLike, *, warn: bool = True
-           ) -> tuple[FloatArray, FloatArray]:
+def scores(
+    pred: ArrayLike, labels: ArrayLike, *, warn: bool = True
+) -> tuple[FloatArray, FloatArray]:
     """Point κ (abstentions excluded) and balanced accuracy (abstentions are errors).
 
     ``pred`` is ``(n,)`` or ``(n, S)`` with values 0, 1 or 0.5; returns two ``(S,)``
@@ -75,9 +76,12 @@ def scores(pred: ArrayLike, labels: ArrayLike, *, warn: bool = True
     p, y = _check(pred, labels)
     kappa, bacc = _scores_from_sums(_confusion_columns(p, y).sum(axis=0), p.shape[1])
     if warn and (np.isnan(kappa).any() or np.isnan(bacc).any()):
-        warnings.warn("kappa or balanced accuracy undefined for some system (no decided "
-                      "item, one class only, or chance agreement of 1): NaN", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "kappa or balanced accuracy undefined for some system (no decided "
+            "item, one class only, or chance agreement of 1): NaN",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return kappa, bacc
 
 
@@ -103,8 +107,14 @@ class BootstrapScores:
     boot_bacc: FloatArray
 
 
-def bootstrap_scores(pred: ArrayLike, labels: ArrayLike, clusters: ArrayLike, *,
-                     n_boot: int = 2000, rng: np.random.Generator) -> BootstrapScores:
+def bootstrap_scores(
+    pred: ArrayLike,
+    labels: ArrayLike,
+    clusters: ArrayLike,
+    *,
+    n_boot: int = 2000,
+    rng: np.random.Generator,
+) -> BootstrapScores:
     """Point and paired cluster-bootstrap κ and balanced accuracy of every system (column).
 
     All systems are scored on the same resamples (paired). Vectorised: one
@@ -132,8 +142,9 @@ def interval(samples: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     return percentile_interval(samples, level)
 
 
-def paired_verdict(delta_ci: tuple[float, float], oracle_ci: tuple[float, float] | None = None
-                   ) -> str:
+def paired_verdict(
+    delta_ci: tuple[float, float], oracle_ci: tuple[float, float] | None = None
+) -> str:
     """``clean_win`` / ``win`` / ``tie`` / ``loss`` / ``undefined`` from paired Δκ intervals.
 
     *win*: lower bound of Δκ > 0; *clean win*: also the lower bound of Δκ against the

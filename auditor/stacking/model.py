@@ -66,26 +66,38 @@ class Stacker:
     def digest(self) -> str:
         """Content digest over the coefficients, members, threshold and training digest
         (and, for a score stacker, its kind and feature names)."""
-        content: dict[str, Any] = {"members": list(self.members), "coef": list(self.coef),
-                                   "intercept": self.intercept, "threshold": self.threshold,
-                                   "fitted_on": self.fitted_on,
-                                   "fallback_member": self.fallback_member}
+        content: dict[str, Any] = {
+            "members": list(self.members),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "fitted_on": self.fitted_on,
+            "fallback_member": self.fallback_member,
+        }
         if self.kind != "votes":
             content |= {"kind": self.kind, "features": list(self.features)}
         return content_digest(content)
 
     def component(self) -> Component:
         name = "raim" if self.kind == "votes" else "raim-scores"
-        return Component(kind="stacker", name=name, version=self.digest[:12],
-                         digest=self.digest, config=self.to_dict())
+        return Component(
+            kind="stacker",
+            name=name,
+            version=self.digest[:12],
+            digest=self.digest,
+            config=self.to_dict(),
+        )
 
     def _check_members(self, members: Sequence[str] | None) -> None:
         if members is not None and tuple(members) != self.members:
-            raise ConfigError(f"stacker was fitted on members {list(self.members)}, "
-                              f"but the panel has {list(members)}")
+            raise ConfigError(
+                f"stacker was fitted on members {list(self.members)}, "
+                f"but the panel has {list(members)}"
+            )
 
-    def predict_proba(self, votes: ArrayLike, members: Sequence[str] | None = None
-                      ) -> NDArray[np.float64]:
+    def predict_proba(
+        self, votes: ArrayLike, members: Sequence[str] | None = None
+    ) -> NDArray[np.float64]:
         """Probability of ``hallucinated`` per row of a ``(n, n_members)`` vote matrix (a
         vote stacker), or of a ``(n, n_features)`` feature matrix (a score stacker).
 
@@ -98,14 +110,18 @@ class Stacker:
             raise ValueError(f"{what}: expected shape (n, {width}), got {matrix.shape}")
         self._check_members(members)
         if self.fallback_member is not None:
-            column = (self.members.index(self.fallback_member) if self.kind == "votes"
-                      else self.features.index(f"{self.fallback_member}:vote"))
+            column = (
+                self.members.index(self.fallback_member)
+                if self.kind == "votes"
+                else self.features.index(f"{self.fallback_member}:vote")
+            )
             return matrix[:, column].copy()
         logits = self.intercept + matrix @ np.asarray(self.coef)
         return 1.0 / (1.0 + np.exp(-logits))
 
-    def predict_votes(self, rows: Sequence[Sequence[Vote]],
-                      members: Sequence[str] | None = None) -> NDArray[np.float64]:
+    def predict_votes(
+        self, rows: Sequence[Sequence[Vote]], members: Sequence[str] | None = None
+    ) -> NDArray[np.float64]:
         """Probability of ``hallucinated`` per claim from the panel's votes (member order),
         whatever the kind: a vote stacker reads the vote values, a score stacker the
         features it was fitted on (:func:`auditor.stacking.features.score_features`)."""
@@ -131,26 +147,32 @@ class Stacker:
 
     def save(self, path: str | Path) -> None:
         """Write the stacker as JSON (with its digest)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n",
-                              encoding="utf-8")
+        Path(path).write_text(
+            json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "stacker") -> Stacker:
         try:
-            stacker = cls(members=tuple(data["members"]), coef=tuple(map(float, data["coef"])),
-                          intercept=float(data["intercept"]),
-                          threshold=float(data.get("threshold", 0.5)),
-                          fitted_on=str(data.get("fitted_on", "")),
-                          fallback_member=data.get("fallback_member"),
-                          info=dict(data.get("info", {})),
-                          kind=str(data.get("kind", "votes")),
-                          features=tuple(map(str, data.get("features", ()))))
+            stacker = cls(
+                members=tuple(data["members"]),
+                coef=tuple(map(float, data["coef"])),
+                intercept=float(data["intercept"]),
+                threshold=float(data.get("threshold", 0.5)),
+                fitted_on=str(data.get("fitted_on", "")),
+                fallback_member=data.get("fallback_member"),
+                info=dict(data.get("info", {})),
+                kind=str(data.get("kind", "votes")),
+                features=tuple(map(str, data.get("features", ()))),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{source}: not a valid stacker: {exc}") from None
         recorded = data.get("digest")
         if recorded is not None and recorded != stacker.digest:
-            raise ConfigError(f"{source}: digest mismatch (file says {recorded[:12]}, "
-                              f"content is {stacker.digest[:12]}): the file was edited")
+            raise ConfigError(
+                f"{source}: digest mismatch (file says {recorded[:12]}, "
+                f"content is {stacker.digest[:12]}): the file was edited"
+            )
         return stacker
 
 

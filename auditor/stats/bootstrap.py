@@ -52,9 +52,7 @@ def cluster_bootstrap_weights(
     return counts[:, codes].astype(np.float64)
 
 
-def percentile_interval(
-    samples: ArrayLike, level: float = 0.95
-) -> tuple[float, float]:
+def percentile_interval(samples: ArrayLike, level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of bootstrap samples, ignoring NaN resamples.
 
     Returns ``(nan, nan)`` with a warning when no resample is finite.
@@ -64,8 +62,9 @@ def percentile_interval(
     arr = np.asarray(samples, dtype=np.float64)
     finite = arr[np.isfinite(arr)]
     if finite.size == 0:
-        warnings.warn("bootstrap interval undefined: no finite resample", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(
+            "bootstrap interval undefined: no finite resample", RuntimeWarning, stacklevel=2
+        )
         return (float("nan"), float("nan"))
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(finite, [alpha, 1.0 - alpha])

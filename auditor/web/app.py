@@ -49,8 +49,10 @@ log = logging.getLogger("auditor.web")
 TOKEN_COOKIE = "auditor_token"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 def _static_dir() -> Path:
@@ -58,9 +60,12 @@ def _static_dir() -> Path:
 
 
 def _templates() -> Environment:
-    env = Environment(loader=PackageLoader("auditor.web", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True),
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("auditor.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["num"] = _num
     env.filters["ci"] = _ci
     env.filters["pct"] = lambda x: "n/a" if x is None else f"{x:.0%}"
@@ -85,7 +90,7 @@ def _ci(ci: Any) -> str:
 def _host_name(host_header: str) -> str:
     host = host_header.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
@@ -111,9 +116,14 @@ def _parse_int(value: str | None, field: str, default: int, lo: int, hi: int) ->
     return number
 
 
-def create_app(db: str | Path | Ledger, *, token: str | None = None,
-               allowed_hosts: frozenset[str] | None = None, n_boot: int = 2000,
-               per_page: int = 20) -> FastAPI:
+def create_app(
+    db: str | Path | Ledger,
+    *,
+    token: str | None = None,
+    allowed_hosts: frozenset[str] | None = None,
+    n_boot: int = 2000,
+    per_page: int = 20,
+) -> FastAPI:
     """The review application on the ledger ``db`` (a path, a SQLAlchemy URL or an open
     :class:`~ledger.Ledger`; a path or URL is opened now, so a missing ledger fails here).
 
@@ -124,8 +134,7 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
     ledger = db if isinstance(db, Ledger) else open_ledger(db, create=False)
     owned = not isinstance(db, Ledger)
     rows = views.ClaimRows(ledger)
-    hosts = allowed_hosts if allowed_hosts is not None else (
-        None if token else LOOPBACK_HOSTS)
+    hosts = allowed_hosts if allowed_hosts is not None else (None if token else LOOPBACK_HOSTS)
     env = _templates()
 
     @asynccontextmanager
@@ -134,29 +143,37 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
         if owned:
             ledger.close()
 
-    app = FastAPI(title="rag-auditor review", docs_url=None, redoc_url=None,
-                  openapi_url=None, lifespan=lifespan)
+    app = FastAPI(
+        title="rag-auditor review",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
     app.state.ledger = ledger
     app.state.claim_rows = rows
     app.mount("/static", StaticFiles(directory=_static_dir()), name="static")
 
     def page(name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
-        html = env.get_template(name).render(request=request, review_labels=REVIEW_LABELS,
-                                             **context)
+        html = env.get_template(name).render(
+            request=request, review_labels=REVIEW_LABELS, **context
+        )
         return HTMLResponse(html, status_code=status)
 
-    def error_response(request: Request, status: int, field: str | None, message: str
-                       ) -> Response:
+    def error_response(request: Request, status: int, field: str | None, message: str) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse(views.WebError(status, field, message).to_dict(),
-                                status_code=status)
-        return page("error.html", request, status=status, status_code=status, field=field,
-                    message=message)
+            return JSONResponse(
+                views.WebError(status, field, message).to_dict(), status_code=status
+            )
+        return page(
+            "error.html", request, status=status, status_code=status, field=field, message=message
+        )
 
     # ------------------------------------------------------------------ security
     @app.middleware("http")
-    async def security(request: Request,
-                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def security(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
         response = await _guard(request, call_next)
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
@@ -165,37 +182,51 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
         response.headers.setdefault("Cache-Control", "no-store")
         return response
 
-    async def _guard(request: Request,
-                     call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def _guard(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
         host_header = request.headers.get("host", "")
         if hosts is not None and _host_name(host_header) not in hosts:
-            return error_response(request, 400, "host", "this server answers only to "
-                                  f"{', '.join(sorted(hosts))} (start it with --host and "
-                                  "--token-env to serve other names)")
+            return error_response(
+                request,
+                400,
+                "host",
+                "this server answers only to "
+                f"{', '.join(sorted(hosts))} (start it with --host and "
+                "--token-env to serve other names)",
+            )
         via = None
         if token is not None:
             auth = request.headers.get("authorization", "")
             cookie = request.cookies.get(TOKEN_COOKIE, "")
             if auth[:7].lower() == "bearer " and hmac.compare_digest(
-                    auth[7:].strip().encode(), token.encode()):
+                auth[7:].strip().encode(), token.encode()
+            ):
                 via = "header"
             elif cookie and hmac.compare_digest(cookie.encode(), token.encode()):
                 via = "cookie"
             else:
                 given = request.query_params.get("token", "")
-                if (request.method in ("GET", "HEAD") and given
-                        and hmac.compare_digest(given.encode(), token.encode())):
-                    rest = [(k, v) for k, v in request.query_params.multi_items()
-                            if k != "token"]
+                if (
+                    request.method in ("GET", "HEAD")
+                    and given
+                    and hmac.compare_digest(given.encode(), token.encode())
+                ):
+                    rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                     target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
                     redirect = RedirectResponse(target, status_code=303)
-                    redirect.set_cookie(TOKEN_COOKIE, token, httponly=True,
-                                        samesite="strict", path="/")
+                    redirect.set_cookie(
+                        TOKEN_COOKIE, token, httponly=True, samesite="strict", path="/"
+                    )
                     return redirect
                 response = error_response(
-                    request, 401, "token", "this server needs its token: an "
+                    request,
+                    401,
+                    "token",
+                    "this server needs its token: an "
                     "'Authorization: Bearer TOKEN' header, or open any page once with "
-                    "?token=TOKEN")
+                    "?token=TOKEN",
+                )
                 response.headers["WWW-Authenticate"] = "Bearer"
                 return response
         if request.method in UNSAFE_METHODS and via != "header":
@@ -210,9 +241,12 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
             else:
                 claimed = None  # not a browser: cross-site forms cannot send JSON
             if claimed is not None and claimed != own:
-                return error_response(request, 403, "origin",
-                                      f"cross-site request refused ({claimed[:80]} is not "
-                                      f"this server's origin)")
+                return error_response(
+                    request,
+                    403,
+                    "origin",
+                    f"cross-site request refused ({claimed[:80]} is not this server's origin)",
+                )
         return await call_next(request)
 
     # ------------------------------------------------------------------ errors
@@ -222,21 +256,22 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        message = {404: "not found", 405: "method not allowed"}.get(exc.status_code,
-                                                                    "request refused")
+        message = {404: "not found", 405: "method not allowed"}.get(
+            exc.status_code, "request refused"
+        )
         return error_response(request, exc.status_code, None, message)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
         loc = [str(x) for x in first.get("loc", ()) if x not in ("query", "path", "body")]
-        return error_response(request, 422, loc[-1] if loc else None,
-                              str(first.get("msg", "invalid request")))
+        return error_response(
+            request, 422, loc[-1] if loc else None, str(first.get("msg", "invalid request"))
+        )
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, exc: Exception) -> Response:
-        log.error("internal error on %s %s", request.method, request.url.path,
-                  exc_info=exc)
+        log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
         return error_response(request, 500, None, "internal error (see the server's log)")
 
     # ------------------------------------------------------------------ API
@@ -248,19 +283,30 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
     @app.get("/api/runs/{run}")
     def api_run(run: str) -> Any:
         info = views.resolve_run(ledger, run)
-        return JSONResponse(views.jsonable(next(
-            s for s in views.run_summaries(ledger, n_boot=n_boot)
-            if s["run_id"] == info.run_id)))
+        return JSONResponse(
+            views.jsonable(
+                next(
+                    s
+                    for s in views.run_summaries(ledger, n_boot=n_boot)
+                    if s["run_id"] == info.run_id
+                )
+            )
+        )
 
     @app.get("/api/runs/{run}/claims")
-    def api_claims(run: str, flagged: bool | None = None, reviewed: bool | None = None,
-                   label: list[str] = Query(default=[]),
-                   offset: int = Query(default=0, ge=0),
-                   limit: int = Query(default=100, ge=1, le=1000)) -> Any:
+    def api_claims(
+        run: str,
+        flagged: bool | None = None,
+        reviewed: bool | None = None,
+        label: list[str] = Query(default=[]),
+        offset: int = Query(default=0, ge=0),
+        limit: int = Query(default=100, ge=1, le=1000),
+    ) -> Any:
         info = views.resolve_run(ledger, run)
         which = QueueFilter(labels=frozenset(label), flagged=flagged, reviewed=reviewed)
-        claims, total = views.claims_list(ledger, info, which, offset=offset, limit=limit,
-                                            rows=rows)
+        claims, total = views.claims_list(
+            ledger, info, which, offset=offset, limit=limit, rows=rows
+        )
         return JSONResponse(views.jsonable(claims), headers={"X-Total-Count": str(total)})
 
     @app.get("/api/runs/{run}/claims/{claim}")
@@ -278,8 +324,7 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
     async def api_add_audit(run: str, claim: str, request: Request) -> Any:
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
-            raise views.WebError(415, "body", "must be JSON (Content-Type: "
-                                              "application/json)")
+            raise views.WebError(415, "body", "must be JSON (Content-Type: application/json)")
         raw = await request.body()
         try:
             payload = json.loads(raw)
@@ -292,14 +337,14 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
             return views.add_review(ledger, info, claim, payload)
 
         added, audit = await run_in_threadpool(write)
-        return JSONResponse({**views.jsonable(audit), "added": added},
-                            status_code=201 if added else 200)
+        return JSONResponse(
+            {**views.jsonable(audit), "added": added}, status_code=201 if added else 200
+        )
 
     @app.get("/api/runs/{run}/agreement")
     def api_agreement(run: str) -> Any:
         info = views.resolve_run(ledger, run)
-        return JSONResponse(views.agreement_json(views.agreement(ledger, info,
-                                                                 n_boot=n_boot)))
+        return JSONResponse(views.agreement_json(views.agreement(ledger, info, n_boot=n_boot)))
 
     # ------------------------------------------------------------------ pages
     @app.get("/report.css")
@@ -317,8 +362,11 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
         if points:
             from auditor.report.html import history_plot
 
-            plot = Markup(history_plot(points, "", title="Support precision across audit "
-                                                       "runs (95% intervals)"))
+            plot = Markup(
+                history_plot(
+                    points, "", title="Support precision across audit runs (95% intervals)"
+                )
+            )
         return page("runs.html", request, runs=summaries, plot=plot, n_boot=n_boot)
 
     @app.get("/runs/{run}", response_class=HTMLResponse)
@@ -328,20 +376,28 @@ def create_app(db: str | Path | Ledger, *, token: str | None = None,
 
         info = views.resolve_run(ledger, run)
         report = build_full_report(ledger, info.run_id, n_boot=n_boot)
-        return page("run.html", request, run=info, section="card",
-                    body=Markup(report_body(report, review_base="")))
+        return page(
+            "run.html",
+            request,
+            run=info,
+            section="card",
+            body=Markup(report_body(report, review_base="")),
+        )
 
     @app.get("/runs/{run}/review", response_class=HTMLResponse)
     def queue_page(request: Request, run: str) -> Any:
         q = request.query_params
         info = views.resolve_run(ledger, run)
-        which = QueueFilter(labels=frozenset(x for x in q.getlist("label") if x),
-                            flagged=_parse_bool(q.get("flagged"), "flagged"),
-                            reviewed=_parse_bool(q.get("reviewed"), "reviewed"))
+        which = QueueFilter(
+            labels=frozenset(x for x in q.getlist("label") if x),
+            flagged=_parse_bool(q.get("flagged"), "flagged"),
+            reviewed=_parse_bool(q.get("reviewed"), "reviewed"),
+        )
         size = _parse_int(q.get("per_page"), "per_page", per_page, 1, 100_000)
         number = _parse_int(q.get("page"), "page", 1, 1, 10**9)
-        data = views.queue_page(ledger, info, which, page=number, per_page=size,
-                                focus=q.get("claim") or None, rows=rows)
+        data = views.queue_page(
+            ledger, info, which, page=number, per_page=size, focus=q.get("claim") or None, rows=rows
+        )
 
         def link(number: int) -> str:
             f = data["filter"]

@@ -23,13 +23,23 @@ from auditor.report.full import FLAGGED_LABELS
 from auditor.types import Label
 
 LABEL_ORDER: tuple[str, ...] = (
-    Label.CONTRADICTED.value, Label.NOT_SUPPORTED.value, Label.STALE.value,
-    Label.UNKNOWN.value, Label.SUPPORTED.value, Label.NOT_FACTUAL.value)
+    Label.CONTRADICTED.value,
+    Label.NOT_SUPPORTED.value,
+    Label.STALE.value,
+    Label.UNKNOWN.value,
+    Label.SUPPORTED.value,
+    Label.NOT_FACTUAL.value,
+)
 """Label order of the queue (after flagged-first and uncertainty)."""
 
 REVIEW_LABELS: tuple[str, ...] = (
-    Label.SUPPORTED.value, Label.CONTRADICTED.value, Label.NOT_SUPPORTED.value,
-    Label.STALE.value, Label.UNKNOWN.value, Label.NOT_FACTUAL.value)
+    Label.SUPPORTED.value,
+    Label.CONTRADICTED.value,
+    Label.NOT_SUPPORTED.value,
+    Label.STALE.value,
+    Label.UNKNOWN.value,
+    Label.NOT_FACTUAL.value,
+)
 """The six labels of the review controls, in key order (key 1 = supported, ...)."""
 
 
@@ -84,8 +94,9 @@ class QueueFilter:
         return self.reviewed is None or reviewed == self.reviewed
 
 
-def filter_queue(claims: Iterable[C], which: QueueFilter,
-                 reviewed_ids: set[str] | frozenset[str]) -> list[C]:
+def filter_queue(
+    claims: Iterable[C], which: QueueFilter, reviewed_ids: set[str] | frozenset[str]
+) -> list[C]:
     """The claims that pass ``which`` (``reviewed_ids``: claims with a human audit)."""
     return [c for c in claims if which.keeps(c.label, c.claim_id in reviewed_ids)]
 
@@ -144,8 +155,9 @@ def segments(text: str, marks: Mapping[str, Sequence[Sequence[int]]]) -> list[Se
     for a, b in pairwise(points):
         if a == b:
             continue
-        covered = frozenset(name for name, spans in clamped.items()
-                            if any(s <= a and b <= e for s, e in spans))
+        covered = frozenset(
+            name for name, spans in clamped.items() if any(s <= a and b <= e for s, e in spans)
+        )
         if out and out[-1].marks == covered:
             out[-1] = Segment(out[-1].text + text[a:b], covered)
         else:
