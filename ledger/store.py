@@ -42,6 +42,22 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _vote_row(run_id: str, v: VoteRecord, now: datetime) -> dict[str, Any]:
+    """The ``judge_vote`` row of one vote (an audit's or a bridge's)."""
+    return {
+        "run_id": run_id,
+        "claim_id": v.claim_id,
+        "judge_digest": v.judge_digest,
+        "judge_name": v.judge_name,
+        "value": v.value,
+        "raw": v.raw,
+        "scores": _plain(dict(v.scores)),
+        "latency_s": v.latency_s,
+        "error": v.error,
+        "created_at": now,
+    }
+
+
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -345,23 +361,7 @@ class Ledger:
                 ],
             )
             self._insert_ignore(
-                conn,
-                m.JudgeVoteRow,
-                [
-                    {
-                        "run_id": run_id,
-                        "claim_id": v.claim_id,
-                        "judge_digest": v.judge_digest,
-                        "judge_name": v.judge_name,
-                        "value": v.value,
-                        "raw": v.raw,
-                        "scores": _plain(dict(v.scores)),
-                        "latency_s": v.latency_s,
-                        "error": v.error,
-                        "created_at": now,
-                    }
-                    for v in result.votes
-                ],
+                conn, m.JudgeVoteRow, [_vote_row(run_id, v, now) for v in result.votes]
             )
             panel = self._run_component(conn, run_id, "panel")
             stacker = self._run_component(conn, run_id, "stacker")
@@ -868,21 +868,7 @@ class Ledger:
         self._insert_ignore(
             conn,
             m.JudgeVoteRow,
-            [
-                {
-                    "run_id": run_id,
-                    "claim_id": v.claim_id,
-                    "judge_digest": v.judge_digest,
-                    "judge_name": v.judge_name,
-                    "value": v.value,
-                    "raw": v.raw,
-                    "scores": _plain(dict(v.scores)),
-                    "latency_s": v.latency_s,
-                    "error": v.error,
-                    "created_at": now,
-                }
-                for v in votes
-            ],
+            [_vote_row(run_id, v, now) for v in votes],
         )
         after = conn.execute(
             select(func.count()).select_from(table).where(table.c.run_id == run_id)
