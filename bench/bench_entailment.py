@@ -5,8 +5,9 @@ Two parts (``--part``):
 - ``heldout``: accuracy and balanced accuracy, three-way and binary (entailment vs not),
   on the evaluation parts of ``../shared/data/nli`` that training never sees (SICK test,
   SNLI test, GLUE RTE re-split test, held-out slices of the claim sets; see
-  ``auditor/entailment/data.py``), for the fp32 model and its dynamic int8 version:
-  the accuracy cost of quantising.
+  ``auditor/entailment/data.py``), for the fp32 model and its dynamic int8 version
+  (the accuracy cost of quantising), or for the weights folders given by ``--weights``;
+  item-bootstrap intervals and paired differences against the first model.
 - ``speed``: pairs/s on two threads for a 30-word claim against a 200-word evidence
   window (real text: FaithBench sources and summaries), fp32 vs dynamic int8, with the
   ratio measured in the same process.
@@ -28,6 +29,7 @@ Two parts (``--part``):
 Usage::
 
     python bench/bench_entailment.py --part heldout [--data DIR] [--per-source 1500]
+        [--weights OLD_DIR,NEW_DIR]
     python bench/bench_entailment.py --part speed [--data DIR] [--n 256]
     python bench/bench_entailment.py --part docs [--n 200] [--configs JSON] [--scores OUT]
     python bench/bench_entailment.py --part tune --scores OUT
@@ -52,36 +54,79 @@ import calibrate_shared as shared
 
 from auditor.entailment.data import LABEL_MAPPING, load_mix
 from auditor.entailment.model import load_model
-from auditor.entailment.train import _sample, evaluate
+from auditor.entailment.train import _sample
 
 
-def part_heldout(root: Path, per_source: int, seed: int = 0) -> dict[str, object]:
+def _balanced_accuracy(y: np.ndarray, pred: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Balanced accuracy of ``pred`` against ``y`` on each resample (rows of ``idx``)."""
+    yy, pp = y[idx], pred[idx]
+    recalls = []
+    for label in np.unique(y):
+        mask = yy == label
+        hits = (mask & (pp == label)).sum(axis=1)
+        totals = mask.sum(axis=1)
+        recalls.append(np.where(totals > 0, hits / np.maximum(totals, 1), np.nan))
+    return np.nanmean(np.stack(recalls), axis=0)
+
+
+def part_heldout(
+    root: Path,
+    per_source: int,
+    seed: int = 0,
+    weights: Sequence[str] | None = None,
+    n_boot: int = 2000,
+) -> dict[str, object]:
+    """Three-way and binary balanced accuracy per held-out NLI source for each model, in one
+    process, with 95 % item-bootstrap intervals and paired differences against the first.
+
+    ``weights``: weights folders to compare (fp32); default the shipped weights in fp32
+    and dynamic int8 (the accuracy cost of quantising)."""
+    from auditor.stacking.metrics import interval
+
     pairs = [p for p in load_mix(root / "nli") if p.split == "eval"]
     held_out = _sample(pairs, {s: per_source for s in LABEL_MAPPING}, np.random.default_rng(seed))
-    results: dict[str, object] = {}
-    for quantize in (False, True):
-        model = load_model(quantize=quantize, threads=2)
+    models: list[tuple[str, str | None, bool]] = (
+        [(Path(w).name or w, w, False) for w in weights]
+        if weights
+        else [("fp32", None, False), ("int8", None, True)]
+    )
+    names = [m[0] for m in models]
+    sources = sorted({p.source for p in held_out})
+    predictions: dict[str, dict[str, np.ndarray]] = {}
+    for name, folder, quantize in models:
+        model = load_model(folder, quantize=quantize, threads=2)
         start = time.perf_counter()
-        metrics = evaluate(model.predict, held_out)
-        elapsed = time.perf_counter() - start
-        name = "int8" if quantize else "fp32"
-        results[name] = metrics
-        print(f"\n== {name}: {len(held_out)} held-out pairs in {elapsed:.0f}s")
-        print(f"  {'source':15s} {'n':>5s}  acc3   bacc3  acc2   bacc2")
-        for source, row in metrics.items():
-            acc3 = f"{row['accuracy']:.3f}" if "accuracy" in row else "  -  "
-            bacc3 = f"{row['balanced_accuracy']:.3f}" if "balanced_accuracy" in row else "  -  "
-            print(
-                f"  {source:15s} {int(row['n']):5d}  {acc3}  {bacc3}  "
-                f"{row['binary_accuracy']:.3f}  {row['binary_balanced_accuracy']:.3f}"
-            )
-    fp32, int8 = results["fp32"], results["int8"]
-    assert isinstance(fp32, dict) and isinstance(int8, dict)
-    cost = {s: {k: round(fp32[s][k] - int8[s][k], 4) for k in fp32[s] if k != "n"} for s in fp32}
-    print("\naccuracy cost of int8 (fp32 minus int8):")
-    for source, row in cost.items():
-        print(f"  {source:15s} " + "  ".join(f"{k} {v:+.3f}" for k, v in row.items()))
-    results["int8_cost"] = cost
+        predictions[name] = {}
+        for source in sources:
+            items = [p for p in held_out if p.source == source]
+            probs = model.predict([p.premise for p in items], [p.hypothesis for p in items])
+            predictions[name][source] = probs.argmax(axis=1)
+        print(f"{name}: {len(held_out)} held-out pairs in {time.perf_counter() - start:.0f}s")
+    rng = np.random.default_rng(seed)
+    results: dict[str, object] = {"models": names, "per_source": per_source}
+    for source in sources:
+        items = [p for p in held_out if p.source == source]
+        y = np.array([p.label for p in items])
+        idx = np.vstack([np.arange(len(y)), rng.integers(0, len(y), (n_boot, len(y)))])
+        views = [("bacc2", y == 0, {n: predictions[n][source] == 0 for n in names})]
+        if not items[0].binary_only:
+            views.insert(0, ("bacc3", y, {n: predictions[n][source] for n in names}))
+        row: dict[str, object] = {"n": len(y)}
+        print(f"\n== {source} (n={len(y)})")
+        for metric, truth, preds in views:
+            boot = {n: _balanced_accuracy(truth, preds[n], idx) for n in names}
+            for n in names:
+                ci = interval(boot[n][1:])
+                entry: dict[str, object] = {"value": float(boot[n][0]), "ci": list(ci)}
+                line = f"  {metric} {n:22s} {boot[n][0]:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+                if n != names[0]:
+                    d = boot[n] - boot[names[0]]
+                    dci = interval(d[1:])
+                    entry["delta"] = [float(d[0]), *dci]
+                    line += f"  d {d[0]:+.3f} [{dci[0]:+.3f}, {dci[1]:+.3f}]"
+                row[f"{metric}:{n}"] = entry
+                print(line)
+        results[source] = row
     return results
 
 
@@ -319,11 +364,19 @@ def main() -> None:
     parser.add_argument("--per-source", type=int, default=1500)
     parser.add_argument("--n", type=int, default=256)
     parser.add_argument("--json", default=None)
+    parser.add_argument(
+        "--weights",
+        default=None,
+        help="heldout: comma-separated weights folders compared in one process "
+        "(default: the shipped weights, fp32 vs int8)",
+    )
     args = parser.parse_args()
     root = shared.data_dir(args.data)
     result: object
     if args.part == "heldout":
-        result = part_heldout(root, args.per_source)
+        result = part_heldout(
+            root, args.per_source, weights=args.weights.split(",") if args.weights else None
+        )
     elif args.part == "docs":
         result = part_docs(
             root,
