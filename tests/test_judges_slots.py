@@ -210,3 +210,19 @@ def test_antonyms_match_across_inflections() -> None:
         "Riverside Credit Union branches open from 12 to 5 pm on Sundays.",
     )
     assert value == 0.0
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "\u2019"])
+def test_a_possessive_name_in_the_claim_matches_the_same_name_in_the_evidence(
+    apostrophe: str,
+) -> None:
+    # a claim restating its evidence word for word, possessive and all, is no missing name
+    claim = f"The light source of the Great Tower Neuwerk{apostrophe}s beacon is kerosene."
+    value, scores, _ = judge(
+        "entity_consistency",
+        claim,
+        f"As of 1892, the Great Tower Neuwerk{apostrophe}s beacon used kerosene.",
+    )
+    assert value == 0.0 and scores["support"] == 1.0
+    value, _, _ = judge("entity_consistency", claim, "The Great Tower Hamburg used kerosene.")
+    assert value == 1.0

@@ -47,6 +47,7 @@ _MONTHS = frozenset(
         "sunday",
     }
 )
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 _SKIP = STOP_WORDS | _MONTHS | {"i", "mr", "mrs", "ms", "dr"}
 
 
@@ -60,7 +61,7 @@ def entities(text: str) -> frozenset[str]:
     found: set[str] = set()
     for sentence in sentences(text):
         for match in _CAP_RUN.finditer(sentence):
-            words = [w.lower().strip("'-") for w in match.group(0).split()]
+            words = [_POSSESSIVE.sub("", w.lower()).strip("'-") for w in match.group(0).split()]
             found.update(w for w in words if w and w not in _SKIP and len(w) > 1)
     return frozenset(found)
 
@@ -84,7 +85,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "2"
+    version = "3"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -352,4 +353,4 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
 
 def _words(text: str) -> set[str]:
     """Lower-case word tokens, a possessive "'s" dropped ("freedonia's" -> "freedonia")."""
-    return {re.sub(r"'s$", "", w) for w in re.findall(r"[a-z0-9'\-]+", text)}
+    return {_POSSESSIVE.sub("", w) for w in re.findall(r"[a-z0-9'\u2019\-]+", text)}
