@@ -25,6 +25,8 @@ Two parts (``--part``):
   (``support_at``, ``reject_below``) that maximise the mean balanced accuracy
   (abstentions as errors) over the sets; among settings within 0.005 of the best, the
   widest abstention band.
+- ``tune-cached``: the same, from the shipped judge's scores on the items the default
+  stacker is fitted on (``bench/calibrate_shared.py fit-default``'s vote cache).
 
 Usage::
 
@@ -33,6 +35,7 @@ Usage::
     python bench/bench_entailment.py --part speed [--data DIR] [--n 256]
     python bench/bench_entailment.py --part docs [--n 200] [--configs JSON] [--scores OUT]
     python bench/bench_entailment.py --part tune --scores OUT
+    python bench/bench_entailment.py --part tune-cached [--limit 250]
 """
 
 from __future__ import annotations
@@ -284,22 +287,48 @@ def part_docs(
 
 def part_tune(scores_path: str, config: int = -1) -> dict[str, float]:
     """Thresholds from stored scores (see the module docstring)."""
+    data = json.loads(Path(scores_path).read_text(encoding="utf-8"))
+    return tune_thresholds(
+        {
+            dataset: (kept["labels"], kept["scores"][config])
+            for dataset, kept in data["sets"].items()
+        }
+    )
+
+
+def part_tune_cached(root: Path, limit: int | None, seed: int = 0) -> dict[str, float]:
+    """Thresholds from the shipped judge's scores on the training side of the stacker's
+    fitting sets, as ``calibrate_shared.py fit-default --limit`` cached them (computed
+    when missing): the same items the default stacker is fitted on."""
+    from auditor.judges.panel import load_panel
+
+    judge = next(m for m in load_panel(None).members if m.name == "entailment")
+    per_set = {}
+    for name in shared.DEFAULT_FIT_SETS:
+        records = shared.split_records(name, root, "train", limit, seed)
+        _, scores = shared.cached_outputs(f"{name}/train", records, [judge])
+        per_set[name] = ([r["label"] for r in records], [row[0] for row in scores])
+    return tune_thresholds(per_set)
+
+
+def tune_thresholds(
+    per_set: dict[str, tuple[list[int], list[dict[str, float]]]],
+) -> dict[str, float]:
+    """The vote thresholds maximising the mean balanced accuracy (abstentions as errors)
+    over the sets; among settings within 0.005 of the best, the widest abstention band."""
     from auditor.stacking.metrics import scores as kappa_bacc
 
-    data = json.loads(Path(scores_path).read_text(encoding="utf-8"))
     grid = np.round(np.arange(0.05, 0.951, 0.025), 3)
-    per_set = []
-    for dataset, kept in data["sets"].items():
-        labels = np.array(kept["labels"])
-        items = kept["scores"][config]
+    rows = []
+    for dataset, (labels, items) in per_set.items():
         e = np.array([s.get("max_entailment", np.nan) for s in items])
         c = np.array([s.get("contradicted", 0.0) for s in items])
-        per_set.append((dataset, labels, e, c))
+        rows.append((dataset, np.asarray(labels), e, c))
     table = []
     for lo in grid:
         for hi in grid[grid >= lo]:
             baccs = []
-            for _, labels, e, c in per_set:
+            for _, labels, e, c in rows:
                 vote = np.where(
                     np.isnan(e), 0.5, np.where(e >= hi, 0.0, np.where(e < lo, 1.0, 0.5))
                 )
@@ -350,7 +379,10 @@ def baseline_judge(params: dict[str, object]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="entailment judge benchmarks")
-    parser.add_argument("--part", choices=("heldout", "speed", "docs", "tune"), required=True)
+    parser.add_argument(
+        "--part", choices=("heldout", "speed", "docs", "tune", "tune-cached"), required=True
+    )
+    parser.add_argument("--limit", type=int, default=250, help="tune-cached: fit-default's --limit")
     parser.add_argument(
         "--configs",
         default=DEFAULT_CONFIGS,
@@ -389,6 +421,8 @@ def main() -> None:
         )
     elif args.part == "tune":
         result = part_tune(args.scores)
+    elif args.part == "tune-cached":
+        result = part_tune_cached(root, args.limit, args.seed)
     else:
         result = part_speed(root, args.n)
     if args.json:
