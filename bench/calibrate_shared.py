@@ -183,9 +183,8 @@ def cached_outputs(
     columns, score_columns = [], []
     for judge in judges:
         code = _code_digest(judge)
-        path = cache / (
-            f"{name.replace(':', '_').replace('/', '_')}-{ids_digest}-{judge.name}-{judge.digest[:12]}-{code}.json"
-        )
+        stem = name.replace(":", "_").replace("/", "_")
+        path = cache / f"{stem}-{ids_digest}-{judge.name}-{judge.digest[:12]}-{code}.json"
         if path.exists():
             stored = json.loads(path.read_text(encoding="utf-8"))
         else:
@@ -381,8 +380,10 @@ def fit_default(
     set. ``kind``: ``votes`` (RAIM's vote stacker), ``scores`` (the score stacker) or
     ``best``: the score stacker when its paired Δκ interval lies above 0 on the
     claim-level sets (:data:`CLAIM_SETS`), cross-fitted on their training side. RAIM's
-    admissibility test on the pooled fitting data governs the shipped stacker (not
-    admissible: audits use the CV-best member). Both stackers and the reader alone are
+    admissibility test on the pooled fitting data is recorded in ``info.admissible`` (not
+    admissible: the coefficients are kept, report cards warn, and
+    ``info.strict_fallback_member`` names the member a strict reading would use). Both
+    stackers and the reader alone are
     then scored on the evaluation side of every set, FaithBench included (never fitted
     on), with paired cluster-bootstrap differences."""
     from dataclasses import replace
@@ -419,12 +420,13 @@ def fit_default(
         "scores_vs_votes": report["paired"]["scores_vs_votes"],
         "kind_chosen_on": list(CLAIM_SETS),
     }
-    stacker = replace(fitted[kind].stacker, info=info)
+    # Not admissible: the coefficients are shipped anyway with info.admissible false, and
+    # every report card built with them warns (docs/stacking.md, "The shipped stacker").
+    info["strict_fallback_member"] = fitted[kind].stacker.fallback_member
+    stacker = replace(fitted[kind].stacker, info=info, fallback_member=None)
     stacker.save(out)
     held_out = _gather(DATASETS, root, "eval", limit, seed, judges)
     comparable = {k: replace(fitted[k].stacker, fallback_member=None) for k in ("votes", "scores")}
-    if stacker.fallback_member is not None:
-        comparable["shipped"] = stacker
     evaluation = evaluate_stackers(comparable, held_out, members, n_boot=eval_boot, seed=seed)
     print_evaluation(evaluation)
     summary = {
