@@ -313,7 +313,15 @@ def evaluate_stackers(
     groups = {d: datasets == d for d in dict.fromkeys(block["datasets"])}
     groups["claim-level pooled"] = np.isin(datasets, CLAIM_SETS)
     ref = names.index(reference)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {
+        "items": {
+            "ids": list(block["ids"]),
+            "labels": labels.tolist(),
+            "clusters": clusters.tolist(),
+            "datasets": datasets.tolist(),
+            "predictions": {n: pred[:, j].tolist() for j, n in enumerate(names)},
+        }
+    }
     for group, mask in groups.items():
         if not mask.any():
             continue
@@ -345,6 +353,8 @@ def evaluate_stackers(
 def print_evaluation(evaluation: dict[str, Any], reference: str = "votes") -> None:
     """The held-out table of :func:`evaluate_stackers` on stderr."""
     for group, row in evaluation.items():
+        if group == "items":
+            continue
         print(f"\n== {group}: n={row['n']} positives={row['positives']}", file=sys.stderr)
         for name, cell in row.items():
             if not isinstance(cell, dict):
@@ -385,14 +395,18 @@ def fit_default(
     ``info.strict_fallback_member`` names the member a strict reading would use). Both
     stackers and the reader alone are
     then scored on the evaluation side of every set, FaithBench included (never fitted
-    on), with paired cluster-bootstrap differences."""
+    on), with paired cluster-bootstrap differences; so is the stacker ``out`` held before
+    (``previous``, when its members match), and the per-item predictions are returned
+    (``held_out["items"]``) for paired comparisons across runs."""
     from dataclasses import replace
 
     from auditor.judges.panel import load_panel
+    from auditor.stacking.model import load_stacker
 
     panel = load_panel(None)
     members = list(panel.member_names)
     judges = list(panel.members)
+    previous = load_stacker(out if out.exists() else None)
     train = _gather(DEFAULT_FIT_SETS, root, "train", limit, seed, judges)
     if kind == "best":
         claim_mask = np.isin(np.asarray(train["datasets"]), CLAIM_SETS)
@@ -427,6 +441,8 @@ def fit_default(
     stacker.save(out)
     held_out = _gather(DATASETS, root, "eval", limit, seed, judges)
     comparable = {k: replace(fitted[k].stacker, fallback_member=None) for k in ("votes", "scores")}
+    if list(previous.members) == members:
+        comparable["previous"] = replace(previous, fallback_member=None)
     evaluation = evaluate_stackers(comparable, held_out, members, n_boot=eval_boot, seed=seed)
     print_evaluation(evaluation)
     summary = {
