@@ -328,12 +328,12 @@ def tune_thresholds(
     for lo in grid:
         for hi in grid[grid >= lo]:
             baccs = []
-            for _, labels, e, c in rows:
+            for _, truth, e, c in rows:
                 vote = np.where(
                     np.isnan(e), 0.5, np.where(e >= hi, 0.0, np.where(e < lo, 1.0, 0.5))
                 )
                 vote = np.where(c > 0, 1.0, vote)
-                baccs.append(float(kappa_bacc(vote, labels, warn=False)[1][0]))
+                baccs.append(float(kappa_bacc(vote, truth, warn=False)[1][0]))
             table.append((float(np.nanmean(baccs)), float(hi - lo), float(lo), float(hi)))
     best = max(t[0] for t in table)
     chosen = max((t for t in table if t[0] >= best - 0.005), key=lambda t: (t[1], t[0]))
