@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor.config import AuditConfig
 from auditor.evidence import Evidence
 from auditor.extract.base import Extraction, Extractor
-from auditor.graph.flow import AuditComponents, build_audit_graph
+from auditor.graph.flow import AuditComponents, build_audit_graph, panel_weights
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
 from auditor.report.agreement import Agreement, label_agreement
@@ -26,6 +26,9 @@ from auditor.stacking.model import Stacker
 from auditor.steps import ClaimAudit
 from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit
 from ledger import Ledger
+
+if TYPE_CHECKING:
+    from auditor.spans.reader import Localizer
 
 
 @dataclass(frozen=True)
@@ -227,11 +230,28 @@ def replay(
         stacker=stacker,
         config=run.config,
         second_opinion=second_opinion,
+        localizer=recorded_localizer(ledger, run_id, run.config, panel),
     )
     state = build_audit_graph(components, entry="judge").invoke(
         {"answers": list(run.answers.values()), "audits": run.audits}
     )
     return state["audits"]
+
+
+def recorded_localizer(
+    ledger: Ledger, run_id: str, config: AuditConfig, panel: Panel
+) -> Localizer | None:
+    """The reader localiser as the run recorded it (call budget and rule from its
+    ``localizer`` component), reading with ``panel``'s entailment weights; None for a run
+    localised lexically, or one that recorded no localizer (the default is built)."""
+    if config.localizer != "reader":
+        return None
+    recorded = ledger.get_run(run_id).components.get("localizer")
+    if not recorded or not recorded.get("config"):
+        return None
+    from auditor.spans.reader import ReaderLocalizer
+
+    return ReaderLocalizer.from_component(recorded["config"], weights_dir=panel_weights(panel))
 
 
 def _no_search(queries: Sequence[str], k: int, as_of: datetime | None) -> list[list[Hit]]:

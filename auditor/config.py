@@ -18,6 +18,7 @@ from auditor.errors import AuditorError, ConfigError
 from auditor.labels import LabelPolicy
 
 RETRIEVAL_MODES = ("dense", "lexical", "hybrid")
+LOCALIZERS = ("reader", "lexical")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,13 @@ class AuditConfig:
     second_opinion_band: float = 0.0
     """Claims whose stacked probability lies within this distance of the threshold are sent
     to the second-opinion judge, when the auditor has one (0: never)."""
+    localizer: str = "reader"
+    """Error spans of ``contradicted`` and ``not_supported`` claims: ``reader`` (the phrase
+    whose deletion most raises the entailment reader's score, combined with the lexical
+    localiser; :mod:`auditor.spans.reader`) or ``lexical`` (words no evidence contains
+    only). ``stale`` claims are always localised lexically."""
+    reader_calls: int = 8
+    """Reader calls per claim at most when ``localizer`` is ``reader``."""
 
     def __post_init__(self) -> None:
         if self.as_of is not None:
@@ -72,6 +80,16 @@ class AuditConfig:
             raise ConfigError(
                 f"second_opinion_band: must be in [0, 0.5), got {self.second_opinion_band}"
             )
+        if self.localizer not in LOCALIZERS:
+            raise ConfigError(
+                f"localizer: must be one of {', '.join(LOCALIZERS)}, got {self.localizer!r}"
+            )
+        if (
+            not isinstance(self.reader_calls, int)
+            or isinstance(self.reader_calls, bool)
+            or self.reader_calls < 1
+        ):
+            raise ConfigError(f"reader_calls: must be an integer >= 1, got {self.reader_calls!r}")
         if not isinstance(self.policy, LabelPolicy):
             raise ConfigError(f"policy: expected a LabelPolicy, got {type(self.policy).__name__}")
 
@@ -85,9 +103,12 @@ class AuditConfig:
     def from_dict(
         cls, data: Mapping[str, Any], *, source: str = "run configuration"
     ) -> AuditConfig:
-        """The configuration recorded with a run (fields it lacks take their defaults)."""
+        """The configuration recorded with a run (fields it lacks take their defaults, except
+        ``localizer``: a run recorded without one predates the reader localiser and was
+        localised lexically)."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
+        values.setdefault("localizer", "lexical")
         policy = values.get("policy")
         if isinstance(policy, Mapping):
             values["policy"] = policy_from_dict(dict(policy), source=f"{source}: policy")

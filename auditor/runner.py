@@ -63,6 +63,8 @@ def run_components(components: AuditComponents, index_component: Component) -> d
         roles[f"judge:{judge.name}"] = judge.component()
     if components.second_opinion is not None:
         roles["second_opinion"] = components.second_opinion.component()
+    if components.localizer is not None:
+        roles["localizer"] = components.localizer.component()
     return roles
 
 

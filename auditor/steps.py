@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
@@ -33,9 +34,13 @@ from auditor.types import (
     Claim,
     Hit,
     JudgePair,
+    Label,
     Verdict,
     Vote,
 )
+
+if TYPE_CHECKING:
+    from auditor.spans.reader import Localizer
 
 
 @dataclass(frozen=True)
@@ -206,10 +211,20 @@ def label_audits(audits: Sequence[ClaimAudit], policy: LabelPolicy) -> list[Clai
     return out
 
 
+READER_LABELS = frozenset({Label.CONTRADICTED, Label.NOT_SUPPORTED})
+"""Labels whose error spans the reader localiser derives (``stale`` stays lexical: what
+an update changed is what no current text contains)."""
+
+
 def localize_audits(
-    audits: Sequence[ClaimAudit], answers: Mapping[str, Answer]
+    audits: Sequence[ClaimAudit],
+    answers: Mapping[str, Answer],
+    localizer: Localizer | None = None,
 ) -> list[ClaimAudit]:
-    """Add the error spans (answer offsets) to every unsupported verdict."""
+    """Add the error spans (answer offsets) to every unsupported verdict, against the
+    claim's current evidence: from ``localizer`` (the reader, a bounded number of calls per
+    claim) for ``contradicted`` and ``not_supported`` claims when one is given, else from
+    the lexical localiser (:func:`auditor.spans.localize.localize_error`)."""
     from auditor.spans.localize import localize_error
 
     out = []
@@ -217,7 +232,11 @@ def localize_audits(
         verdict = audit.verdict
         if verdict is not None and verdict.label in UNSUPPORTED_LABELS:
             texts = [h.chunk.text for h in audit.evidence.current]  # errors vs current evidence
-            spans = localize_error(answers[audit.claim.answer_id].answer, audit.claim.spans, texts)
+            answer = answers[audit.claim.answer_id].answer
+            if localizer is not None and verdict.label in READER_LABELS:
+                spans = localizer.localize(answer, audit.claim.spans, texts)
+            else:
+                spans = localize_error(answer, audit.claim.spans, texts)
             audit = replace(audit, verdict=replace(verdict, error_spans=tuple(spans)))
         out.append(audit)
     return out

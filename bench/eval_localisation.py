@@ -33,9 +33,12 @@ sentence) and ``reader+lexical (flagged)``.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import itertools
 import json
 import os
 import re
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,6 +60,10 @@ KEYS = (
     ("character", "f1", "char F1"),
     ("span_coverage", "f1", "SC F1"),
 )
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def sentence_spans(text: str) -> list[Span]:
@@ -98,6 +105,8 @@ def load_faithbench(folder: Path, labels: str) -> list[dict[str, Any]]:
                 per.setdefault(str(ann["annotator_id"]), []).append((int(s), int(e)))
             items.append(
                 {
+                    "id": f"{path.stem}:{sample['sample_id']}",
+                    "cluster": _digest(sample["source"]),  # summaries of one source
                     "text": sample["summary"],
                     "evidence": [sample["source"]],
                     "annotators": list(per.values()),
@@ -146,7 +155,15 @@ def load_wice(path: Path, evidence: str) -> tuple[list[dict[str, Any]], int]:
             ev = [rec["evidence"][i] for i in idx if 0 <= i < len(rec["evidence"])]
         else:
             ev = list(rec["evidence"])
-        items.append({"text": claim, "evidence": ev, "annotators": [gold]})
+        items.append(
+            {
+                "id": _digest(claim),
+                "cluster": _digest(rec["evidence"][0] if rec["evidence"] else claim),  # article
+                "text": claim,
+                "evidence": ev,
+                "annotators": [gold],
+            }
+        )
     return items, unaligned
 
 
@@ -164,6 +181,8 @@ def load_mushroom(path: Path) -> list[dict[str, Any]]:
         ]
         items.append(
             {
+                "id": rec["id"],
+                "cluster": rec["id"],
                 "text": text,
                 "evidence": [rec["model_input"]],
                 "annotators": [a for a in annotators if a],
@@ -172,11 +191,9 @@ def load_mushroom(path: Path) -> list[dict[str, Any]]:
     return items
 
 
-def evaluate(
-    items: list[dict[str, Any]], reader: Any = None, max_calls: int = 10
-) -> tuple[dict[str, dict[str, Any]], float]:
-    """Scores of every method against union and majority gold; seconds per localisation
-    (of the reader-based localiser when ``reader`` is given)."""
+def evaluate(items: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], float]:
+    """Scores of every lexical method against union and majority gold; seconds per
+    localisation."""
     golds = {
         mode: [_combine(it["annotators"], len(it["text"]), mode) for it in items]
         for mode in ("union", "majority")
@@ -203,32 +220,6 @@ def evaluate(
         "localize (flagged)": localized_flagged,
         "flagged sentences": flagged,
     }
-    if reader is not None:
-        from auditor.spans.reader import localize_with_reader
-
-        t0 = time.perf_counter()
-        methods["reader+lexical"] = [
-            list(
-                localize_with_reader(
-                    it["text"], sents, it["evidence"], scorer=reader, max_calls=max_calls
-                )
-            )
-            for it, sents in zip(items, sentences, strict=True)
-        ]
-        per_call = (time.perf_counter() - t0) / max(len(items), 1)
-        methods["reader+lexical (flagged)"] = [
-            (
-                list(
-                    localize_with_reader(
-                        it["text"], fl, it["evidence"], scorer=reader, max_calls=max_calls
-                    )
-                )
-                or fl
-            )
-            if fl
-            else []
-            for it, fl in zip(items, flagged, strict=True)
-        ]
     results: dict[str, dict[str, Any]] = {}
     for name, pred in methods.items():
         lengths = [len(it["text"]) for it in items]
@@ -277,11 +268,21 @@ def main() -> None:
     )
     ap.add_argument(
         "--reader",
-        type=int,
-        default=0,
-        help="add the reader-based localiser on a seeded sample of N items per set",
+        action="store_true",
+        help="evaluate the reader-based localiser (dev/held-out protocol) instead",
     )
-    ap.add_argument("--max-calls", type=int, default=10, help="reader calls per sentence at most")
+    ap.add_argument("--dev-n", type=int, default=80, help="dev items per set at most")
+    ap.add_argument("--test-n", type=int, default=150, help="held-out items per set at most")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "auditor_eval_localisation_reader.jsonl",
+        help="JSONL cache of the reader's readings (per item and weights digest)",
+    )
+    ap.add_argument(
+        "--cached-only", action="store_true", help="use only the cached readings (no reader)"
+    )
+    ap.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
     args = ap.parse_args()
     if args.reader:
         run_reader(args)
@@ -317,38 +318,354 @@ def main() -> None:
         print(f"skip WiCE: {wice} not found")
 
 
-def run_reader(args: argparse.Namespace) -> None:
-    """Every row, the reader's included, on a seeded sample of ``args.reader`` items/set."""
-    from auditor.spans.reader import entailment_scorer
+# -- the reader-based localiser: dev/held-out protocol -------------------------------------
 
-    scorer = entailment_scorer()
-    rng = np.random.default_rng(0)
+READ_CALLS = 12
+"""Reader calls per flagged sentence in the cached reading (smaller budgets are replayed
+from it: :func:`auditor.spans.reader.decide` with ``max_phrases``)."""
+GRID_CALLS = (4, 6, 8, 12)
+GRID_SUPPORTED = (0.5, 0.7, 0.9)
+GRID_GAIN = (0.02, 0.05, 0.1, 0.2, 0.3)
+GRID_SLACK = (0.0, 0.05, 0.1, 0.2)
+SCORE_KEYS = (("character_iou", "score"), ("character", "f1"), ("span_coverage", "f1"))
+
+
+def part_of(set_name: str, item_id: str) -> str:
+    """``dev`` or ``test``: the first hex digit of sha256("set:id") below 8 is dev."""
+    return (
+        "dev" if hashlib.sha256(f"{set_name}:{item_id}".encode()).hexdigest()[0] < "8" else "test"
+    )
+
+
+def _rank(set_name: str, item_id: str) -> str:
+    return hashlib.sha256(f"rank:{set_name}:{item_id}".encode()).hexdigest()
+
+
+def reader_sets(data: Path, labels: str) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The three sets, items with at least one gold span only (something to localise)."""
     sets: list[tuple[str, list[dict[str, Any]]]] = []
-    fb_dir = args.data / "faithbench"
+    fb_dir = data / "faithbench"
     if fb_dir.exists():
-        sets.append(("FaithBench", load_faithbench(fb_dir, args.labels)))
-    wice = args.data / "wice" / "non_supported_tokens" / "dev.jsonl"
-    if wice.exists():
+        sets.append(("faithbench", load_faithbench(fb_dir, labels)))
+    wice = data / "wice" / "non_supported_tokens"
+    if wice.exists():  # train and dev files pooled, then split by hash like the others
+        pooled = [
+            it for f in ("train", "dev") for it in load_wice(wice / f"{f}.jsonl", "supporting")[0]
+        ]
+        sets.append(("wice", list({it["id"]: it for it in pooled}.values())))
+    shroom = data / "mushroom_val"
+    if shroom.exists():  # every language: the English file alone has 50 answers
         sets.append(
             (
-                "WiCE non_supported_tokens dev (supporting sentences)",
-                load_wice(wice, "supporting")[0],
+                "mushroom",
+                [
+                    it
+                    for f in sorted(shroom.glob("mushroom.*-val.*.jsonl"))
+                    for it in load_mushroom(f)
+                ],
             )
         )
-    shroom = args.data / "mushroom_val" / "mushroom.en-val.v2.extra.jsonl"
-    if shroom.exists():
-        sets.append(("Mu-SHROOM en val (question as the only evidence)", load_mushroom(shroom)))
-    for title, items in sets:
-        keep = sorted(rng.choice(len(items), min(args.reader, len(items)), replace=False))
-        sample = [items[i] for i in keep]
-        res, per_call = evaluate(sample, reader=scorer, max_calls=args.max_calls)
-        modes = ("union",) if title.startswith("WiCE") else ("union", "majority")
-        print_table(
-            f"{title}: seeded sample of {len(sample)} of {len(items)} items; cells: "
-            f"macro / micro; reader+lexical {per_call:.2f} s per item",
-            res,
-            modes,
+    out = []
+    for name, items in sets:
+        keep = []
+        for it in items:
+            union = _combine(it["annotators"], len(it["text"]), "union")
+            if union:
+                it["gold"] = {
+                    m: _combine(it["annotators"], len(it["text"]), m) for m in ("union", "majority")
+                }
+                it["flagged"] = [s for s in sentence_spans(it["text"]) if _overlaps(s, union)]
+                it["part"] = part_of(name, it["id"])
+                keep.append(it)
+        out.append((name, keep))
+    return out
+
+
+def _reading_to_json(r: Any) -> dict[str, Any]:
+    return {
+        "spans": [list(s) for s in r.spans],
+        "entailment": r.entailment,
+        "windows": r.windows,
+        "phrases": [list(s) for s in r.phrases],
+        "gains": list(r.gains),
+        "lexical": [list(s) for s in r.lexical],
+    }
+
+
+def _reading_from_json(d: dict[str, Any]) -> Any:
+    from auditor.spans.reader import ClaimReading
+
+    return ClaimReading(
+        spans=tuple(tuple(s) for s in d["spans"]),
+        entailment=float(d["entailment"]),
+        windows=int(d["windows"]),
+        phrases=tuple(tuple(s) for s in d["phrases"]),
+        gains=tuple(float(g) for g in d["gains"]),
+        lexical=tuple(tuple(s) for s in d["lexical"]),
+    )
+
+
+def read_items(
+    tasks: list[tuple[str, dict[str, Any]]], cache: Path, scorer: Any, digest: str
+) -> dict[str, list[Any]]:
+    """Readings of every flagged sentence of every task item, cached per item in
+    ``cache`` (JSONL, keyed by set, id and weights digest: a rerun reads only what is
+    missing)."""
+    from auditor.spans.reader import read_claim
+
+    done: dict[str, list[Any]] = {}
+    if cache.exists():
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            if rec["weights"] == digest and rec["calls"] == READ_CALLS:
+                done[rec["key"]] = [_reading_from_json(r) for r in rec["readings"]]
+    t0, n_new, calls = time.perf_counter(), 0, 0
+    with cache.open("a", encoding="utf-8") as fh:
+        for set_name, it in tasks:
+            key = f"{set_name}:{it['id']}"
+            if key in done:
+                continue
+            readings = [
+                read_claim(
+                    it["text"], [s], it["evidence"], scorer, max_calls=READ_CALLS, supported_at=2.0
+                )
+                for s in it["flagged"]
+            ]
+            done[key] = readings
+            calls += sum(r.calls for r in readings)
+            n_new += 1
+            fh.write(
+                json.dumps(
+                    {
+                        "key": key,
+                        "weights": digest,
+                        "calls": READ_CALLS,
+                        "readings": [_reading_to_json(r) for r in readings],
+                    }
+                )
+                + "\n"
+            )
+            fh.flush()
+            if n_new % 25 == 0:
+                dt = time.perf_counter() - t0
+                print(f"  read {n_new} items, {calls} calls, {calls / dt:.1f} calls/s", flush=True)
+    if n_new:
+        dt = time.perf_counter() - t0
+        print(f"read {n_new} new items: {calls} reader calls in {dt:.0f} s ({calls / dt:.1f}/s)")
+    return done
+
+
+def predictions(
+    items: Sequence[dict[str, Any]],
+    readings: Sequence[Sequence[Any]],
+    rule: Any = None,
+    max_calls: int = READ_CALLS,
+) -> dict[str, list[list[Span]]]:
+    """Per item: today's localiser, the flagged sentences, and (with ``rule``) the
+    reader combined under ``rule`` with ``max_calls`` calls per sentence."""
+    from auditor.spans.reader import ReaderRule, decide
+
+    phrases_only = ReaderRule(min_gain=1.0, fallback="phrases", on_entailed="phrases")
+    out: dict[str, list[list[Span]]] = {
+        "lexical": [],
+        "flagged sentences": [],
+        "lexical phrases (no reader)": [],
+    }
+    if rule is not None:
+        out["combined"] = []
+    for it, reads in zip(items, readings, strict=True):
+        out["lexical"].append([s for r in reads for s in r.lexical])
+        out["flagged sentences"].append(list(it["flagged"]))
+        out["lexical phrases (no reader)"].append(
+            [s for r in reads for s in decide(it["text"], r, phrases_only, max_phrases=0)]
         )
+        if rule is not None:
+            out["combined"].append(
+                [
+                    s
+                    for r in reads
+                    for s in decide(it["text"], r, rule, max_phrases=max_calls - min(2, max_calls))
+                ]
+            )
+    return out
+
+
+def item_scores(
+    items: Sequence[dict[str, Any]], pred: list[list[Span]], mode: str
+) -> dict[str, np.ndarray]:
+    """Per-item char IoU, char F1 and SC F1 against the ``mode`` gold."""
+    from auditor.spans import per_item_scores, span_counts
+
+    lengths = [len(it["text"]) for it in items]
+    g = batch_from_lists([it["gold"][mode] for it in items], name="gold", text_lengths=lengths)
+    p = batch_from_lists(pred, name="pred", text_lengths=lengths)
+    per = per_item_scores(span_counts(g, p))
+    return {k: per[k][f] for k, f in SCORE_KEYS}
+
+
+def choose_rule(
+    dev: dict[str, tuple[list[dict[str, Any]], list[list[Any]]]],
+) -> tuple[Any, int, dict[str, Any]]:
+    """Grid search on the dev parts (union gold, macro): the rule and budget with the best
+    mean char IoU over the sets among those whose SC F1 is at least today's localiser's
+    on every set; when none is, the best mean of char IoU + SC F1. Ties: fewer calls."""
+    from auditor.spans.reader import ADDS, FALLBACKS, ON_ENTAILED, ReaderRule
+
+    base = {
+        name: item_scores(items, predictions(items, reads)["lexical"], "union")
+        for name, (items, reads) in dev.items()
+    }
+    rows = []
+    for calls, sup, gain, slack, add, fb, oe in itertools.product(
+        GRID_CALLS, GRID_SUPPORTED, GRID_GAIN, GRID_SLACK, ADDS, FALLBACKS, ON_ENTAILED
+    ):
+        rule = ReaderRule(
+            supported_at=sup, min_gain=gain, slack=slack, add=add, fallback=fb, on_entailed=oe
+        )
+        iou, scf1, ok = [], [], True
+        for name, (items, reads) in dev.items():
+            sc = item_scores(items, predictions(items, reads, rule, calls)["combined"], "union")
+            iou.append(float(sc["character_iou"].mean()))
+            scf1.append(float(sc["span_coverage"].mean()))
+            ok &= scf1[-1] >= float(base[name]["span_coverage"].mean())
+        rows.append((rule, calls, float(np.mean(iou)), float(np.mean(scf1)), ok))
+    feasible = [r for r in rows if r[4]]
+    if feasible:
+        best = max(feasible, key=lambda r: (round(r[2], 4), -r[1]))
+        how = "best dev IoU with SC F1 >= today's localiser on every set"
+    else:
+        best = max(rows, key=lambda r: (round(r[2] + r[3], 4), -r[1]))
+        how = "no rule kept SC F1 on every set: best dev IoU + SC F1"
+    return (
+        best[0],
+        best[1],
+        {
+            "criterion": how,
+            "n_rules": len(rows),
+            "n_feasible": len(feasible),
+            "dev_mean_iou": best[2],
+            "dev_mean_sc_f1": best[3],
+        },
+    )
+
+
+def _interval(values: np.ndarray, clusters: Sequence[str], seed: int) -> dict[str, Any]:
+    from auditor.stats import ratio_with_interval
+
+    point, ci = ratio_with_interval(
+        values, np.ones_like(values), clusters, n_boot=2000, rng=np.random.default_rng(seed)
+    )
+    return {"mean": point, "ci": list(ci) if ci else None}
+
+
+def held_out_report(
+    name: str, items: list[dict[str, Any]], reads: list[list[Any]], rule: Any, calls: int
+) -> dict[str, Any]:
+    """Test-part scores of the three methods with 95 % cluster-bootstrap intervals, and the
+    paired differences combined - baseline."""
+    preds = predictions(items, reads, rule, calls)
+    clusters = [it["cluster"] for it in items]
+    modes = ("union",) if name == "wice" else ("union", "majority")
+    out: dict[str, Any] = {
+        "n_items": len(items),
+        "n_clusters": len(set(clusters)),
+        "n_flagged_sentences": sum(len(it["flagged"]) for it in items),
+        "reader_calls_per_item": float(
+            np.mean([sum(min(r.calls, calls) for r in rs) for rs in reads])
+        ),
+    }
+    for mode in modes:
+        scores = {m: item_scores(items, p, mode) for m, p in preds.items()}
+        block: dict[str, Any] = {}
+        for m, sc in scores.items():
+            block[m] = {k: _interval(v, clusters, 0) for k, v in sc.items()}
+        for baseline in ("lexical", "flagged sentences", "lexical phrases (no reader)"):
+            block[f"combined - {baseline}"] = {
+                k: _interval(scores["combined"][k] - scores[baseline][k], clusters, 0)
+                for k in scores["combined"]
+            }
+        out[mode] = block
+    return out
+
+
+def _fmt(cell: dict[str, Any]) -> str:
+    lo, hi = cell["ci"] or (float("nan"), float("nan"))
+    return f"{cell['mean']:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def print_held_out(name: str, rep: dict[str, Any]) -> None:
+    """Markdown table of one set's held-out figures."""
+    for mode in ("union", "majority"):
+        if mode not in rep:
+            continue
+        print(
+            f"\n### {name}, held-out part, {mode} gold: {rep['n_items']} items "
+            f"({rep['n_clusters']} clusters, {rep['n_flagged_sentences']} flagged sentences, "
+            f"{rep['reader_calls_per_item']:.1f} reader calls per item)\n"
+        )
+        print("| method | char IoU | char F1 | SC F1 |")
+        print("|---|---|---|---|")
+        for row, cells in rep[mode].items():
+            print(f"| {row} | " + " | ".join(_fmt(cells[k]) for k, _ in SCORE_KEYS) + " |")
+
+
+def run_reader(args: argparse.Namespace) -> None:
+    """Read the flagged sentences of up to ``--dev-n`` / ``--test-n`` items per set (hash
+    split), choose the rule on dev, report the held-out part (module docstring)."""
+    from dataclasses import asdict
+
+    from auditor.entailment.model import WEIGHTS_DIR, weights_digest
+    from auditor.spans.reader import entailment_scorer
+
+    digest = weights_digest(WEIGHTS_DIR)
+    sets = reader_sets(args.data, args.labels)
+    tasks: list[tuple[str, dict[str, Any], int]] = []
+    chosen: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for name, items in sets:
+        chosen[name] = {}
+        for part, n in (("dev", args.dev_n), ("test", args.test_n)):
+            sel = sorted(
+                (it for it in items if it["part"] == part), key=lambda it: _rank(name, it["id"])
+            )
+            chosen[name][part] = sel[:n]
+            tasks += [(name, it, k) for k, it in enumerate(sel[:n])]
+    tasks.sort(key=lambda t: t[2])  # round robin over sets and parts: a cut run stays balanced
+    print(f"reader weights {digest[:12]}; {len(tasks)} items to read (cache {args.cache})")
+    scorer = None if args.cached_only else entailment_scorer()
+    if scorer is None:
+        readings = read_items([], args.cache, None, digest)
+    else:
+        readings = read_items([(n, it) for n, it, _ in tasks], args.cache, scorer, digest)
+    parts: dict[str, dict[str, tuple[list[dict[str, Any]], list[list[Any]]]]] = {
+        "dev": {},
+        "test": {},
+    }
+    for name in chosen:
+        for part in ("dev", "test"):
+            items = [it for it in chosen[name][part] if f"{name}:{it['id']}" in readings]
+            parts[part][name] = (items, [readings[f"{name}:{it['id']}"] for it in items])
+    rule, calls, how = choose_rule(parts["dev"])
+    print(
+        f"\nchosen on dev ({how['criterion']}; {how['n_feasible']} of {how['n_rules']} rules "
+        f"feasible): max_calls={calls}, {asdict(rule)}; dev mean IoU {how['dev_mean_iou']:.3f}, "
+        f"SC F1 {how['dev_mean_sc_f1']:.3f}"
+    )
+    report: dict[str, Any] = {
+        "weights_sha256": digest,
+        "split": "sha256('set:id') first hex digit < 8: dev, else test",
+        "dev_items": {n: len(v[0]) for n, v in parts["dev"].items()},
+        "rule": asdict(rule),
+        "max_calls": calls,
+        "selection": how,
+        "held_out": {},
+    }
+    for name, (items, reads) in parts["test"].items():
+        rep = held_out_report(name, items, reads, rule, calls)
+        report["held_out"][name] = rep
+        print_held_out(name, rep)
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {args.out}")
 
 
 if __name__ == "__main__":

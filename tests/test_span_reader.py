@@ -1,14 +1,30 @@
-"""Error spans from the reader (issue 13, item 6), with a scripted reader: the phrase
-whose deletion most raises entailment, a bounded number of reader calls, entailed
-sentences left unmarked, and the combination with the lexical localiser."""
+"""Error spans from the reader (issue 13, item 6): the phrase whose deletion most raises
+entailment, a bounded number of reader calls per claim, the combination with the lexical
+localiser, and the audit's ``localize`` step that uses it for contradicted and
+not_supported claims only."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
-from auditor.spans.reader import candidate_phrases, localize_with_reader, reader_spans
+from auditor.config import AuditConfig
+from auditor.errors import ConfigError
+from auditor.evidence import Evidence
+from auditor.spans.reader import (
+    DEFAULT_RULE,
+    ClaimReading,
+    ReaderLocalizer,
+    ReaderRule,
+    candidate_phrases,
+    decide,
+    localize_with_reader,
+    read_claim,
+)
+from auditor.steps import ClaimAudit, localize_audits
+from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit, Label, Verdict
 
 ANSWER = "The Kestrel Bridge opened in 1932. It was designed by Maria Lopez and carries four lanes."
 EVIDENCE = ["The Kestrel Bridge opened in 1932 and spans the Avon. It carries four lanes."]
@@ -16,51 +32,228 @@ SENTENCES = [(0, 33), (34, len(ANSWER))]
 
 
 class Reader:
-    """Entails a hypothesis unless it still names the invented designer."""
+    """Entails a hypothesis unless it still holds one of ``wrong``; counts its calls."""
 
-    def __init__(self) -> None:
+    def __init__(self, *wrong: str) -> None:
+        self.wrong = wrong or ("Lopez",)
         self.calls = 0
 
     def __call__(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         assert len(premises) == len(hypotheses)
         self.calls += len(hypotheses)
-        return np.array([0.1 if "Lopez" in h else 0.9 for h in hypotheses])
+        return np.array([0.1 if any(w in h for w in self.wrong) else 0.9 for h in hypotheses])
+
+
+def _text(answer: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    return [answer[s:e] for s, e in spans]
 
 
 def test_the_phrase_whose_deletion_restores_entailment_is_the_span() -> None:
     reader = Reader()
-    found = reader_spans(ANSWER, SENTENCES, EVIDENCE, scorer=reader, max_calls=6)
-    (first, whole1, phrase1), (second, whole2, phrase2) = found
-    assert second == SENTENCES[1]
-    assert first == SENTENCES[0] and whole1 == 0.9 and phrase1 is None  # entailed
-    assert whole2 == 0.1 and phrase2 is not None
-    assert "Maria Lopez" in ANSWER[phrase2[0] : phrase2[1]]
-    assert reader.calls <= 2 * 6  # bounded per sentence
+    first = read_claim(ANSWER, [SENTENCES[0]], EVIDENCE, reader, max_calls=6)
+    assert first.entailment == 0.9 and first.phrases == ()  # entailed: no deletions read
+    second = read_claim(ANSWER, [SENTENCES[1]], EVIDENCE, reader, max_calls=6)
+    assert second.entailment == 0.1 and second.calls <= 6
+    spans = decide(ANSWER, second, ReaderRule(add="none"))
+    assert len(spans) == 1 and "Maria Lopez" in ANSWER[spans[0][0] : spans[0][1]]
+    assert spans[0] != SENTENCES[1]
 
 
-def test_combined_spans_skip_entailed_sentences() -> None:
-    spans = localize_with_reader(ANSWER, SENTENCES, EVIDENCE, scorer=Reader())
-    marked = [ANSWER[s:e] for s, e in spans]
-    assert marked and all(s >= SENTENCES[1][0] for s, _ in spans)
-    assert any("Lopez" in m for m in marked)
-    assert not any("1932" in m for m in marked)
+def test_a_wrong_number_is_marked_not_the_whole_sentence() -> None:
+    answer = "The Harbour Bridge opened to traffic in 1985 after four years of work."
+    evidence = ["The Harbour Bridge opened to traffic in 1990 after four years of work."]
+    reader = Reader("1985")
+    spans = localize_with_reader(answer, [(0, len(answer))], evidence, reader, max_calls=5)
+    marked = _text(answer, spans)
+    assert any("1985" in m for m in marked)
+    assert sum(e - s for s, e in spans) < len(answer) // 2
+    assert not any("four years" in m or "Harbour" in m for m in marked)
+    assert reader.calls <= 5
 
 
-def test_without_a_helpful_deletion_the_lexical_spans_stay() -> None:
+def test_a_wrong_name_is_marked_not_the_whole_sentence() -> None:
+    answer = "The museum was founded by Anna Berg in 1901."
+    evidence = ["The museum was founded in 1901 by the painter Carl Holm."]
+    reader = Reader("Anna Berg")
+    spans = localize_with_reader(answer, [(0, len(answer))], evidence, reader, max_calls=6)
+    marked = _text(answer, spans)
+    assert any("Anna Berg" in m for m in marked) and not any("1901" in m for m in marked)
+    assert sum(e - s for s, e in spans) < len(answer) // 2
+
+
+@pytest.mark.parametrize("budget", [0, 1, 2, 3, 5])
+def test_the_reader_is_called_at_most_the_budget_per_claim(budget: int) -> None:
+    answer = (
+        "In 1932, the Kestrel Bridge, which was designed by Maria Lopez for the city of "
+        "Avonford, opened to traffic with four lanes, two footpaths and a railway."
+    )
+    reader = Reader()
+    reading = read_claim(answer, [(0, len(answer))], EVIDENCE * 3, reader, max_calls=budget)
+    assert reader.calls == reading.calls <= budget
+    if budget >= 3:  # two windows at most, then deletions up to the budget
+        assert reading.windows == 1 and len(reading.phrases) == budget - 1
+
+
+def test_without_evidence_or_without_a_helpful_deletion_the_lexical_spans_stay() -> None:
     def never(premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         return np.full(len(hypotheses), 0.05)
 
-    spans = localize_with_reader(ANSWER, SENTENCES[1:], EVIDENCE, scorer=never)
-    assert [ANSWER[s:e] for s, e in spans] == ["designed by Maria Lopez"]
-    # no evidence: the reader is not asked
-    assert reader_spans(ANSWER, SENTENCES, [" "], scorer=never) == [
-        (SENTENCES[0], 0.0, None),
-        (SENTENCES[1], 0.0, None),
-    ]
+    spans = localize_with_reader(ANSWER, SENTENCES[1:], EVIDENCE, never)
+    assert _text(ANSWER, spans) == ["designed by Maria Lopez"]
+    reader = Reader()
+    reading = read_claim(ANSWER, SENTENCES[1:], [" "], reader)
+    assert reader.calls == 0 and reading.calls == 0
+    assert decide(ANSWER, reading) == (SENTENCES[1],)  # no evidence: the claim itself
+    claim_rule = ReaderRule(fallback="claim")
+    assert localize_with_reader(ANSWER, SENTENCES[1:], EVIDENCE, never, rule=claim_rule) == (
+        SENTENCES[1],
+    )
+
+
+def test_a_claim_the_reader_finds_entailed_keeps_the_lexical_or_claim_span() -> None:
+    reading = ClaimReading(spans=(SENTENCES[1],), entailment=0.95, windows=1, lexical=((41, 64),))
+    assert decide(ANSWER, reading, ReaderRule(on_entailed="lexical")) == ((41, 64),)
+    assert decide(ANSWER, reading, ReaderRule(on_entailed="claim")) == (SENTENCES[1],)
+
+
+def test_smaller_budgets_replay_from_one_reading() -> None:
+    answer = "The bridge was designed by Maria Lopez, opened in 1932 and carries four lanes."
+    reader = Reader()
+    full = read_claim(answer, [(0, len(answer))], EVIDENCE, reader, max_calls=12, supported_at=2)
+    for budget in range(2, 12):
+        fresh = read_claim(answer, [(0, len(answer))], EVIDENCE, Reader(), max_calls=budget)
+        n = budget - fresh.windows
+        assert fresh.phrases == full.phrases[:n]
+        assert decide(answer, fresh) == decide(answer, full, max_phrases=n)
+
+
+def test_rule_and_budget_are_validated() -> None:
+    with pytest.raises(ConfigError, match="add"):
+        ReaderRule(add="everything")
+    with pytest.raises(ConfigError, match="min_gain"):
+        ReaderRule(min_gain=2.0)
+    with pytest.raises(ConfigError, match="max_calls"):
+        read_claim(ANSWER, SENTENCES, EVIDENCE, Reader(), max_calls=-1)
+    with pytest.raises(ConfigError, match="reader_calls"):
+        AuditConfig(reader_calls=0)
+    with pytest.raises(ConfigError, match="localizer"):
+        AuditConfig(localizer="oracle")
 
 
 def test_candidate_phrases_cover_names_numbers_and_phrases() -> None:
     start, end = SENTENCES[1]
-    phrases = [ANSWER[s:e] for s, e in candidate_phrases(ANSWER, start, end)]
+    phrases = _text(ANSWER, candidate_phrases(ANSWER, start, end))
     assert "Maria Lopez" in phrases and "by Maria Lopez" in phrases
     assert all(p != ANSWER[start:end] for p in phrases)
+
+
+def test_the_component_records_weights_budget_and_rule_and_rebuilds() -> None:
+    loc = ReaderLocalizer(max_calls=5, rule=ReaderRule(min_gain=0.3), weights_sha256="abc")
+    comp = loc.component()
+    assert comp.kind == "localizer" and comp.config["max_calls"] == 5
+    again = ReaderLocalizer.from_component(comp.config)
+    assert again.max_calls == 5 and again.rule == ReaderRule(min_gain=0.3)
+    other = ReaderLocalizer(max_calls=6, weights_sha256="abc").component()
+    assert other.digest != comp.digest
+    new_weights = ReaderLocalizer(max_calls=5, rule=ReaderRule(min_gain=0.3), weights_sha256="x")
+    assert new_weights.component().digest != comp.digest
+    with pytest.raises(ConfigError, match="recorded localizer"):
+        ReaderLocalizer.from_component({"max_calls": 5})
+
+
+def test_a_recorded_configuration_without_a_localizer_is_lexical() -> None:
+    old = AuditConfig().to_dict()
+    del old["localizer"], old["reader_calls"]
+    assert AuditConfig.from_dict(old).localizer == "lexical"
+    assert AuditConfig.from_dict(AuditConfig().to_dict()).localizer == "reader"
+    assert AuditConfig().localizer == "reader" and ReaderRule() == DEFAULT_RULE
+
+
+# -- the audit's localize step ------------------------------------------------------------
+
+
+def _audit(answer: Answer, span: tuple[int, int], label: Label, evidence: str) -> ClaimAudit:
+    doc = DocumentVersion(doc_id="d", version="1", text=evidence, digest="v1")
+    chunk = Chunk(
+        chunk_id="c",
+        doc_id="d",
+        version="1",
+        digest="v1",
+        start=0,
+        end=len(evidence),
+        text=evidence,
+    )
+    claim = Claim(
+        id=f"{answer.id}:{span[0]}",
+        answer_id=answer.id,
+        text=answer.answer[span[0] : span[1]],
+        spans=(span,),
+        factual=True,
+    )
+    ev = Evidence(current=(Hit(chunk=chunk, document=doc, score=0.9, rank=0),))
+    verdict = Verdict(claim_id=claim.id, label=label, p_hallucinated=None, reason="")
+    return ClaimAudit(claim, ev, verdict=verdict)
+
+
+def test_the_localize_step_reads_only_unsupported_claims_within_the_budget() -> None:
+    text = (
+        "The Harbour Bridge opened to traffic in 1985. It has four lanes. "
+        "It was designed by Anna Berg. Its old deck was painted red."
+    )
+    evidence = (
+        "The Harbour Bridge opened to traffic in 1990. It has four lanes and was designed "
+        "by Carl Holm. Its deck is painted green since 2001."
+    )
+    answer = Answer(id="a", question="", answer=text)
+    s = [(0, 45), (46, 64), (65, 93), (94, len(text))]
+    audits = [
+        _audit(answer, s[0], Label.CONTRADICTED, evidence),
+        _audit(answer, s[1], Label.SUPPORTED, evidence),
+        _audit(answer, s[2], Label.NOT_SUPPORTED, evidence),
+        _audit(answer, s[3], Label.STALE, evidence),
+    ]
+    scorer = Reader("1985", "Anna Berg")
+    localizer = ReaderLocalizer(max_calls=4, scorer=scorer, weights_sha256="test")
+    out = localize_audits(audits, {"a": answer}, localizer)
+    spans = [a.verdict.error_spans for a in out if a.verdict is not None]
+    assert spans[1] == ()  # a supported claim gets no span and no reader call
+    assert _text(text, spans[0]) == ["1985"]
+    assert any("Anna Berg" in m for m in _text(text, spans[2]))
+    assert all(s[2][0] <= a and b <= s[2][1] for a, b in spans[2]) and spans[2] != (s[2],)
+    assert _text(text, spans[3]) == ["old", "red"]  # stale: lexical only
+    assert scorer.calls == localizer.calls <= 2 * 4  # two claims read, four calls each
+    lexical = localize_audits(audits, {"a": answer})
+    assert [a.verdict.error_spans for a in lexical if a.verdict][1] == ()
+    assert scorer.calls == localizer.calls  # no reader without a localiser
+
+
+def test_a_lexical_configuration_refuses_a_localiser() -> None:
+    from auditor.graph.flow import AuditComponents
+    from auditor.judges.panel import Panel
+    from auditor.stacking.model import Stacker
+
+    with pytest.raises(ConfigError, match="lexical"):
+        AuditComponents(
+            extractor=None,  # type: ignore[arg-type]
+            search=None,  # type: ignore[arg-type]
+            panel=Panel("p", (), ""),
+            stacker=Stacker(members=(), coef=(), intercept=0.0),
+            config=AuditConfig(localizer="lexical"),
+            localizer=ReaderLocalizer(weights_sha256="x", scorer=Reader()),
+        )
+
+
+def test_the_shipped_reader_marks_a_wrong_year_within_the_budget() -> None:
+    """With the real weights (whatever they are): the year is marked, not the sentence."""
+    answer = Answer(
+        id="a", question="", answer="The Harbour Bridge opened to traffic in 1985 after a storm."
+    )
+    evidence = "The Harbour Bridge opened to traffic in 1990 after four years of work."
+    localizer = ReaderLocalizer(max_calls=6)
+    audit = _audit(answer, (0, len(answer.answer)), Label.CONTRADICTED, evidence)
+    (out,) = localize_audits([audit], {"a": answer}, localizer)
+    assert out.verdict is not None
+    marked = _text(answer.answer, out.verdict.error_spans)
+    assert any("1985" in m for m in marked), marked
+    assert sum(e - s for s, e in out.verdict.error_spans) < len(answer.answer)
+    assert 1 <= localizer.calls <= 6

@@ -77,6 +77,16 @@ def audit(
             "opinion."
         ),
     ] = 0.1,
+    localizer: Annotated[
+        str,
+        typer.Option(
+            help="Error spans of contradicted / not_supported claims: reader (the entailment "
+            "reader's phrase with the lexical marks) or lexical."
+        ),
+    ] = _DEFAULTS.localizer,
+    reader_calls: Annotated[
+        int, typer.Option(help="Reader calls per claim at most (--localizer reader).")
+    ] = _DEFAULTS.reader_calls,
     fmt: Annotated[str, typer.Option("--format", help="Output format: jsonl.")] = "jsonl",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
 ) -> None:
@@ -106,6 +116,8 @@ def audit(
         policy=load_policy(policy) if policy else LabelPolicy(),
         extractor=extractor,
         second_opinion_band=second_opinion_band if second_opinion else 0.0,
+        localizer=localizer,
+        reader_calls=reader_calls,
     )
     items = load_answers(answers)
     progress = None if quiet else _progress_printer()

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from auditor.config import AuditConfig
+from auditor.errors import ConfigError
 from auditor.evidence import SearchFn, gather_evidence
 from auditor.extract.base import Extraction, Extractor
 from auditor.judges.base import Judge
@@ -43,6 +44,9 @@ from auditor.steps import (
 )
 from auditor.types import Answer
 
+if TYPE_CHECKING:
+    from auditor.spans.reader import Localizer
+
 
 @dataclass(frozen=True)
 class AuditComponents:
@@ -54,6 +58,38 @@ class AuditComponents:
     stacker: Stacker
     config: AuditConfig
     second_opinion: Judge | None = None
+    localizer: Localizer | None = None
+    """Error spans of contradicted / not_supported claims. With ``config.localizer ==
+    "reader"`` and None given, the default :class:`~auditor.spans.reader.ReaderLocalizer`
+    on the panel's entailment weights (``config.reader_calls`` calls per claim at most);
+    with ``"lexical"`` it must stay None."""
+
+    def __post_init__(self) -> None:
+        if self.config.localizer == "lexical":
+            if self.localizer is not None:
+                raise ConfigError(
+                    "localizer: a localiser was given but the configuration says "
+                    "localizer='lexical'"
+                )
+        elif self.localizer is None:
+            object.__setattr__(self, "localizer", default_localizer(self.config, self.panel))
+
+
+def panel_weights(panel: Panel) -> str | None:
+    """The weights folder of the panel's ``entailment`` member (None: the shipped ones)."""
+    for member in panel.members:
+        if member.name == "entailment":
+            weights = getattr(member, "weights", None)
+            return str(weights) if weights else None
+    return None
+
+
+def default_localizer(config: AuditConfig, panel: Panel) -> Localizer:
+    """The reader localiser of an audit: the panel's entailment weights (the shipped ones
+    when it has no entailment member), ``config.reader_calls`` calls per claim at most."""
+    from auditor.spans.reader import ReaderLocalizer
+
+    return ReaderLocalizer(weights_dir=panel_weights(panel), max_calls=config.reader_calls)
 
 
 class AuditState(TypedDict, total=False):
@@ -168,7 +204,7 @@ def build_audit_graph(
         return {"audits": label_audits(state["audits"], policy)}
 
     def localize(state: AuditState) -> AuditState:
-        return {"audits": localize_audits(state["audits"], _answers(state))}
+        return {"audits": localize_audits(state["audits"], _answers(state), c.localizer)}
 
     def write(state: AuditState) -> AuditState:
         return {"written": writer(state) if writer is not None else []}
