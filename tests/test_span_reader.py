@@ -122,7 +122,8 @@ def test_smaller_budgets_replay_from_one_reading() -> None:
     full = read_claim(answer, [(0, len(answer))], EVIDENCE, reader, max_calls=12, supported_at=2)
     for budget in range(2, 12):
         fresh = read_claim(answer, [(0, len(answer))], EVIDENCE, Reader(), max_calls=budget)
-        n = budget - fresh.windows
+        n = budget - min(full.windows, budget)  # what bench/eval_localisation.py replays
+        assert fresh.windows == min(full.windows, budget)
         assert fresh.phrases == full.phrases[:n]
         assert decide(answer, fresh) == decide(answer, full, max_phrases=n)
 
@@ -257,3 +258,14 @@ def test_the_shipped_reader_marks_a_wrong_year_within_the_budget() -> None:
     assert any("1985" in m for m in marked), marked
     assert sum(e - s for s, e in out.verdict.error_spans) < len(answer.answer)
     assert 1 <= localizer.calls <= 6
+
+
+def test_the_shipped_reader_reads_a_claim_longer_than_its_window() -> None:
+    """A claim past the model's length is read up to MAX_HYPOTHESIS_TOKENS, not a crash."""
+    text = "The bridge, " + "which was painted red and blue, " * 60 + "opened in 1985."
+    answer = Answer(id="a", question="", answer=text)
+    localizer = ReaderLocalizer(max_calls=3)
+    audit = _audit(answer, (0, len(text)), Label.NOT_SUPPORTED, "The bridge opened in 1990.")
+    (out,) = localize_audits([audit], {"a": answer}, localizer)
+    assert out.verdict is not None and out.verdict.error_spans
+    assert localizer.calls <= 3

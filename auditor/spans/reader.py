@@ -134,15 +134,30 @@ class ClaimReading:
         return self.windows + len(self.phrases)
 
 
+MAX_HYPOTHESIS_TOKENS = 192
+"""A claim is read up to this many tokens (the rest of the pair is the evidence window;
+a longer hypothesis would leave the tokenizer nothing to truncate)."""
+
+
 def entailment_scorer(weights_dir: str | Path | None = None, batch_size: int = 32) -> Scorer:
-    """P(entailment) from the cross-encoder in ``weights_dir`` (default: the shipped one)."""
+    """P(entailment) from the cross-encoder in ``weights_dir`` (default: the shipped one);
+    a hypothesis longer than :data:`MAX_HYPOTHESIS_TOKENS` tokens is read up to there."""
     from auditor.entailment.model import load_model
 
     model = load_model(weights_dir)
     column = model.labels.index("entailment")
 
+    def fit(hypothesis: str) -> str:
+        offsets = model.tokenizer(
+            hypothesis, add_special_tokens=False, return_offsets_mapping=True
+        )["offset_mapping"]
+        if len(offsets) <= MAX_HYPOTHESIS_TOKENS:
+            return hypothesis
+        return hypothesis[: offsets[MAX_HYPOTHESIS_TOKENS - 1][1]]
+
     def score(premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
-        return model.predict(premises, hypotheses, batch_size=batch_size)[:, column]
+        fitted = [fit(h) for h in hypotheses]
+        return model.predict(premises, fitted, batch_size=batch_size)[:, column]
 
     return score
 
