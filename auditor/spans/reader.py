@@ -65,7 +65,7 @@ _NAME_OR_NUMBER = re.compile(
 )
 FALLBACKS = ("lexical", "phrases", "claim")
 ON_ENTAILED = ("lexical", "phrases", "claim")
-ADDS = ("none", "names_numbers", "lexical")
+ADDS = ("none", "names_numbers", "lexical", "phrases")
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,8 @@ class ReaderRule:
     less, so the best gain alone favours long phrases."""
     add: str = "names_numbers"
     """Lexical spans added to the reader's phrase: ``none``, ``names_numbers`` (those
-    holding a digit or a capital) or ``lexical`` (all)."""
+    holding a digit or a capital), ``lexical`` (all) or ``phrases`` (all, each widened to
+    the phrases it touches, as the ``phrases`` fallback)."""
     fallback: str = "lexical"
     """No deletion helps enough: the ``lexical`` spans, the ``phrases`` holding them (each
     lexical span widened to the phrases between boundaries it touches) or the whole
@@ -298,7 +299,9 @@ def decide(
     near = [p for p, g in zip(reading.phrases, gains, strict=False) if g >= floor]
     phrase = min(near, key=lambda p: p[1] - p[0])  # the shortest; ties: reading order
     extra = [s for s in lexical if s not in claim]
-    if rule.add == "names_numbers":
+    if rule.add == "phrases":
+        extra = [s for s in _without_reader(answer_text, reading, "phrases") if s not in claim]
+    elif rule.add == "names_numbers":
         extra = [s for s in extra if _name_or_number(answer_text[s[0] : s[1]])]
     elif rule.add == "none":
         extra = []
