@@ -336,6 +336,7 @@ GRID_CALLS = (4, 6, 8, 12)
 GRID_SUPPORTED = (0.5, 0.7, 0.9)
 GRID_GAIN = (0.02, 0.05, 0.1, 0.2, 0.3)
 GRID_SLACK = (0.0, 0.05, 0.1, 0.2, 0.4)
+GRID_CLAIM_BELOW = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)
 SCORE_KEYS = (("character_iou", "score"), ("character", "f1"), ("span_coverage", "f1"))
 
 
@@ -579,6 +580,7 @@ def choose_rule(
         "add": ADDS,
         "fallback": FALLBACKS,
         "on_entailed": ON_ENTAILED,
+        "claim_below": GRID_CLAIM_BELOW,
     }
     rule, calls = DEFAULT_RULE, DEFAULT_MAX_CALLS
     for _ in range(passes):

@@ -116,6 +116,24 @@ def test_a_claim_the_reader_finds_entailed_keeps_the_lexical_or_claim_span() -> 
     assert decide(ANSWER, reading, ReaderRule(on_entailed="claim")) == (SENTENCES[1],)
 
 
+def test_a_claim_nothing_in_which_is_carried_is_marked_whole_below_claim_below() -> None:
+    d = ANSWER.index("designed by Maria Lopez")
+    name = ANSWER.index("Maria Lopez")
+    reading = ClaimReading(
+        spans=(SENTENCES[1],),
+        entailment=0.01,
+        windows=1,
+        phrases=((d, d + 23),),
+        gains=(0.02,),
+        lexical=((name, name + 11),),
+    )
+    assert decide(ANSWER, reading, ReaderRule(min_gain=0.1)) == ((name, name + 11),)
+    assert decide(ANSWER, reading, ReaderRule(min_gain=0.1, claim_below=0.05)) == (SENTENCES[1],)
+    assert decide(ANSWER, reading, ReaderRule(min_gain=0.01, claim_below=0.05)) == ((d, d + 23),)
+    widened = decide(ANSWER, reading, ReaderRule(min_gain=0.1, fallback="phrases"))
+    assert _text(ANSWER, widened) == ["by Maria Lopez"]
+
+
 def test_smaller_budgets_replay_from_one_reading() -> None:
     answer = "The bridge was designed by Maria Lopez, opened in 1932 and carries four lanes."
     reader = Reader()

@@ -17,13 +17,14 @@ spans, joined by a space, are the hypothesis) :func:`read_claim` asks the reader
 
 :func:`decide` turns that reading into spans with a :class:`ReaderRule`: the phrase whose
 deletion raises entailment most, by at least ``min_gain`` (the shortest of those within
-``slack`` of the best), plus (``add``) the lexical
-localiser's numbers and names inside the claim (what the claim states that no evidence
-states in that slot); with no such phrase (``fallback``) the lexical spans or the whole
-claim; for a claim the reader finds entailed (``on_entailed``, the panel having found it
-unsupported) the lexical spans or the whole claim. The defaults were chosen on the dev
-half of FaithBench, WiCE and Mu-SHROOM val (``bench/eval_localisation.py``; docs/spans.md
-gives the figures).
+``slack`` of the best), plus (``add``) the lexical localiser's numbers and names inside
+the claim (what the claim states that no evidence states in that slot); with no such
+phrase (``fallback``) the lexical spans, the phrases holding them or the whole claim
+(always the whole claim when the reader's entailment is below ``claim_below``); for a
+claim the reader finds entailed (``on_entailed``, the panel having found it
+unsupported) as ``fallback``. The defaults were chosen on the dev half of FaithBench,
+WiCE and Mu-SHROOM val (``bench/eval_localisation.py``; docs/spans.md gives the
+figures).
 
 Everything here is deterministic for a given scorer: each claim's calls are batched
 within the claim only, so a claim's spans do not depend on which other claims were
@@ -90,6 +91,10 @@ class ReaderRule:
     ``claim``."""
     on_entailed: str = "lexical"
     """The reader finds the claim entailed (the panel did not): as ``fallback``."""
+    claim_below: float = 0.0
+    """No deletion helps enough and the best window's P(entailment) is below this: the
+    whole claim is the error (nothing in it is carried by the evidence), whatever
+    ``fallback`` says (0: never)."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.supported_at <= 1.0:
@@ -98,6 +103,8 @@ class ReaderRule:
             )
         if not 0.0 <= self.min_gain <= 1.0:
             raise ConfigError(f"reader rule: min_gain must be in [0, 1], got {self.min_gain}")
+        if not 0.0 <= self.claim_below <= 1.0:
+            raise ConfigError(f"reader rule: claim_below must be in [0, 1], got {self.claim_below}")
         if not 0.0 <= self.slack <= 1.0:
             raise ConfigError(f"reader rule: slack must be in [0, 1], got {self.slack}")
         for name, value, allowed in (
@@ -294,6 +301,8 @@ def decide(
     n = len(reading.phrases) if max_phrases is None else max(max_phrases, 0)
     gains = reading.gains[:n]
     if not gains or max(gains) < rule.min_gain:
+        if reading.windows and reading.entailment < rule.claim_below:
+            return claim
         return _without_reader(answer_text, reading, rule.fallback)
     floor = max(rule.min_gain, max(gains) - rule.slack)
     near = [p for p, g in zip(reading.phrases, gains, strict=False) if g >= floor]
