@@ -577,7 +577,7 @@ def choose_rule(
         "supported_at": GRID_SUPPORTED,
         "min_gain": GRID_GAIN,
         "slack": GRID_SLACK,
-        "add": ADDS,
+        "add": [a for a in ADDS if a != "none"],  # conflicting numbers and names stay marked
         "fallback": FALLBACKS,
         "on_entailed": ON_ENTAILED,
         "claim_below": GRID_CLAIM_BELOW,
@@ -729,10 +729,24 @@ def run_reader(args: argparse.Namespace) -> None:
             f"{h['n_settings_scored']} settings feasible): max_calls={c}, {asdict(r)}; "
             f"dev mean IoU {h['dev_mean_iou']:.3f}, SC F1 {h['dev_mean_sc_f1']:.3f}"
         )
+    dev_table: dict[str, dict[str, list[float]]] = {}
+    for name, (items, reads) in parts["dev"].items():
+        preds = predictions(items, reads, rule, calls)
+        dev_table[name] = {
+            m: [float(v.mean()) for v in item_scores(items, p, "union").values()]
+            for m, p in preds.items()
+        }
+        print(
+            f"dev {name} ({len(items)} items, union; IoU / char F1 / SC F1): "
+            + "; ".join(
+                f"{m} " + " / ".join(f"{x:.3f}" for x in v) for m, v in dev_table[name].items()
+            )
+        )
     report: dict[str, Any] = {
         "weights_sha256": digest,
         "split": "sha256('set:id') first hex digit < 8: dev, else test",
         "dev_items": {n: len(v[0]) for n, v in parts["dev"].items()},
+        "dev_union_macro": dev_table,
         "rule": asdict(rule),
         "max_calls": calls,
         "selection": how,
@@ -740,7 +754,8 @@ def run_reader(args: argparse.Namespace) -> None:
         "held_out": {},
     }
     for name, (items, reads) in parts["test"].items():
-        rep = held_out_report(name, items, reads, rule, calls, (b_rule, b_calls))
+        other = (b_rule, b_calls) if (b_rule, b_calls) != (rule, calls) else None
+        rep = held_out_report(name, items, reads, rule, calls, other)
         report["held_out"][name] = rep
         print_held_out(name, rep)
     if args.out:

@@ -6,6 +6,8 @@ not_supported claims only."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -184,8 +186,9 @@ def test_a_recorded_configuration_without_a_localizer_is_lexical() -> None:
     old = AuditConfig().to_dict()
     del old["localizer"], old["reader_calls"]
     assert AuditConfig.from_dict(old).localizer == "lexical"
-    assert AuditConfig.from_dict(AuditConfig().to_dict()).localizer == "reader"
-    assert AuditConfig().localizer == "reader" and ReaderRule() == DEFAULT_RULE
+    reader = AuditConfig(localizer="reader").to_dict()
+    assert AuditConfig.from_dict(reader).localizer == "reader"
+    assert AuditConfig().localizer == "lexical" and ReaderRule() == DEFAULT_RULE
 
 
 # -- the audit's localize step ------------------------------------------------------------
@@ -287,3 +290,90 @@ def test_the_shipped_reader_reads_a_claim_longer_than_its_window() -> None:
     (out,) = localize_audits([audit], {"a": answer}, localizer)
     assert out.verdict is not None and out.verdict.error_spans
     assert localizer.calls <= 3
+
+
+# -- the audit path: recorded with the run, reproduced by a replay --------------------------
+
+
+def _reader_audit(
+    tmp_path: Path, localizer: ReaderLocalizer | None
+) -> tuple[str, dict[str, list[list[int]]], Any]:
+    """Audit two answers through the graph into a fresh ledger with ``localizer``;
+    return the run id, the error spans per claim id, and the components."""
+    from auditor.extract import build_extractor
+    from auditor.graph.flow import AuditComponents
+    from auditor.judges.panel import load_panel
+    from auditor.runner import execute_audit
+    from auditor.stacking.model import Stacker
+    from auditor.types import Component, Context
+    from ledger import open_ledger
+
+    toml = tmp_path / "panel.toml"
+    toml.write_text(
+        'name = "reader-test"\n[[judges]]\nname = "content_overlap"\n'
+        '[[judges]]\nname = "numeric_consistency"\n'
+    )
+    panel = load_panel(toml)
+    stacker = Stacker(members=panel.member_names, coef=(2.0, 4.0), intercept=-3.0, fitted_on="test")
+    evidence = "The Harbour Bridge opened to traffic in 1990 after four years of work."
+    answers = [
+        Answer(
+            id=f"a{i}",
+            question="When did the Harbour Bridge open?",
+            answer=text,
+            contexts=(Context(id="c", text=evidence),),
+        )
+        for i, text in enumerate(
+            (
+                "The Harbour Bridge opened to traffic in 1985 after four years of work.",
+                "The Harbour Bridge opened to traffic in 1990. It cost 45 million dollars.",
+            )
+        )
+    ]
+    config = AuditConfig(localizer="reader" if localizer else "lexical")
+    components = AuditComponents(
+        extractor=build_extractor("rules"),
+        search=lambda queries, k, when: [[] for _ in queries],
+        panel=panel,
+        stacker=stacker,
+        config=config,
+        localizer=localizer,
+    )
+    index = Component("index", "none", "1", "0" * 64, {})
+    with open_ledger(f"sqlite:///{tmp_path / 'l.db'}") as ledger:
+        summary = execute_audit(answers, components, ledger, index_component=index)
+        spans = {
+            c.claim_id: [list(s) for s in c.error_spans]
+            for c in ledger.claim_results(summary.run_id)
+        }
+        info = ledger.get_run(summary.run_id)
+    return summary.run_id, spans, (panel, stacker, info, tmp_path / "l.db")
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [DEFAULT_RULE, ReaderRule(supported_at=1.0, min_gain=1.0, claim_below=1.0)],
+    ids=["default", "whole"],
+)
+def test_a_replay_reproduces_the_reader_spans_from_the_recorded_rule(
+    tmp_path: Path, rule: ReaderRule
+) -> None:
+    from auditor.bridging import replay
+    from ledger import open_ledger
+
+    localizer = ReaderLocalizer(max_calls=4, rule=rule)
+    run_id, spans, (panel, stacker, info, db) = _reader_audit(tmp_path, localizer)
+    recorded = info.components["localizer"]
+    assert recorded["digest"] == localizer.component().digest
+    assert info.config["localizer"] == "reader" and info.config["reader_calls"] == 6
+    marked = [s for ss in spans.values() for s in ss]
+    assert marked, "the wrong year is labelled unsupported and localised"
+    assert 0 < localizer.calls <= 4 * sum(1 for ss in spans.values() if ss)
+    with open_ledger(f"sqlite:///{db}") as ledger:
+        replayed = replay(ledger, run_id, panel, stacker)
+    assert {
+        a.claim.id: [list(s) for s in a.verdict.error_spans] for a in replayed if a.verdict
+    } == (spans)
+    if rule.claim_below == 1.0:  # the recorded rule, not the default, decided the spans
+        claims = {a.claim.id: a.claim for a in replayed}
+        assert all([list(s) for s in claims[c].spans] == ss for c, ss in spans.items() if ss)

@@ -53,7 +53,7 @@ from auditor.types import Component, Span
 Scorer = Callable[[Sequence[str], Sequence[str]], np.ndarray]
 """``scorer(premises, hypotheses) -> P(entailment)`` per pair."""
 
-DEFAULT_MAX_CALLS = 8
+DEFAULT_MAX_CALLS = 6
 """Reader calls per claim at most (windows and deletions together)."""
 
 _BOUNDARY = re.compile(
@@ -75,9 +75,9 @@ class ReaderRule:
 
     supported_at: float = 0.5
     """The reader finds the claim entailed at this P(entailment) of its best window."""
-    min_gain: float = 0.15
+    min_gain: float = 0.3
     """A deletion must raise entailment by this much for its phrase to be the error."""
-    slack: float = 0.1
+    slack: float = 0.0
     """Of the phrases whose deletion raises entailment within ``slack`` of the best (and by
     ``min_gain`` at least), the shortest is the error: deleting more words never helps
     less, so the best gain alone favours long phrases."""
