@@ -382,12 +382,16 @@ def fit_default(
     kind: str = "best",
     limit: int | None = None,
     eval_boot: int = 2000,
+    sets: tuple[str, ...] = DEFAULT_FIT_SETS,
+    eval_sets: tuple[str, ...] = DATASETS,
+    eval_limit: int | None = None,
 ) -> dict[str, Any]:
     """Fit the shipped default stacker for the default panel and report it on held-out data.
 
-    Fitting uses the training side of the document split of the development sets (WiCE
-    dev, the five SummEdits domains, Factcheck-Bench stance), at most ``limit`` items per
-    set. ``kind``: ``votes`` (RAIM's vote stacker), ``scores`` (the score stacker) or
+    Fitting uses the training side of the document split of ``sets`` (default: WiCE dev,
+    the five SummEdits domains, Factcheck-Bench stance), at most ``limit`` items per set;
+    reporting the evaluation side of ``eval_sets``, at most ``eval_limit`` per set.
+    ``kind``: ``votes`` (RAIM's vote stacker), ``scores`` (the score stacker) or
     ``best``: the score stacker when its paired Δκ interval lies above 0 on the
     claim-level sets (:data:`CLAIM_SETS`), cross-fitted on their training side. RAIM's
     admissibility test on the pooled fitting data is recorded in ``info.admissible`` (not
@@ -407,7 +411,7 @@ def fit_default(
     members = list(panel.member_names)
     judges = list(panel.members)
     previous = load_stacker(out if out.exists() else None)
-    train = _gather(DEFAULT_FIT_SETS, root, "train", limit, seed, judges)
+    train = _gather(sets, root, "train", limit, seed, judges)
     if kind == "best":
         claim_mask = np.isin(np.asarray(train["datasets"]), CLAIM_SETS)
         claim_block = {
@@ -424,7 +428,7 @@ def fit_default(
     rungs = {row["name"]: row for row in report["ladder"]}
     info = {
         "panel_digest": panel.digest,
-        "datasets": list(DEFAULT_FIT_SETS),
+        "datasets": list(sets),
         "split": "training side of the reader's document split",
         "limit_per_set": limit,
         "n_items": len(train["labels"]),
@@ -439,7 +443,7 @@ def fit_default(
     info["strict_fallback_member"] = fitted[kind].stacker.fallback_member
     stacker = replace(fitted[kind].stacker, info=info, fallback_member=None)
     stacker.save(out)
-    held_out = _gather(DATASETS, root, "eval", limit, seed, judges)
+    held_out = _gather(eval_sets, root, "eval", eval_limit or limit, seed, judges)
     comparable = {k: replace(fitted[k].stacker, fallback_member=None) for k in ("votes", "scores")}
     if list(previous.members) == members:
         comparable["previous"] = replace(previous, fallback_member=None)
@@ -473,6 +477,11 @@ def main(argv: list[str] | None = None) -> int:
         help="fit-default: the stacker to ship (best: the score stacker "
         "when it wins clearly on the claim-level fitting sets)",
     )
+    parser.add_argument("--sets", default=None, help="fit-default: comma-separated fit sets")
+    parser.add_argument(
+        "--eval-sets", default=None, help="fit-default: comma-separated held-out report sets"
+    )
+    parser.add_argument("--eval-limit", type=int, default=None, help="fit-default: per eval set")
     args = parser.parse_args(argv)
     root = data_dir(args.data)
     if not root.exists():
@@ -480,7 +489,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.dataset == "fit-default":
         summary = fit_default(
-            Path(args.out), root, seed=args.seed, kind=args.kind, limit=args.limit
+            Path(args.out),
+            root,
+            seed=args.seed,
+            kind=args.kind,
+            limit=args.limit,
+            sets=tuple(args.sets.split(",")) if args.sets else DEFAULT_FIT_SETS,
+            eval_sets=tuple(args.eval_sets.split(",")) if args.eval_sets else DATASETS,
+            eval_limit=args.eval_limit,
         )
         print(json.dumps(summary, indent=1))
         return 0
