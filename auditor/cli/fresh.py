@@ -70,11 +70,11 @@ def impact(
     if index is not None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from auditor.retrieval import store
+        from auditor.retrieval.index import read_versions
 
         gen = store.require_generation(index)
         manifest = store.read_json(gen / store.MANIFEST)
-        with open(gen / store.VERSIONS, encoding="utf-8") as fh:
-            versions = [store.record_to_version(json.loads(line)) for line in fh]
+        versions = read_versions(gen, manifest)
         pairs = [(v.doc_id, v.digest) for v in versions]
     with open_ledger(db, create=False) as ledger:
         report = find_impact(

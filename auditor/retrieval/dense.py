@@ -1,7 +1,9 @@
 """Dense retrieval: FAISS inner product over L2-normalised MiniLM embeddings.
 
-``flat`` (exact, the default), ``hnsw`` (graph, approximate) or ``ivf``
-(inverted lists, approximate, trained on the corpus). An as-of cutoff is applied
+``flat`` (exact, the default), ``hnsw`` (graph, approximate), ``ivf``
+(inverted lists, approximate, trained on the corpus) or ``ivfpq`` (inverted lists
+of product-quantised codes: about 50 bytes a chunk instead of 1,536, approximate,
+trained; for corpora of millions of chunks). An as-of cutoff is applied
 inside the search with a FAISS id selector, so the ``k`` results are ``k``
 visible chunks, not ``k`` chunks of which some are then thrown away.
 """
@@ -20,14 +22,22 @@ from numpy.typing import NDArray
 
 from auditor.errors import AuditorError
 
-INDEX_TYPES = ("flat", "hnsw", "ivf")
+INDEX_TYPES = ("flat", "hnsw", "ivf", "ivfpq")
 """The selectable FAISS index types."""
 DEFAULT_PARAMS: dict[str, dict[str, int]] = {
     "flat": {},
     "hnsw": {"M": 32, "ef_construction": 200, "ef_search": 128},
     "ivf": {"nlist": 0, "nprobe": 16},
+    "ivfpq": {"nlist": 0, "nprobe": 32, "m": 48, "nbits": 8},
 }
-"""Default build/search parameters per type (``nlist`` 0 = chosen from corpus size)."""
+"""Default build/search parameters per type (``nlist`` 0 = chosen from corpus size;
+``m`` sub-quantisers of ``nbits`` bits: 48 x 8 bits = 48 bytes per 384-d vector)."""
+IVFPQ_MIN_TRAIN = 10_000
+"""Fewest vectors an ``ivfpq`` index is trained on: each of the ``m`` sub-quantisers
+learns 2**nbits = 256 centroids, and k-means wants about 39 points per centroid
+(FAISS warns below 9,984). A smaller first ingest builds ``flat`` instead."""
+TRAIN_SAMPLE_PER_LIST = 64
+"""IVF training uses at most this many vectors per list (a seeded random sample)."""
 SINGLE_THREAD_BELOW = 20
 """Batches smaller than this are searched on one OpenMP thread: FAISS does not use BLAS
 for them, and spinning OpenMP workers on busy shared cores cost more than they give
@@ -62,7 +72,7 @@ def build_index(
         index = faiss.IndexHNSWFlat(dim, int(params["M"]), faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = int(params["ef_construction"])
         index.hnsw.efSearch = int(params["ef_search"])
-    else:
+    elif index_type == "ivf":
         nlist = int(params["nlist"]) or ivf_nlist(len(vectors))
         params["nlist"] = nlist
         quantizer = faiss.IndexFlatIP(dim)
@@ -74,9 +84,39 @@ def build_index(
             )
         index.train(vectors)
         index.nprobe = min(int(params["nprobe"]), nlist)
+    elif index_type == "ivfpq":
+        index = _build_ivfpq(vectors, params)
+    else:
+        raise AuditorError(f"index_type: unknown {index_type!r}")
     if len(vectors):
         index.add(vectors)
     return index, params
+
+
+def _build_ivfpq(vectors: NDArray[np.float32], params: dict[str, int]) -> Any:
+    """An empty, trained IVF-PQ index (raises below :data:`IVFPQ_MIN_TRAIN` vectors)."""
+    faiss = _faiss()
+    n, dim = vectors.shape
+    if n < IVFPQ_MIN_TRAIN:
+        raise AuditorError(f"ivfpq index needs at least {IVFPQ_MIN_TRAIN} chunks to train, got {n}")
+    m, nbits = int(params["m"]), int(params["nbits"])
+    if m < 1 or dim % m:
+        raise AuditorError(f"ivfpq: m={m} must divide the dimension {dim}")
+    nlist = int(params["nlist"]) or ivf_nlist(n)
+    params["nlist"] = nlist
+    quantizer = faiss.IndexFlatIP(dim)
+    index = faiss.IndexIVFPQ(quantizer, dim, nlist, m, nbits, faiss.METRIC_INNER_PRODUCT)
+    index.train(train_sample(vectors, max(TRAIN_SAMPLE_PER_LIST * nlist, IVFPQ_MIN_TRAIN)))
+    index.nprobe = min(int(params["nprobe"]), nlist)
+    return index
+
+
+def train_sample(vectors: NDArray[np.float32], size: int) -> NDArray[np.float32]:
+    """At most ``size`` rows of ``vectors``: all of them, or a seeded random sample."""
+    if len(vectors) <= size:
+        return vectors
+    rows = np.sort(np.random.default_rng(0).choice(len(vectors), size, replace=False))
+    return np.ascontiguousarray(vectors[rows])
 
 
 def extend_index(index: Any, vectors: NDArray[np.float32]) -> Any:
@@ -102,7 +142,7 @@ def set_search_params(index: Any, index_type: str, params: dict[str, int]) -> No
     """Apply search-time parameters (``ef_search`` for HNSW, ``nprobe`` for IVF)."""
     if index_type == "hnsw" and "ef_search" in params:
         index.hnsw.efSearch = int(params["ef_search"])
-    elif index_type == "ivf" and "nprobe" in params:
+    elif index_type in ("ivf", "ivfpq") and "nprobe" in params:
         index.nprobe = int(params["nprobe"])
 
 
@@ -149,7 +189,7 @@ def _search(
         selector = faiss.IDSelectorBitmap(n, faiss.swig_ptr(bits))
         if index_type == "hnsw":
             sp: Any = faiss.SearchParametersHNSW(sel=selector, efSearch=index.hnsw.efSearch)
-        elif index_type == "ivf":
+        elif index_type in ("ivf", "ivfpq"):
             sp = faiss.SearchParametersIVF(sel=selector, nprobe=index.nprobe)
         else:
             sp = faiss.SearchParameters(sel=selector)

@@ -22,8 +22,15 @@ from numpy.typing import NDArray
 from auditor import embedding
 from auditor.digest import content_digest
 from auditor.errors import AuditorError, InputError
+from auditor.jsonl import parse_datetime
 from auditor.retrieval import dense, lexical, store
-from auditor.retrieval.asof import as_of_masks, normalise_as_of, version_times, visible_start
+from auditor.retrieval.asof import (
+    VersionTimes,
+    as_of_masks,
+    normalise_as_of,
+    version_times,
+    visible_start,
+)
 from auditor.retrieval.chunking import DEFAULT_MAX_CHARS, chunk_document
 from auditor.types import Chunk, DocumentVersion, Hit
 
@@ -57,6 +64,9 @@ class IngestResult:
     retimed_versions: tuple[DocumentVersion, ...] = ()
     """Already superseded versions whose derived ``valid_to`` moved because an older
     version was inserted after them (their successor changed)."""
+    notes: tuple[str, ...] = ()
+    """Things the caller should tell the user (e.g. an ``ivfpq`` index built ``flat``
+    because the corpus is still too small to train it)."""
 
     @property
     def changed(self) -> bool:
@@ -66,7 +76,12 @@ class IngestResult:
 
 @dataclass
 class _Corpus:
-    """The full content of one generation, in memory."""
+    """The content of one generation, in memory, in storage order.
+
+    Version rows are in storage order (the order segments added them); ``order``
+    lists the storage rows in version order (each document's versions together, by
+    date), which is the order :meth:`EvidenceIndex.versions` and the corpus digest use.
+    """
 
     versions: list[DocumentVersion]
     chunk_ids: list[str]
@@ -74,6 +89,34 @@ class _Corpus:
     chunk_start: NDArray[np.int64]
     chunk_end: NDArray[np.int64]
     vectors: NDArray[np.float32]
+    order: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stored_valid_to: list[datetime | None] = field(default_factory=list)
+    """``valid_to`` of each version as its segment file holds it (before later changes)."""
+    segments: list[str] = field(default_factory=list)
+    """Segment folders (format 2); empty for a format-1 generation."""
+    n_chunks: int = 0
+
+    def ordered(self) -> list[DocumentVersion]:
+        """The versions in version order."""
+        return [self.versions[i] for i in self.order.tolist()]
+
+
+def _row_times(corpus: _Corpus) -> VersionTimes:
+    """:func:`version_times` of the corpus, indexed by storage row."""
+    t = version_times(corpus.ordered())
+    order = corpus.order
+
+    def by_row(a: NDArray[Any]) -> NDArray[Any]:
+        out = np.empty_like(a)
+        out[order] = a
+        return out
+
+    return VersionTimes(
+        by_row(t.visible_from),
+        by_row(t.valid_to),
+        by_row(t.newer_visible_from),
+        by_row(t.has_newer),
+    )
 
 
 class EvidenceIndex:
@@ -97,7 +140,7 @@ class EvidenceIndex:
         self._corpus = corpus
         self._dense = dense_index
         self._lexical = lexical_index
-        self._times = version_times(corpus.versions)
+        self._times = _row_times(corpus)
         self.candidate_depth = candidate_depth
         self.rrf_k = rrf_k
 
@@ -138,9 +181,18 @@ class EvidenceIndex:
         if nprobe is not None:
             overrides["nprobe"] = _check_positive("nprobe", nprobe)
         dense.set_search_params(dense_index, index_type, overrides)
-        lex = lexical.LexicalIndex.load(
-            gen / store.LEXICAL, len(corpus.chunk_ids), manifest["lexical"]["stemmer"]
-        )
+        stemmer = manifest["lexical"]["stemmer"]
+        if corpus.segments:
+            lex = lexical.LexicalIndex.from_segments(
+                [lexical.LexicalSegment.load(gen / s / store.LEXICAL) for s in corpus.segments],
+                stemmer,
+            )
+        else:
+            lex = lexical.LexicalIndex.load_bm25s(
+                gen / store.LEXICAL, len(corpus.chunk_ids), stemmer
+            )
+        if lex.n_docs != len(corpus.chunk_ids):
+            raise AuditorError(f"{gen}: lexical index and chunks disagree (damaged index)")
         return cls(
             index_dir,
             gen,
@@ -155,7 +207,7 @@ class EvidenceIndex:
     # ------------------------------------------------------------------ content
     def versions(self) -> list[DocumentVersion]:
         """Every document version, in version order."""
-        return list(self._corpus.versions)
+        return self._corpus.ordered()
 
     def __len__(self) -> int:
         return len(self._corpus.chunk_ids)
@@ -335,8 +387,20 @@ def ingest(
     unless ``undated_order`` is ``newest`` or ``oldest`` (where undated versions go;
     among themselves they keep ingest order).
 
-    ``index_type`` (``flat``, ``hnsw``, ``ivf``): ``None`` keeps the existing
-    index's type (``flat`` for a new index); another type rebuilds the dense index.
+    ``index_type`` (``flat``, ``hnsw``, ``ivf``, ``ivfpq``): ``None`` keeps the existing
+    index's type (``flat`` for a new index); another type rebuilds the index once
+    (all segments merged, as :func:`compact`). ``ivfpq`` needs
+    :data:`~auditor.retrieval.dense.IVFPQ_MIN_TRAIN` chunks to train: below that the
+    index is built ``flat``, the manifest records ``ivfpq`` as requested, a note says
+    so, and the first ingest or compact that reaches the size trains it.
+
+    The index grows by segments: a new version's chunks form a new segment (its
+    vectors, chunk spans, versions and BM25 term counts), the segments of the live
+    generation are hard-linked into the new one unchanged, and a trained FAISS index
+    (hnsw, ivf, ivfpq) gets the new vectors added. The cost is that of the new chunks
+    plus reading the version list and copying the FAISS file, not re-indexing the
+    corpus. BM25 statistics (idf, average length) are corpus-wide at search time, so
+    ranking is identical to one index over everything.
     ``on_commit`` is called with the result once the new generation is completely
     written, before it is made live; if it raises, the previous generation stays
     live and the error propagates. When nothing changed no generation is written
@@ -365,22 +429,20 @@ def ingest(
         old_gen = store.current_generation(index_dir)
         keep = {old_gen.name} if old_gen is not None else set()
         store.remove_leftovers(index_dir, keep)
+        old_manifest: dict[str, Any] | None = None
         if old_gen is not None:
             old_manifest = store.read_json(old_gen / store.MANIFEST)
             check_manifest(old_manifest, old_gen)
-            corpus = _read_corpus(old_gen, old_manifest)
+            corpus = _read_corpus(old_gen, old_manifest, chunks=False, vectors=False)
         else:
-            old_manifest = None
-            corpus = _Corpus(
-                [], [], *(np.zeros(0, dtype=np.int64),) * 3, np.zeros((0, 0), dtype=np.float32)
-            )
+            corpus = _empty_corpus()
         chunking = (
             old_manifest["chunking"]["max_chars"]
             if old_manifest
             else (max_chars or DEFAULT_MAX_CHARS)
         )
         versions, added, superseded, unchanged, retimed = _reconcile(
-            corpus.versions, docs, undated_order
+            corpus.ordered(), docs, undated_order
         )
         new_chunks = [c for doc in added for c in chunk_document(doc, chunking)]
         result = IngestResult(
@@ -393,31 +455,35 @@ def ingest(
             index_dir=index_dir,
             retimed_versions=tuple(retimed),
         )
-        want_type = index_type or (old_manifest["index_type"] if old_manifest else "flat")
-        rebuild = (
-            old_manifest is None or want_type != old_manifest["index_type"] or bool(index_params)
+        old_type = old_manifest["index_type"] if old_manifest else None
+        want_type = index_type or _requested_type(old_manifest) or "flat"
+        rebuild = old_manifest is not None and (
+            want_type != old_type or bool(index_params) or not corpus.segments
         )
-        if not added and not rebuild:
+        if rebuild and corpus.segments and want_type == "ivfpq" and old_type != "ivfpq":
+            # a pending ivfpq is trained once the corpus is large enough to train it
+            total = corpus.n_chunks + len(new_chunks)
+            rebuild = index_type is not None or total >= dense.IVFPQ_MIN_TRAIN
+        if not added and not rebuild and old_manifest is not None:
             if on_commit is not None:
                 on_commit(result)
             return result
+        if rebuild and old_gen is not None and old_manifest is not None:
+            corpus = _read_corpus(old_gen, old_manifest)
         temp = store.new_temp_dir(index_dir)
         try:
             vectors = _embed([c.text for c in new_chunks], batch_size, encoder, progress)
-            manifest = _write_generation(
+            manifest, notes = _write_generation(
                 temp,
-                corpus,
-                versions,
-                new_chunks,
-                vectors,
+                _Growth(corpus, versions, added, new_chunks, vectors),
                 old_gen,
                 old_manifest,
                 want_type,
                 index_params or {},
                 chunking,
-                rebuild,
+                full=rebuild or old_manifest is None,
             )
-            result = replace(result, manifest=manifest)
+            result = replace(result, manifest=manifest, notes=notes)
             if on_commit is not None:
                 on_commit(result)
             new_gen = store.publish(index_dir, temp)
@@ -426,6 +492,59 @@ def ingest(
             raise
         store.remove_leftovers(index_dir, {new_gen.name, *keep})
         return result
+
+
+def compact(
+    index_dir: Path | str,
+    *,
+    index_type: str | None = None,
+    index_params: dict[str, int] | None = None,
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Merge the segments of the index in ``index_dir`` into one; return ``(manifest, notes)``.
+
+    The content (versions, chunks, their order, the corpus digest) and the search
+    results are unchanged; a trained FAISS index (hnsw, ivf, ivfpq) is rebuilt over
+    every vector (IVF re-trained on the whole corpus), and ``index_type`` /
+    ``index_params`` change it as at ingest. Publishes a new generation atomically,
+    under the ingest lock, like :func:`ingest`.
+    """
+    index_dir = Path(index_dir)
+    if index_type is not None:
+        index_type = dense.check_index_type(index_type)
+    store.require_generation(index_dir)
+    with store.ingest_lock(index_dir):
+        old_gen = store.require_generation(index_dir)
+        store.remove_leftovers(index_dir, {old_gen.name})
+        old_manifest = store.read_json(old_gen / store.MANIFEST)
+        check_manifest(old_manifest, old_gen)
+        corpus = _read_corpus(old_gen, old_manifest)
+        want_type = index_type or _requested_type(old_manifest) or old_manifest["index_type"]
+        temp = store.new_temp_dir(index_dir)
+        try:
+            manifest, notes = _write_generation(
+                temp,
+                _Growth(corpus, corpus.ordered(), [], [], np.zeros((0, 0), np.float32)),
+                old_gen,
+                old_manifest,
+                want_type,
+                index_params or {},
+                old_manifest["chunking"]["max_chars"],
+                full=True,
+            )
+            new_gen = store.publish(index_dir, temp)
+        except BaseException:
+            shutil.rmtree(temp, ignore_errors=True)
+            raise
+        store.remove_leftovers(index_dir, {new_gen.name})
+        return manifest, notes
+
+
+def _requested_type(manifest: dict[str, Any] | None) -> str | None:
+    """The index type asked for but not yet built (``ivfpq`` on a too small corpus)."""
+    if manifest is None:
+        return None
+    requested = manifest.get("index_type_requested")
+    return requested if isinstance(requested, str) else manifest.get("index_type")
 
 
 EMBED_BLOCK = 2048
@@ -682,88 +801,177 @@ def _supersede(
     return replace(old, valid_to=valid_to, superseded=True)
 
 
+@dataclass
+class _Growth:
+    """What a new generation is made of: the old corpus and what the ingest adds."""
+
+    corpus: _Corpus
+    versions: list[DocumentVersion]
+    """Every version after the ingest, in version order."""
+    added: list[DocumentVersion]
+    new_chunks: list[Chunk]
+    new_vectors: NDArray[np.float32]
+
+
 def _write_generation(
     temp: Path,
-    corpus: _Corpus,
-    versions: list[DocumentVersion],
-    new_chunks: list[Chunk],
-    new_vectors: NDArray[np.float32],
+    growth: _Growth,
     old_gen: Path | None,
     old_manifest: dict[str, Any] | None,
     index_type: str,
     index_params: dict[str, int],
     max_chars: int,
-    rebuild: bool,
-) -> dict[str, Any]:
-    """Write a complete generation into ``temp``; return its manifest."""
-    row_of = {(v.doc_id, v.version): i for i, v in enumerate(versions)}
-    chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
-    # versions are regrouped by document and date: old chunks follow their version's row
-    remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions], dtype=np.int64)
-    chunk_version = np.concatenate(
-        [
-            remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
-            np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64),
-        ]
-    )
-    starts = np.concatenate(
-        [corpus.chunk_start, np.array([c.start for c in new_chunks], dtype=np.int64)]
-    )
-    ends = np.concatenate([corpus.chunk_end, np.array([c.end for c in new_chunks], dtype=np.int64)])
-    dim = (
-        int(new_vectors.shape[1])
-        if len(new_vectors) or not len(corpus.vectors)
-        else int(corpus.vectors.shape[1])
-    )
-    old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
-    vectors = np.concatenate([old_vectors, new_vectors.reshape(-1, dim)]).astype(np.float32)
+    *,
+    full: bool,
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Write a complete generation into ``temp``; return its manifest and notes.
+
+    ``full=False`` (growing): the old segments are hard-linked, one new segment holds
+    the added versions and chunks, and a trained FAISS index gets the new vectors
+    added. ``full=True`` (new index, rebuild, compact): one segment holds everything,
+    versions stored in version order, and the dense index is built from scratch.
+    """
+    corpus, versions = growth.corpus, growth.versions
+    new_chunks, added = growth.new_chunks, growth.added
+    generation = int(old_manifest["generation"]) + 1 if old_manifest else 1
+    seg_name = f"{store.SEG_PREFIX}{generation:06d}"
+    stemmer = old_manifest["lexical"]["stemmer"] if old_manifest else lexical.available_stemmer()
+    dim = _dimension(corpus, growth.new_vectors, old_manifest)
+    new_vectors = growth.new_vectors.reshape(-1, dim)
+    keys = [(v.doc_id, v.version) for v in versions]
     times = version_times(versions)
-    versions = [
-        replace(v, superseded=bool(s)) for v, s in zip(versions, times.has_newer, strict=True)
-    ]
-    with open(temp / store.VERSIONS, "w", encoding="utf-8") as fh:
-        for v in versions:
+    superseded = dict(zip(keys, times.has_newer.tolist(), strict=True))
+    notes: list[str] = []
+    if full:
+        # storage order = version order; old chunks keep their place, new ones follow
+        row_of = {k: i for i, k in enumerate(keys)}
+        remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions], dtype=np.int64)
+        seg_versions = list(versions)
+        order = np.arange(len(versions), dtype=np.int64)
+        valid_to_changed: dict[str, str | None] = {}
+        chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
+        chunk_version = np.concatenate(
+            [
+                remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
+                np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64),
+            ]
+        )
+        starts = np.concatenate(
+            [corpus.chunk_start, np.array([c.start for c in new_chunks], dtype=np.int64)]
+        )
+        ends = np.concatenate(
+            [corpus.chunk_end, np.array([c.end for c in new_chunks], dtype=np.int64)]
+        )
+        old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
+        vectors = np.concatenate([old_vectors.reshape(-1, dim), new_vectors]).astype(np.float32)
+        new_lex = lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer)
+        if corpus.segments and old_gen is not None:
+            old_lex = [
+                lexical.LexicalSegment.load(old_gen / s / store.LEXICAL) for s in corpus.segments
+            ]
+        else:  # a format-1 index (or none): tokenise the old texts once
+            old_lex = [
+                lexical.LexicalSegment.build(
+                    [
+                        corpus.versions[v].text[s:e]
+                        for v, s, e in zip(
+                            corpus.chunk_version.tolist(),
+                            corpus.chunk_start.tolist(),
+                            corpus.chunk_end.tolist(),
+                            strict=True,
+                        )
+                    ],
+                    stemmer,
+                )
+            ]
+        lex = lexical.LexicalSegment.merge([*old_lex, new_lex])
+        segments = [seg_name]
+        built_type, params = index_type, dict(index_params)
+        if index_type == "ivfpq" and len(vectors) < dense.IVFPQ_MIN_TRAIN:
+            built_type, params = "flat", {}
+            notes.append(
+                f"ivfpq needs at least {dense.IVFPQ_MIN_TRAIN} chunks to train and the index "
+                f"holds {len(vectors)}: it is flat for now, and the first ingest or "
+                "`auditor compact` that brings it to that size trains ivfpq"
+            )
+        if built_type != "flat":
+            dense_index, params = dense.build_index(vectors, built_type, params)
+            dense.write_index(dense_index, temp / store.DENSE)
+    else:
+        assert old_gen is not None and old_manifest is not None
+        n_old = len(corpus.versions)
+        row_of = {(v.doc_id, v.version): i for i, v in enumerate(corpus.versions)}
+        for i, v in enumerate(added):
+            row_of[(v.doc_id, v.version)] = n_old + i
+        seg_versions = list(added)
+        order = np.array([row_of[k] for k in keys], dtype=np.int64)
+        stored = [*corpus.stored_valid_to, *(v.valid_to for v in added)]
+        valid_to_changed = {
+            str(row_of[k]): _iso(v.valid_to)
+            for k, v in zip(keys, versions, strict=True)
+            if v.valid_to != stored[row_of[k]]
+        }
+        chunk_ids = [c.chunk_id for c in new_chunks]
+        chunk_version = np.array(
+            [row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64
+        )
+        starts = np.array([c.start for c in new_chunks], dtype=np.int64)
+        ends = np.array([c.end for c in new_chunks], dtype=np.int64)
+        vectors = new_vectors.astype(np.float32)
+        lex = lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer)
+        for name in corpus.segments:
+            store.link_tree(old_gen / name, temp / name)
+        segments = [*corpus.segments, seg_name]
+        built_type, params = old_manifest["index_type"], dict(old_manifest["index_params"])
+        if built_type != index_type:
+            notes.append(
+                f"{index_type} was requested; the index stays {built_type} until it holds "
+                f"{dense.IVFPQ_MIN_TRAIN} chunks to train on "
+                f"(now {corpus.n_chunks + len(chunk_ids)})"
+            )
+        if built_type != "flat":
+            dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), vectors)
+            dense.write_index(dense_index, temp / store.DENSE)
+    seg = temp / seg_name
+    seg.mkdir()
+    with open(seg / store.VERSIONS, "w", encoding="utf-8") as fh:
+        for v in seg_versions:
+            v = replace(v, superseded=superseded[(v.doc_id, v.version)])
             fh.write(json.dumps(store.version_to_record(v), ensure_ascii=False) + "\n")
-    with open(temp / store.CHUNKS, "w", encoding="utf-8") as fh:
+    with open(seg / store.CHUNKS, "w", encoding="utf-8") as fh:
         for cid, vrow, s, e in zip(
             chunk_ids, chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True
         ):
             fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
-    np.save(temp / store.VECTORS, vectors)
-    if index_type == "flat":
-        params: dict[str, int] = {}
-    elif rebuild or old_gen is None or old_manifest is None:
-        dense_index, params = dense.build_index(vectors, index_type, index_params)
-        dense.write_index(dense_index, temp / store.DENSE)
-    else:
-        dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), new_vectors)
-        params = dict(old_manifest["index_params"])
-        dense.write_index(dense_index, temp / store.DENSE)
-    stemmer = old_manifest["lexical"]["stemmer"] if old_manifest else lexical.available_stemmer()
-    texts = [
-        versions[v].text[s:e]
-        for v, s, e in zip(chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True)
-    ]
-    lex_dir = temp / store.LEXICAL
-    lex_dir.mkdir()
-    lexical.LexicalIndex.build(texts, stemmer).save(lex_dir)
-    generation = int(old_manifest["generation"]) + 1 if old_manifest else 1
-    manifest = {
+    np.save(seg / store.VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
+    lex.save(seg / store.LEXICAL)
+    np.save(temp / store.ORDER, order)
+    store.write_json(temp / store.VALID_TO, valid_to_changed)
+    seg_sizes = {s["name"]: s for s in (old_manifest or {}).get("segments", [])}
+    seg_sizes[seg_name] = {
+        "name": seg_name,
+        "versions": len(seg_versions),
+        "chunks": len(chunk_ids),
+    }
+    n_chunks = (0 if full else corpus.n_chunks) + len(chunk_ids)
+    manifest: dict[str, Any] = {
         "format": store.FORMAT,
         "format_version": store.FORMAT_VERSION,
         "embedding_model": embedding.MODEL_NAME,
         "embedding_digest": embedding.model_digest(),
         "dimension": dim,
-        "index_type": index_type,
+        "index_type": built_type,
         "index_params": params,
         "documents": len({v.doc_id for v in versions}),
         "versions": len(versions),
-        "chunks": len(chunk_ids),
+        "chunks": n_chunks,
+        "segments": [seg_sizes[name] for name in segments],
         "chunking": {"max_chars": max_chars, "method": "sentences"},
         "lexical": {
             "method": "bm25-lucene",
-            "k1": 1.5,
-            "b": 0.75,
+            "k1": lexical.K1,
+            "b": lexical.B,
+            "statistics": "corpus-wide, from per-segment term counts",
             "stopwords": lexical.STOPWORDS,
             "stemmer": stemmer,
         },
@@ -771,18 +979,36 @@ def _write_generation(
         "created_at": datetime.now(UTC).isoformat(),
         "corpus_digest": content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
     }
+    if built_type != index_type:
+        manifest["index_type_requested"] = index_type
     store.write_json(temp / store.MANIFEST, manifest)
-    return manifest
+    return manifest, tuple(notes)
+
+
+def _dimension(
+    corpus: _Corpus, new_vectors: NDArray[np.float32], manifest: dict[str, Any] | None
+) -> int:
+    if new_vectors.ndim == 2 and len(new_vectors):
+        return int(new_vectors.shape[1])
+    if manifest is not None:
+        return int(manifest["dimension"])
+    if corpus.vectors.ndim == 2 and corpus.vectors.shape[1]:
+        return int(corpus.vectors.shape[1])
+    return embedding.EMBEDDING_DIM
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
 
 
 def check_manifest(manifest: Any, where: Path) -> None:
     """Raise :class:`AuditorError` unless ``manifest`` is ours and matches the model."""
     if not isinstance(manifest, dict) or manifest.get("format") != store.FORMAT:
         raise AuditorError(f"{where}: not an evidence index manifest")
-    if manifest.get("format_version") != store.FORMAT_VERSION:
+    if manifest.get("format_version") not in store.READABLE_FORMATS:
         raise AuditorError(
             f"{where}: index format version {manifest.get('format_version')!r}"
-            f" is not supported (expected {store.FORMAT_VERSION})"
+            f" is not supported (expected one of {store.READABLE_FORMATS})"
         )
     if manifest.get("embedding_model") != embedding.MODEL_NAME:
         raise AuditorError(
@@ -798,37 +1024,93 @@ def check_manifest(manifest: Any, where: Path) -> None:
         )
 
 
-def _read_corpus(gen: Path, manifest: dict[str, Any]) -> _Corpus:
-    versions = []
-    with open(gen / store.VERSIONS, encoding="utf-8") as fh:
-        for line in fh:
-            versions.append(store.record_to_version(json.loads(line)))
+def _empty_corpus() -> _Corpus:
+    empty = np.zeros(0, dtype=np.int64)
+    return _Corpus([], [], empty, empty, empty, np.zeros((0, 0), dtype=np.float32))
+
+
+def read_versions(gen: Path, manifest: dict[str, Any]) -> list[DocumentVersion]:
+    """Every document version of generation ``gen``, in version order."""
+    return _read_corpus(gen, manifest, chunks=False, vectors=False).ordered()
+
+
+def _read_corpus(
+    gen: Path, manifest: dict[str, Any], *, chunks: bool = True, vectors: bool = True
+) -> _Corpus:
+    """Read a generation (format 1: one set of files; format 2: segments).
+
+    Without ``chunks`` / ``vectors`` only the versions are read (what an ingest that
+    adds a segment needs).
+    """
+    seg_dirs = [gen / s["name"] for s in manifest.get("segments", [])]
+    if int(manifest["format_version"]) == 1:
+        seg_dirs = [gen]
+    versions: list[DocumentVersion] = []
     ids: list[str] = []
     vrows: list[int] = []
     starts: list[int] = []
     ends: list[int] = []
-    with open(gen / store.CHUNKS, encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            ids.append(rec["chunk_id"])
-            vrows.append(rec["v"])
-            starts.append(rec["start"])
-            ends.append(rec["end"])
-    vectors = np.load(gen / store.VECTORS, mmap_mode="r")
-    if (
-        len(versions) != manifest["versions"]
-        or len(ids) != manifest["chunks"]
-        or vectors.shape[0] != len(ids)
+    parts: list[NDArray[np.float32]] = []
+    for folder in seg_dirs:
+        with open(folder / store.VERSIONS, encoding="utf-8") as fh:
+            for line in fh:
+                versions.append(store.record_to_version(json.loads(line)))
+        if chunks:
+            with open(folder / store.CHUNKS, encoding="utf-8") as fh:
+                for line in fh:
+                    rec = json.loads(line)
+                    ids.append(rec["chunk_id"])
+                    vrows.append(rec["v"])
+                    starts.append(rec["start"])
+                    ends.append(rec["end"])
+        if vectors:
+            parts.append(np.load(folder / store.VECTORS, mmap_mode="r"))
+    stored = [v.valid_to for v in versions]
+    if int(manifest["format_version"]) == 1:
+        order = np.arange(len(versions), dtype=np.int64)
+    else:
+        order = np.load(gen / store.ORDER).astype(np.int64)
+        for row, iso in dict(store.read_json(gen / store.VALID_TO)).items():
+            r = int(row)
+            if not 0 <= r < len(versions):
+                raise AuditorError(f"{gen / store.VALID_TO}: row {row} out of range")
+            versions[r] = replace(versions[r], valid_to=parse_datetime(iso))
+    if len(versions) != manifest["versions"] or sorted(order.tolist()) != list(
+        range(len(versions))
     ):
         raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
-    return _Corpus(
+    corpus = _Corpus(
         versions,
         ids,
         np.array(vrows, dtype=np.int64),
         np.array(starts, dtype=np.int64),
         np.array(ends, dtype=np.int64),
-        np.asarray(vectors, dtype=np.float32),
+        np.zeros((0, 0), dtype=np.float32),
+        order=order,
+        stored_valid_to=stored,
+        segments=[] if int(manifest["format_version"]) == 1 else [p.name for p in seg_dirs],
+        n_chunks=int(manifest["chunks"]),
     )
+    has_newer = _row_times(corpus).has_newer.tolist()
+    corpus.versions = [
+        v if v.superseded == s else replace(v, superseded=bool(s))
+        for v, s in zip(versions, has_newer, strict=True)
+    ]
+    if chunks and len(ids) != manifest["chunks"]:
+        raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
+    if vectors:
+        dim = int(manifest.get("dimension") or embedding.EMBEDDING_DIM)
+        arrays = [np.asarray(a, dtype=np.float32).reshape(-1, dim) for a in parts]
+        corpus.vectors = (
+            arrays[0]
+            if len(arrays) == 1
+            else np.concatenate(arrays)
+            if arrays
+            else np.zeros((0, dim), np.float32)
+        )
+        if corpus.vectors.shape[0] != manifest["chunks"]:
+            raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
+    return corpus
 
 
 def _check_docs(docs: Sequence[DocumentVersion]) -> list[DocumentVersion]:

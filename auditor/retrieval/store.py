@@ -4,14 +4,21 @@ An index directory holds numbered *generations* and a ``CURRENT`` file naming
 the live one::
 
     DIR/CURRENT              "gen-000003"
-    DIR/gen-000003/          manifest.json, versions.jsonl, chunks.jsonl,
-                             vectors.npy, dense.faiss (hnsw/ivf), lexical/
-    DIR/.lock                held (flock) by a running ingest
+    DIR/gen-000003/          manifest.json (lists the segments), order.npy (version
+                             order), valid_to.json (valid_to changed since a segment
+                             was written), dense.faiss (hnsw/ivf/ivfpq)
+    DIR/gen-000003/seg-000001/   versions.jsonl, chunks.jsonl, vectors.npy,
+                                 lexical/ (BM25 term counts)   one per ingest
+    DIR/.lock                held (flock) by a running ingest or compact
 
 A new generation is written completely (and fsynced) into ``DIR/.tmp-*``, renamed
 to ``DIR/gen-N`` and only then made live by atomically replacing ``CURRENT``. A
 crash at any point leaves ``CURRENT`` naming a complete generation; leftovers are
-removed by the next ingest.
+removed by the next ingest. Segments are immutable once written: a new generation
+hard-links the live one's segments (copy-on-write without copying) and adds its
+own, so growing the index writes only what is new. Format 1 (one set of files at
+the generation root, no segments) is still read; the next ingest or compact
+rewrites it as format 2.
 """
 
 from __future__ import annotations
@@ -37,11 +44,15 @@ CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.npy"
 DENSE = "dense.faiss"
 LEXICAL = "lexical"
+ORDER = "order.npy"
+VALID_TO = "valid_to.json"
+SEG_PREFIX = "seg-"
 LOCK = ".lock"
 TMP_PREFIX = ".tmp-"
 GEN_PREFIX = "gen-"
 FORMAT = "auditor-evidence-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)
 
 
 def current_generation(index_dir: Path) -> Path | None:
@@ -135,6 +146,19 @@ def publish(index_dir: Path, temp_dir: Path) -> Path:
     os.replace(pointer_tmp, index_dir / CURRENT)
     fsync_dir(index_dir)
     return gen
+
+
+def link_tree(src: Path, dst: Path) -> None:
+    """Recreate the folder ``src`` at ``dst`` with hard links to its files (copies
+    where the file system refuses links). The files must never be modified in place."""
+    for folder, _dirs, files in os.walk(src):
+        target = dst / Path(folder).relative_to(src)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            try:
+                os.link(Path(folder) / name, target / name)
+            except OSError:
+                shutil.copy2(Path(folder) / name, target / name)
 
 
 def remove_leftovers(index_dir: Path, keep: set[str]) -> None:
