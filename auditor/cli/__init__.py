@@ -92,6 +92,7 @@ _COMMAND_MODULE = {
     "gate": "audit",
     "ingest": "index",
     "search": "index",
+    "compact": "index",
     "claims": "claims",
     "calibrate": "panel",
     "judge": "judge",

@@ -1,4 +1,5 @@
-"""Commands: ``auditor ingest`` (documents -> evidence index + ledger) and ``auditor search``."""
+"""Commands: ``auditor ingest`` (documents -> evidence index + ledger), ``auditor search``
+and ``auditor compact`` (merge the index's segments)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,9 @@ def ingest(
         str | None,
         typer.Option(
             "--index-type",
-            help="Dense index: flat (exact), hnsw or ivf (approximate, large "
-            "corpora). Default: keep the existing index's type, flat "
-            "for a new index.",
+            help="Dense index: flat (exact), hnsw, ivf or ivfpq (approximate, large "
+            "corpora; ivfpq needs 10000 chunks to train and stays flat until then). "
+            "Default: keep the existing index's type, flat for a new index.",
         ),
     ] = None,
     published_at: Annotated[
@@ -139,6 +140,8 @@ def ingest(
             )
     except LedgerError as exc:
         raise AuditorError(str(exc)) from None
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
     manifest = result.manifest
     retimed = (
         f", {len(result.retimed_versions)} older versions re-dated"
@@ -150,7 +153,50 @@ def ingest(
         f"superseded{retimed}, {len(result.unchanged)} unchanged, {len(result.chunks)} chunks; "
         f"index {index} now holds {manifest.get('documents', 0)} documents, "
         f"{manifest.get('versions', 0)} versions, {manifest.get('chunks', 0)} chunks "
-        f"({manifest.get('index_type', '?')}); ledger {mask_url(db)}"
+        f"({manifest.get('index_type', '?')}, {len(manifest.get('segments', []))} segments); "
+        f"ledger {mask_url(db)}"
+    )
+    if len(manifest.get("segments", [])) >= COMPACT_HINT_SEGMENTS:
+        typer.echo(
+            f"note: the index has {len(manifest['segments'])} segments; "
+            f"`auditor compact --index {index}` merges them",
+            err=True,
+        )
+
+
+COMPACT_HINT_SEGMENTS = 32
+"""From this many segments, ``auditor ingest`` suggests ``auditor compact``."""
+
+
+@app.command(no_args_is_help=False)
+def compact(
+    index: IndexOption = Path(DEFAULT_INDEX),
+    index_type: Annotated[
+        str | None,
+        typer.Option(
+            "--index-type",
+            help="Rebuild the dense index as flat, hnsw, ivf or ivfpq. Default: keep "
+            "its type (a pending ivfpq is trained when the index is large enough).",
+        ),
+    ] = None,
+) -> None:
+    """Merge the index's segments into one (content, digests and results unchanged).
+
+    Each ingest adds a segment; compacting re-reads fewer files at open and re-trains
+    an approximate (ivf, ivfpq) index on the whole corpus. The ledger is not touched.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from auditor.retrieval import store
+    from auditor.retrieval.index import compact as compact_index
+
+    before = store.read_json(store.require_generation(index) / store.MANIFEST)
+    manifest, notes = compact_index(index, index_type=index_type)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    typer.echo(
+        f"index {index}: {len(before.get('segments', [])) or 1} segments merged into 1; "
+        f"{manifest['chunks']} chunks ({manifest['index_type']}), generation "
+        f"{manifest['generation']}, corpus {str(manifest['corpus_digest'])[:12]}"
     )
 
 

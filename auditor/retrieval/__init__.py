@@ -26,7 +26,9 @@ from auditor.retrieval.index import (
     EvidenceIndex,
     IngestResult,
     check_manifest,
+    compact,
     ingest,
+    read_versions,
     rrf_fuse,
 )
 
@@ -44,9 +46,11 @@ __all__ = [
     "chunk_documents",
     "chunk_id",
     "chunk_spans",
+    "compact",
     "ingest",
     "load_documents",
     "make_document",
+    "read_versions",
     "rrf_fuse",
     "split_sentences",
     "version_times",
