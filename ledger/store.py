@@ -3,21 +3,32 @@
 Writes are batched (one multi-row INSERT per table) and transactional; shared
 rows (components, documents, versions, chunks) are inserted with
 ON CONFLICT DO NOTHING, so writing the same thing twice adds nothing.
+
+Many writers (processes, Ray actors) may share one PostgreSQL ledger: every row is
+keyed by content digests (run, claim, judge, version, chunk), so a write repeated by
+a retried worker adds nothing; rows are inserted in primary-key order, so two
+transactions writing overlapping rows take their locks in the same order and do
+not deadlock each other; and a write that PostgreSQL still aborts with a
+serialisation failure or a deadlock (SQLSTATE 40001, 40P01) is rolled back and
+re-run, with exponential backoff and jitter, up to ``retry_attempts`` times.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Table, case, create_engine, event, func, select, true, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, DBAPIError, OperationalError, SQLAlchemyError
 
 from ledger import models as m
 from ledger.errors import LedgerError
@@ -36,6 +47,43 @@ from ledger.url import mask_url, normalise_url, redact
 
 RELEVANCE_DEFAULTS = (0.35, 0.6, 0.5)
 """``(min_relevance, strong_relevance, min_coverage)`` of the default label policy."""
+
+
+RETRYABLE_SQLSTATES = {"40001": "serialisation failure", "40P01": "deadlock"}
+"""PostgreSQL errors after which the whole transaction is rolled back and re-run."""
+DEFAULT_RETRY_ATTEMPTS = 8
+DEFAULT_RETRY_BASE_S = 0.05
+"""First backoff; attempt ``n`` waits ``base * 2**n`` (capped at 5 s) times a random
+factor in [0.5, 1.5), so colliding writers spread out."""
+DEFAULT_POOL = {"pool_size": 5, "max_overflow": 5, "pool_timeout": 60, "pool_recycle": 1800}
+"""PostgreSQL connection pool per :class:`Ledger` (per process): a worker writes from
+one thread, so a few connections suffice; ``max_connections`` on the server must
+exceed workers x (pool_size + max_overflow)."""
+
+_T = TypeVar("_T")
+
+
+class _Conflict(Exception):
+    """A transaction PostgreSQL aborted that can be re-run (see RETRYABLE_SQLSTATES)."""
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    orig = getattr(exc, "orig", None)
+    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    return str(code) if code else None
+
+
+def _retrying(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Re-run a one-transaction write method when PostgreSQL aborts it as a conflict.
+
+    Safe because the aborted transaction wrote nothing and every write is idempotent.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: Ledger, *args: Any, **kwargs: Any) -> _T:
+        return self._with_retries(lambda: method(self, *args, **kwargs))
+
+    return wrapper
 
 
 def _now() -> datetime:
@@ -87,8 +135,30 @@ class Ledger:
         self.location = mask_url(location)
         """Where the ledger is, safe to print (a URL's password is masked)."""
         self._secret_location = location
+        self.retry_attempts = DEFAULT_RETRY_ATTEMPTS
+        """How many times a conflicting write is tried before it is an error."""
+        self.retry_base_s = DEFAULT_RETRY_BASE_S
+        self.retries = 0
+        """Writes re-run after a conflict so far (for benchmarks and tests)."""
 
     # ------------------------------------------------------------------ plumbing
+    def _with_retries(self, work: Callable[[], _T]) -> _T:
+        """``work()``, re-run with backoff while it raises :class:`_Conflict`."""
+        attempt = 0
+        while True:
+            try:
+                return work()
+            except _Conflict as exc:
+                attempt += 1
+                self.retries += 1
+                if attempt >= self.retry_attempts:
+                    raise LedgerError(
+                        f"{self.location}: {exc} (still failing after {attempt} attempts; "
+                        "nothing was written)"
+                    ) from None
+                delay = min(self.retry_base_s * 2 ** (attempt - 1), 5.0)
+                time.sleep(delay * (0.5 + random.random()))
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -103,18 +173,23 @@ class Ledger:
         try:
             with self.engine.begin() as conn:
                 yield conn
-        except OperationalError as exc:
-            if "locked" in str(exc).lower():
+        except DBAPIError as exc:
+            state = _sqlstate(exc)
+            where = self._secret_location
+            if state in RETRYABLE_SQLSTATES:
+                raise _Conflict(f"{RETRYABLE_SQLSTATES[state]}: {_describe(exc, where)}") from None
+            if isinstance(exc, OperationalError) and "locked" in str(exc).lower():
                 raise LedgerError(
                     f"{self.location}: the ledger is locked by another process "
-                    f"(nothing was written): "
-                    f"{_describe(exc, self._secret_location)}"
+                    f"(nothing was written): {_describe(exc, where)}"
                 ) from None
-            raise LedgerError(f"{self.location}: {_describe(exc, self._secret_location)}") from None
-        except DatabaseError as exc:
-            raise LedgerError(
-                f"{self.location}: {_describe(exc, self._secret_location)} (nothing was written)"
-            ) from None
+            if isinstance(exc, OperationalError):
+                raise LedgerError(f"{self.location}: {_describe(exc, where)}") from None
+            if isinstance(exc, DatabaseError):
+                raise LedgerError(
+                    f"{self.location}: {_describe(exc, where)} (nothing was written)"
+                ) from None
+            raise
 
     def _insert_ignore(
         self, conn: Connection, model: type[Any], rows: Sequence[dict[str, Any]]
@@ -124,6 +199,9 @@ class Ledger:
         table = _table(model)
         dialect = sqlite if conn.dialect.name == "sqlite" else postgresql
         # chunked so that huge batches stay under the bound-parameter limits
+        # primary-key order: concurrent writers lock overlapping rows in the same order
+        keys = [c.name for c in table.primary_key.columns]
+        rows = sorted(rows, key=lambda r: tuple(str(r.get(k)) for k in keys))
         per_row = max(len(rows[0]), 1)
         size = max(1, 30000 // per_row)
         for start in range(0, len(rows), size):
@@ -131,6 +209,7 @@ class Ledger:
             conn.execute(stmt, list(rows[start : start + size]))
 
     # ------------------------------------------------------------------ components
+    @_retrying
     def record_components(self, components: Iterable[ComponentLike]) -> None:
         """Store component versions (content-addressed; existing digests are kept)."""
         with self._tx() as conn:
@@ -151,6 +230,7 @@ class Ledger:
         self._insert_ignore(conn, m.ComponentRow, list(rows.values()))
 
     # ------------------------------------------------------------------ corpus
+    @_retrying
     def record_corpus(
         self,
         versions: Sequence[DocumentVersionLike],
@@ -209,7 +289,7 @@ class Ledger:
         }
         self._insert_ignore(conn, m.DocumentVersionRow, list(rows.values()))
         table = _table(m.DocumentVersionRow)
-        for row in rows.values():
+        for _key, row in sorted(rows.items()):
             if row["valid_to"] is not None:
                 conn.execute(
                     update(table)
@@ -243,6 +323,7 @@ class Ledger:
             return int(conn.execute(select(func.count()).select_from(tables[table])).scalar_one())
 
     # ------------------------------------------------------------------ runs
+    @_retrying
     def begin_run(
         self,
         run_id: str,
@@ -292,97 +373,128 @@ class Ledger:
                 conn.execute(select(table.c.answer_id).where(table.c.run_id == run_id)).scalars()
             )
 
+    @_retrying
     def record_answer(self, run_id: str, result: AnswerResult) -> None:
         """Write one answer's claims, evidence, votes and verdicts in one transaction."""
+        self._record_answers(run_id, [result])
+
+    @_retrying
+    def record_answers(self, run_id: str, results: Sequence[AnswerResult]) -> None:
+        """Write many answers in one transaction (one multi-row INSERT per table).
+
+        Fewer, larger transactions are what lets many workers share one PostgreSQL
+        ledger (bench/bench_scale.py measures rows per second by batch size). Each row
+        is keyed by content digests, so answers already written add nothing.
+        """
+        self._record_answers(run_id, results)
+
+    def _record_answers(self, run_id: str, results: Sequence[AnswerResult]) -> None:
+        if not results:
+            return
         now = _now()
         with self._tx() as conn:
+            inline: set[str] = set()
+            for result in results:
+                inline.update(result.inline_doc_ids)
             self._record_corpus(
-                conn, result.evidence_versions, result.evidence_chunks, result.inline_doc_ids
-            )
-            self._insert_ignore(
                 conn,
-                m.AnswerRow,
-                [
-                    {
-                        "run_id": run_id,
-                        "answer_id": result.answer_id,
-                        "question": result.question,
-                        "answer": result.answer,
-                        "answer_digest": result.answer_digest,
-                        "as_of": _utc(result.as_of),
-                        "seq": result.seq,
-                        "extraction": _plain(dict(result.extraction)),
-                        "created_at": now,
-                    }
-                ],
+                [v for r in results for v in r.evidence_versions],
+                [c for r in results for c in r.evidence_chunks],
+                frozenset(inline),
             )
-            if result.extractor is not None:
-                self._record_components(conn, [result.extractor])
-                extractor = result.extractor.digest
-            else:
-                extractor = self._run_component(conn, run_id, "extractor")
-            self._insert_ignore(
-                conn,
-                m.ClaimRow,
-                [
-                    {
-                        "run_id": run_id,
-                        "claim_id": c.claim_id,
-                        "answer_id": result.answer_id,
-                        "text": c.text,
-                        "spans": [list(s) for s in c.spans],
-                        "factual": c.factual,
-                        "kind": c.kind,
-                        "extractor_digest": extractor,
-                        "seq": i,
-                    }
-                    for i, c in enumerate(result.claims)
-                ],
-            )
-            self._insert_ignore(
-                conn,
-                m.RetrievalRow,
-                [
-                    {
-                        "run_id": run_id,
-                        "claim_id": r.claim_id,
-                        "rank": r.rank,
-                        "chunk_id": r.chunk_id,
-                        "doc_id": r.doc_id,
-                        "version_digest": r.version_digest,
-                        "score": r.score,
-                        "superseded": r.superseded,
-                        "inline": r.inline,
-                        "query": r.query,
-                        "coverage": r.coverage,
-                        "sentence_relevance": r.sentence_relevance,
-                    }
-                    for r in result.retrievals
-                ],
-            )
-            self._insert_ignore(
-                conn, m.JudgeVoteRow, [_vote_row(run_id, v, now) for v in result.votes]
-            )
-            panel = self._run_component(conn, run_id, "panel")
-            stacker = self._run_component(conn, run_id, "stacker")
-            self._insert_ignore(
-                conn,
-                m.VerdictRow,
-                [
-                    {
-                        "run_id": run_id,
-                        "claim_id": v.claim_id,
-                        "panel_digest": panel,
-                        "stacker_digest": stacker,
-                        "label": v.label,
-                        "p_hallucinated": v.p_hallucinated,
-                        "reason": v.reason,
-                        "error_spans": [list(s) for s in v.error_spans],
-                        "created_at": now,
-                    }
-                    for v in result.verdicts
-                ],
-            )
+            tables: dict[type[Any], list[dict[str, Any]]] = {
+                model: []
+                for model in (m.AnswerRow, m.ClaimRow, m.RetrievalRow, m.JudgeVoteRow, m.VerdictRow)
+            }
+            roles = {
+                role: self._run_component_or_none(conn, run_id, role)
+                for role in ("extractor", "panel", "stacker")
+            }
+            for result in results:
+                self._answer_rows(conn, run_id, result, now, roles, tables)
+            for model, rows in tables.items():
+                self._insert_ignore(conn, model, rows)
+
+    def _answer_rows(
+        self,
+        conn: Connection,
+        run_id: str,
+        result: AnswerResult,
+        now: datetime,
+        roles: dict[str, str | None],
+        tables: dict[type[Any], list[dict[str, Any]]],
+    ) -> None:
+        """Append one answer's rows to ``tables`` (its extractor component is written now)."""
+
+        def role(name: str) -> str:
+            digest = roles.get(name)
+            return digest if digest is not None else self._run_component(conn, run_id, name)
+
+        tables[m.AnswerRow].append(
+            {
+                "run_id": run_id,
+                "answer_id": result.answer_id,
+                "question": result.question,
+                "answer": result.answer,
+                "answer_digest": result.answer_digest,
+                "as_of": _utc(result.as_of),
+                "seq": result.seq,
+                "extraction": _plain(dict(result.extraction)),
+                "created_at": now,
+            }
+        )
+        if result.extractor is not None:
+            self._record_components(conn, [result.extractor])
+            extractor = result.extractor.digest
+        else:
+            extractor = role("extractor")
+        tables[m.ClaimRow].extend(
+            {
+                "run_id": run_id,
+                "claim_id": c.claim_id,
+                "answer_id": result.answer_id,
+                "text": c.text,
+                "spans": [list(s) for s in c.spans],
+                "factual": c.factual,
+                "kind": c.kind,
+                "extractor_digest": extractor,
+                "seq": i,
+            }
+            for i, c in enumerate(result.claims)
+        )
+        tables[m.RetrievalRow].extend(
+            {
+                "run_id": run_id,
+                "claim_id": r.claim_id,
+                "rank": r.rank,
+                "chunk_id": r.chunk_id,
+                "doc_id": r.doc_id,
+                "version_digest": r.version_digest,
+                "score": r.score,
+                "superseded": r.superseded,
+                "inline": r.inline,
+                "query": r.query,
+                "coverage": r.coverage,
+                "sentence_relevance": r.sentence_relevance,
+            }
+            for r in result.retrievals
+        )
+        tables[m.JudgeVoteRow].extend(_vote_row(run_id, v, now) for v in result.votes)
+        panel, stacker = role("panel"), role("stacker")
+        tables[m.VerdictRow].extend(
+            {
+                "run_id": run_id,
+                "claim_id": v.claim_id,
+                "panel_digest": panel,
+                "stacker_digest": stacker,
+                "label": v.label,
+                "p_hallucinated": v.p_hallucinated,
+                "reason": v.reason,
+                "error_spans": [list(s) for s in v.error_spans],
+                "created_at": now,
+            }
+            for v in result.verdicts
+        )
 
     def _run_component(self, conn: Connection, run_id: str, role: str) -> str:
         table = _table(m.RunComponentRow)
@@ -400,6 +512,7 @@ class Ledger:
         ).scalar()
         return None if digest is None else str(digest)
 
+    @_retrying
     def finish_run(self, run_id: str) -> RunInfo:
         """Mark a run complete (once every answer is written)."""
         table = _table(m.RunRow)
@@ -675,6 +788,7 @@ class Ledger:
             out.setdefault(r["claim_id"], []).append(dict(r))
         return out
 
+    @_retrying
     def record_human_audits(
         self, run_id: str, audits: Sequence[tuple[str, str, str, str | None]]
     ) -> int:
@@ -849,6 +963,7 @@ class Ledger:
             )
         return [{**dict(r), "as_of": _utc(r["as_of"])} for r in rows]
 
+    @_retrying
     def record_votes(
         self, run_id: str, votes: Sequence[VoteRecord], *, components: Iterable[ComponentLike] = ()
     ) -> int:
@@ -875,6 +990,7 @@ class Ledger:
         ).scalar_one()
         return int(after) - int(before)
 
+    @_retrying
     def record_bridge(
         self,
         run_id: str,
@@ -1093,6 +1209,7 @@ class Ledger:
             )
 
     # ------------------------------------------------------------------ freshness
+    @_retrying
     def record_run_link(
         self,
         run_id: str,
@@ -1132,6 +1249,7 @@ class Ledger:
             )
         return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
 
+    @_retrying
     def record_carried(self, run_id: str, carried: Sequence[tuple[str, str, str]]) -> int:
         """Mark claims of ``run_id`` as carried over ``(claim_id, from_run_id, reason)``
         (their votes and verdict were copied, not re-judged); idempotent. Returns how
@@ -1410,20 +1528,23 @@ class LedgerResponseCache:
         return None if value is None else str(value)
 
     def put(self, key: str, value: str, meta: Mapping[str, Any]) -> None:
-        with self.ledger._tx() as conn:
-            self.ledger._insert_ignore(
-                conn,
-                m.LlmCacheRow,
-                [
-                    {
-                        "key": key,
-                        "model": str(meta.get("model", "")),
-                        "response": value,
-                        "meta": _plain(dict(meta)),
-                        "created_at": _now(),
-                    }
-                ],
-            )
+        def write() -> None:
+            with self.ledger._tx() as conn:
+                self.ledger._insert_ignore(
+                    conn,
+                    m.LlmCacheRow,
+                    [
+                        {
+                            "key": key,
+                            "model": str(meta.get("model", "")),
+                            "response": value,
+                            "meta": _plain(dict(meta)),
+                            "created_at": _now(),
+                        }
+                    ],
+                )
+
+        self.ledger._with_retries(write)
 
 
 def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
@@ -1437,14 +1558,24 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Any:
 
 
 def open_ledger(
-    location: str | Path, *, create: bool = True, busy_timeout_s: float = 30.0
+    location: str | Path,
+    *,
+    create: bool = True,
+    busy_timeout_s: float = 30.0,
+    pool: Mapping[str, int] | None = None,
+    retry_attempts: int = DEFAULT_RETRY_ATTEMPTS,
 ) -> Ledger:
     """Open (and create or upgrade) a ledger: a SQLite file path or a SQLAlchemy URL.
 
     Refuses, writing nothing, a ledger whose schema is newer than this code, a
     locked or corrupted SQLite file, or (with ``create=False``) a missing file.
-    ``busy_timeout_s``: how long SQLite waits for another writer's lock.
+    ``busy_timeout_s``: how long SQLite waits for another writer's lock. ``pool``
+    overrides :data:`DEFAULT_POOL` (PostgreSQL connection pool: ``pool_size``,
+    ``max_overflow``, ``pool_timeout``, ``pool_recycle``); ``retry_attempts``: how
+    often a write aborted as a serialisation failure or deadlock is tried.
     """
+    if not isinstance(retry_attempts, int) or retry_attempts < 1:
+        raise LedgerError(f"retry_attempts: expected a positive integer, got {retry_attempts!r}")
     url = normalise_url(location)
     shown = mask_url(location)
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
@@ -1454,7 +1585,10 @@ def open_ledger(
                 raise LedgerError(f"{shown}: no ledger at this path")
             path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+        if url.startswith("sqlite"):
+            engine = create_engine(url)
+        else:
+            engine = create_engine(url, pool_pre_ping=True, **{**DEFAULT_POOL, **(pool or {})})
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         raise LedgerError(f"{shown}: cannot open ledger: {_describe(exc, location)}") from None
     if engine.dialect.name == "sqlite":
@@ -1464,9 +1598,14 @@ def open_ledger(
             f"{shown}: unsupported database {engine.dialect.name!r} (SQLite or PostgreSQL)"
         )
     ledger = Ledger(engine, str(location))
-    try:
+    ledger.retry_attempts = retry_attempts
+
+    def schema() -> None:
         with ledger._tx() as conn:
             ensure_schema(conn, location=shown)
+
+    try:
+        ledger._with_retries(schema)
     except LedgerError:
         engine.dispose()
         raise
