@@ -47,11 +47,7 @@ def add_run(
     policy: dict[str, float] | None = None,
 ) -> str:
     """Write a complete run of ``items`` (claims grouped by answer); returns its id."""
-    roles = components(tag, judges)
-    run_id = content_digest(["run", tag, [i.text for i in items]])
-    answers: dict[str, list[Item]] = {}
-    for item in items:
-        answers.setdefault(item.answer_id, []).append(item)
+    run_id, roles, results = build_run(tag, items, judges=judges)
     config = {"policy": policy} if policy is not None else {}
     ledger.begin_run(
         run_id,
@@ -60,8 +56,24 @@ def add_run(
         as_of=None,
         config=config,
         components=roles,
-        n_answers=len(answers),
+        n_answers=len(results),
     )
+    for result in results:
+        ledger.record_answer(run_id, result)
+    ledger.finish_run(run_id)
+    return run_id
+
+
+def build_run(
+    tag: str, items: Sequence[Item], *, judges: Sequence[str] = ("j",)
+) -> tuple[str, dict[str, Component], list[AnswerResult]]:
+    """The run id, components and answer results of a run of ``items`` (nothing written)."""
+    roles = components(tag, judges)
+    run_id = content_digest(["run", tag, [i.text for i in items]])
+    answers: dict[str, list[Item]] = {}
+    for item in items:
+        answers.setdefault(item.answer_id, []).append(item)
+    results: list[AnswerResult] = []
     for seq, (answer_id, rows) in enumerate(answers.items()):
         text = " ".join(r.text for r in rows)
         claims, retrievals, votes, verdicts = [], [], [], []
@@ -111,8 +123,7 @@ def add_run(
                     for j, v in r.votes
                 ]
             verdicts.append(VerdictRecord(cid, r.label, r.p, "synthetic"))
-        ledger.record_answer(
-            run_id,
+        results.append(
             AnswerResult(
                 answer_id=answer_id,
                 question="q?",
@@ -128,5 +139,4 @@ def add_run(
                 evidence_chunks=chunks,
             ),
         )
-    ledger.finish_run(run_id)
-    return run_id
+    return run_id, roles, results
