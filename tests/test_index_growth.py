@@ -145,3 +145,21 @@ def test_ivfpq_stays_flat_until_it_can_train(
     third = ingest([make_document("late", "A late note.")], ix, encoder=_unit_encoder)
     assert third.manifest["index_type"] == "ivfpq" and len(third.manifest["segments"]) == 2
     assert EvidenceIndex.open(ix)._dense.ntotal == 401
+
+
+def test_growing_from_the_catalogue_equals_reading_every_version(tmp_path: Path) -> None:
+    """The same ingests, one index growing from its catalogue (touched documents only),
+    the other made to read every version (catalogues removed): same results."""
+    docs = _docs()
+    fast, full = tmp_path / "fast", tmp_path / "full"
+    for lo, hi in ((0, 10), (10, 24), (24, 25), (25, 26), (26, len(docs)), (0, 5)):
+        a = ingest(docs[lo:hi], fast)
+        for cat in full.glob("gen-*/seg-*/catalog.json"):
+            cat.unlink()
+        b = ingest(docs[lo:hi], full)
+        for field in ("added_versions", "superseded_versions", "unchanged", "retimed_versions"):
+            assert getattr(a, field) == getattr(b, field), field
+        assert list(a.versions) == list(b.versions)
+        for key in ("corpus_digest", "documents", "versions", "chunks"):
+            assert a.manifest.get(key) == b.manifest.get(key), key
+    assert _results(fast) == _results(full)

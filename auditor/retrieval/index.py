@@ -32,6 +32,7 @@ from auditor.retrieval.asof import (
     visible_start,
 )
 from auditor.retrieval.chunking import DEFAULT_MAX_CHARS, chunk_document
+from auditor.retrieval.segments import Catalog, write_versions
 from auditor.types import Chunk, DocumentVersion, Hit
 
 MODES = ("dense", "lexical", "hybrid")
@@ -56,8 +57,9 @@ class IngestResult:
     """Stored versions that input documents repeated unchanged (nothing was added)."""
     chunks: tuple[Chunk, ...]
     """The chunks of the added versions."""
-    versions: tuple[DocumentVersion, ...]
-    """Every version in the index after the ingest, in version order."""
+    versions: Sequence[DocumentVersion]
+    """Every version in the index after the ingest, in version order (an ingest that
+    grows the index reads them from the new generation on first use)."""
     manifest: dict[str, Any] = field(default_factory=dict)
     """The manifest of the index after the ingest."""
     index_dir: Path | None = None
@@ -430,68 +432,169 @@ def ingest(
         keep = {old_gen.name} if old_gen is not None else set()
         store.remove_leftovers(index_dir, keep)
         old_manifest: dict[str, Any] | None = None
+        catalog: Catalog | None = None
         if old_gen is not None:
             old_manifest = store.read_json(old_gen / store.MANIFEST)
             check_manifest(old_manifest, old_gen)
-            corpus = _read_corpus(old_gen, old_manifest, chunks=False, vectors=False)
-        else:
-            corpus = _empty_corpus()
+            catalog = Catalog.read(old_gen, old_manifest)
         chunking = (
             old_manifest["chunking"]["max_chars"]
             if old_manifest
             else (max_chars or DEFAULT_MAX_CHARS)
         )
-        versions, added, superseded, unchanged, retimed = _reconcile(
-            corpus.ordered(), docs, undated_order
-        )
-        new_chunks = [c for doc in added for c in chunk_document(doc, chunking)]
+        old_type = old_manifest["index_type"] if old_manifest else None
+        want_type = index_type or _requested_type(old_manifest) or "flat"
+        plan: _Plan | None = None
+        if (
+            catalog is not None
+            and old_manifest is not None
+            and not index_params
+            and index_type in (None, old_type)
+        ):
+            plan = _plan_growth(catalog, docs, undated_order, chunking)
+            total = int(old_manifest["chunks"]) + len(plan.new_chunks)
+            if want_type != old_type and total >= dense.IVFPQ_MIN_TRAIN:
+                plan = None  # a pending ivfpq can now be trained: rebuild once
+        if plan is not None:
+            added, superseded, unchanged, retimed = (
+                plan.added,
+                plan.superseded,
+                plan.unchanged,
+                plan.retimed,
+            )
+            new_chunks = plan.new_chunks
+            all_versions: Sequence[DocumentVersion] = _LazyVersions()
+            corpus = _empty_corpus()
+        else:
+            corpus = (
+                _read_corpus(old_gen, old_manifest)
+                if old_gen is not None and old_manifest is not None
+                else _empty_corpus()
+            )
+            versions, added, superseded, unchanged, retimed = _reconcile(
+                corpus.ordered(), docs, undated_order
+            )
+            new_chunks = [c for doc in added for c in chunk_document(doc, chunking)]
+            all_versions = tuple(versions)
         result = IngestResult(
             added_versions=tuple(added),
             superseded_versions=tuple(superseded),
             unchanged=tuple(unchanged),
             chunks=tuple(new_chunks),
-            versions=tuple(versions),
+            versions=all_versions,
             manifest=old_manifest or {},
             index_dir=index_dir,
             retimed_versions=tuple(retimed),
         )
-        old_type = old_manifest["index_type"] if old_manifest else None
-        want_type = index_type or _requested_type(old_manifest) or "flat"
-        rebuild = old_manifest is not None and (
-            want_type != old_type or bool(index_params) or not corpus.segments
-        )
-        if rebuild and corpus.segments and want_type == "ivfpq" and old_type != "ivfpq":
-            # a pending ivfpq is trained once the corpus is large enough to train it
-            total = corpus.n_chunks + len(new_chunks)
-            rebuild = index_type is not None or total >= dense.IVFPQ_MIN_TRAIN
-        if not added and not rebuild and old_manifest is not None:
+        if not added and plan is not None:
+            if isinstance(all_versions, _LazyVersions):
+                all_versions.at(old_gen, old_manifest)
             if on_commit is not None:
                 on_commit(result)
             return result
-        if rebuild and old_gen is not None and old_manifest is not None:
-            corpus = _read_corpus(old_gen, old_manifest)
         temp = store.new_temp_dir(index_dir)
         try:
             vectors = _embed([c.text for c in new_chunks], batch_size, encoder, progress)
-            manifest, notes = _write_generation(
-                temp,
-                _Growth(corpus, versions, added, new_chunks, vectors),
-                old_gen,
-                old_manifest,
-                want_type,
-                index_params or {},
-                chunking,
-                full=rebuild or old_manifest is None,
-            )
+            if plan is not None:
+                assert catalog is not None and old_gen is not None and old_manifest is not None
+                manifest, notes = _write_growth(
+                    temp, catalog, plan, vectors, old_gen, old_manifest, want_type
+                )
+            else:
+                manifest, notes = _write_generation(
+                    temp,
+                    _Growth(corpus, list(all_versions), added, new_chunks, vectors),
+                    old_gen,
+                    old_manifest,
+                    want_type,
+                    index_params or {},
+                    chunking,
+                )
+            if isinstance(all_versions, _LazyVersions):
+                all_versions.at(temp, manifest)
             result = replace(result, manifest=manifest, notes=notes)
             if on_commit is not None:
                 on_commit(result)
             new_gen = store.publish(index_dir, temp)
+            if isinstance(all_versions, _LazyVersions):
+                all_versions.at(new_gen, manifest)
         except BaseException:
             shutil.rmtree(temp, ignore_errors=True)
             raise
         store.remove_leftovers(index_dir, {new_gen.name, *keep})
         return result
+
+
+class _LazyVersions(Sequence[DocumentVersion]):
+    """Every version of a generation, read from it on first use (growing ingests do
+    not hold the whole version list in memory)."""
+
+    def __init__(self) -> None:
+        self._where: tuple[Path, dict[str, Any]] | None = None
+        self._items: list[DocumentVersion] | None = None
+
+    def at(self, gen: Path | None, manifest: dict[str, Any] | None) -> None:
+        """Read from ``gen`` (the generation folder, wherever it is now)."""
+        if gen is not None and manifest is not None:
+            self._where = (gen, manifest)
+
+    def _load(self) -> list[DocumentVersion]:
+        if self._items is None:
+            if self._where is None:
+                raise AuditorError("the version list is not available yet")
+            self._items = read_versions(*self._where)
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._load()[i]
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass
+class _Plan:
+    """What a growing ingest changes, computed from the documents it touches only."""
+
+    rows: list[int]
+    """Catalogue rows loaded (the touched documents' versions), in version order."""
+    stored: dict[int, DocumentVersion]
+    """Those versions as their segment files hold them."""
+    versions: list[DocumentVersion]
+    """The touched documents' versions after the ingest, in version order."""
+    added: list[DocumentVersion]
+    superseded: list[DocumentVersion]
+    unchanged: list[DocumentVersion]
+    retimed: list[DocumentVersion]
+    new_chunks: list[Chunk]
+
+
+def _plan_growth(
+    catalog: Catalog, docs: list[DocumentVersion], undated_order: str, chunking: int
+) -> _Plan:
+    """Reconcile ``docs`` against the stored versions of the documents they name."""
+    sources = {s for s in (_file_source(d) for d in docs) if s is not None}
+    rows = catalog.rows_of({d.doc_id for d in docs}, sources)
+    position = np.empty(len(catalog), dtype=np.int64)
+    position[catalog.order] = np.arange(len(catalog), dtype=np.int64)
+    rows.sort(key=lambda r: int(position[r]))
+    stored = catalog.records(rows)
+    current = [
+        replace(stored[r], valid_to=parse_datetime(catalog.valid_to[str(r)]))
+        if str(r) in catalog.valid_to
+        else stored[r]
+        for r in rows
+    ]
+    has_newer = version_times(current).has_newer.tolist()
+    current = [replace(v, superseded=bool(h)) for v, h in zip(current, has_newer, strict=True)]
+    versions, added, superseded, unchanged, retimed = _reconcile(current, docs, undated_order)
+    new_chunks = [c for doc in added for c in chunk_document(doc, chunking)]
+    return _Plan(rows, stored, versions, added, superseded, unchanged, retimed, new_chunks)
 
 
 def compact(
@@ -529,7 +632,6 @@ def compact(
                 want_type,
                 index_params or {},
                 old_manifest["chunking"]["max_chars"],
-                full=True,
             )
             new_gen = store.publish(index_dir, temp)
         except BaseException:
@@ -821,139 +923,243 @@ def _write_generation(
     index_type: str,
     index_params: dict[str, int],
     max_chars: int,
-    *,
-    full: bool,
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """Write a complete generation into ``temp``; return its manifest and notes.
+    """Write a complete one-segment generation into ``temp``; return its manifest and notes.
 
-    ``full=False`` (growing): the old segments are hard-linked, one new segment holds
-    the added versions and chunks, and a trained FAISS index gets the new vectors
-    added. ``full=True`` (new index, rebuild, compact): one segment holds everything,
-    versions stored in version order, and the dense index is built from scratch.
+    For a new index, a rebuild (another index type or parameters, a format-1 index, a
+    pending ivfpq that can now train) and :func:`compact`: versions are stored in
+    version order, old chunks keep their rows and new ones follow, BM25 term counts
+    are merged (format 1: tokenised once), and the dense index is built from scratch.
     """
-    corpus, versions = growth.corpus, growth.versions
-    new_chunks, added = growth.new_chunks, growth.added
+    corpus, versions, new_chunks = growth.corpus, growth.versions, growth.new_chunks
     generation = int(old_manifest["generation"]) + 1 if old_manifest else 1
     seg_name = f"{store.SEG_PREFIX}{generation:06d}"
     stemmer = old_manifest["lexical"]["stemmer"] if old_manifest else lexical.available_stemmer()
     dim = _dimension(corpus, growth.new_vectors, old_manifest)
     new_vectors = growth.new_vectors.reshape(-1, dim)
     keys = [(v.doc_id, v.version) for v in versions]
-    times = version_times(versions)
-    superseded = dict(zip(keys, times.has_newer.tolist(), strict=True))
+    has_newer = version_times(versions).has_newer.tolist()
     notes: list[str] = []
-    if full:
-        # storage order = version order; old chunks keep their place, new ones follow
-        row_of = {k: i for i, k in enumerate(keys)}
-        remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions], dtype=np.int64)
-        seg_versions = list(versions)
-        order = np.arange(len(versions), dtype=np.int64)
-        valid_to_changed: dict[str, str | None] = {}
-        chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
-        chunk_version = np.concatenate(
-            [
-                remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
-                np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64),
-            ]
-        )
-        starts = np.concatenate(
-            [corpus.chunk_start, np.array([c.start for c in new_chunks], dtype=np.int64)]
-        )
-        ends = np.concatenate(
-            [corpus.chunk_end, np.array([c.end for c in new_chunks], dtype=np.int64)]
-        )
-        old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
-        vectors = np.concatenate([old_vectors.reshape(-1, dim), new_vectors]).astype(np.float32)
-        new_lex = lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer)
-        if corpus.segments and old_gen is not None:
-            old_lex = [
-                lexical.LexicalSegment.load(old_gen / s / store.LEXICAL) for s in corpus.segments
-            ]
-        else:  # a format-1 index (or none): tokenise the old texts once
-            old_lex = [
-                lexical.LexicalSegment.build(
-                    [
-                        corpus.versions[v].text[s:e]
-                        for v, s, e in zip(
-                            corpus.chunk_version.tolist(),
-                            corpus.chunk_start.tolist(),
-                            corpus.chunk_end.tolist(),
-                            strict=True,
-                        )
-                    ],
-                    stemmer,
-                )
-            ]
-        lex = lexical.LexicalSegment.merge([*old_lex, new_lex])
-        segments = [seg_name]
-        built_type, params = index_type, dict(index_params)
-        if index_type == "ivfpq" and len(vectors) < dense.IVFPQ_MIN_TRAIN:
-            built_type, params = "flat", {}
-            notes.append(
-                f"ivfpq needs at least {dense.IVFPQ_MIN_TRAIN} chunks to train and the index "
-                f"holds {len(vectors)}: it is flat for now, and the first ingest or "
-                "`auditor compact` that brings it to that size trains ivfpq"
+    row_of = {k: i for i, k in enumerate(keys)}
+    remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions], dtype=np.int64)
+    chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
+    chunk_version = np.concatenate(
+        [
+            remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
+            np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64),
+        ]
+    )
+    starts = np.concatenate(
+        [corpus.chunk_start, np.array([c.start for c in new_chunks], dtype=np.int64)]
+    )
+    ends = np.concatenate([corpus.chunk_end, np.array([c.end for c in new_chunks], dtype=np.int64)])
+    old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
+    vectors = np.concatenate([old_vectors.reshape(-1, dim), new_vectors]).astype(np.float32)
+    new_lex = lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer)
+    if corpus.segments and old_gen is not None:
+        old_lex = [
+            lexical.LexicalSegment.load(old_gen / s / store.LEXICAL) for s in corpus.segments
+        ]
+    else:  # a format-1 index (or none): tokenise the old texts once
+        old_lex = [
+            lexical.LexicalSegment.build(
+                [
+                    corpus.versions[v].text[s:e]
+                    for v, s, e in zip(
+                        corpus.chunk_version.tolist(),
+                        corpus.chunk_start.tolist(),
+                        corpus.chunk_end.tolist(),
+                        strict=True,
+                    )
+                ],
+                stemmer,
             )
-        if built_type != "flat":
-            dense_index, params = dense.build_index(vectors, built_type, params)
-            dense.write_index(dense_index, temp / store.DENSE)
-    else:
-        assert old_gen is not None and old_manifest is not None
-        n_old = len(corpus.versions)
-        row_of = {(v.doc_id, v.version): i for i, v in enumerate(corpus.versions)}
-        for i, v in enumerate(added):
-            row_of[(v.doc_id, v.version)] = n_old + i
-        seg_versions = list(added)
-        order = np.array([row_of[k] for k in keys], dtype=np.int64)
-        stored = [*corpus.stored_valid_to, *(v.valid_to for v in added)]
-        valid_to_changed = {
-            str(row_of[k]): _iso(v.valid_to)
-            for k, v in zip(keys, versions, strict=True)
-            if v.valid_to != stored[row_of[k]]
-        }
-        chunk_ids = [c.chunk_id for c in new_chunks]
-        chunk_version = np.array(
-            [row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64
+        ]
+    lex = lexical.LexicalSegment.merge([*old_lex, new_lex])
+    built_type, params = index_type, dict(index_params)
+    if index_type == "ivfpq" and len(vectors) < dense.IVFPQ_MIN_TRAIN:
+        built_type, params = "flat", {}
+        notes.append(
+            f"ivfpq needs at least {dense.IVFPQ_MIN_TRAIN} chunks to train and the index "
+            f"holds {len(vectors)}: it is flat for now, and the first ingest or "
+            "`auditor compact` that brings it to that size trains ivfpq"
         )
-        starts = np.array([c.start for c in new_chunks], dtype=np.int64)
-        ends = np.array([c.end for c in new_chunks], dtype=np.int64)
-        vectors = new_vectors.astype(np.float32)
-        lex = lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer)
-        for name in corpus.segments:
-            store.link_tree(old_gen / name, temp / name)
-        segments = [*corpus.segments, seg_name]
-        built_type, params = old_manifest["index_type"], dict(old_manifest["index_params"])
-        if built_type != index_type:
-            notes.append(
-                f"{index_type} was requested; the index stays {built_type} until it holds "
-                f"{dense.IVFPQ_MIN_TRAIN} chunks to train on "
-                f"(now {corpus.n_chunks + len(chunk_ids)})"
-            )
-        if built_type != "flat":
-            dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), vectors)
-            dense.write_index(dense_index, temp / store.DENSE)
-    seg = temp / seg_name
-    seg.mkdir()
-    with open(seg / store.VERSIONS, "w", encoding="utf-8") as fh:
-        for v in seg_versions:
-            v = replace(v, superseded=superseded[(v.doc_id, v.version)])
-            fh.write(json.dumps(store.version_to_record(v), ensure_ascii=False) + "\n")
-    with open(seg / store.CHUNKS, "w", encoding="utf-8") as fh:
+    if built_type != "flat":
+        dense_index, params = dense.build_index(vectors, built_type, params)
+        dense.write_index(dense_index, temp / store.DENSE)
+    seg_versions = [
+        replace(v, superseded=bool(h)) for v, h in zip(versions, has_newer, strict=True)
+    ]
+    _write_segment(
+        temp / seg_name, seg_versions, chunk_ids, chunk_version, starts, ends, vectors, lex
+    )
+    np.save(temp / store.ORDER, np.arange(len(versions), dtype=np.int64))
+    store.write_json(temp / store.VALID_TO, {})
+    manifest = _manifest(
+        generation=generation,
+        dim=dim,
+        built_type=built_type,
+        want_type=index_type,
+        params=params,
+        documents=len({v.doc_id for v in versions}),
+        n_versions=len(versions),
+        n_chunks=len(chunk_ids),
+        segments=[{"name": seg_name, "versions": len(versions), "chunks": len(chunk_ids)}],
+        max_chars=max_chars,
+        stemmer=stemmer,
+        corpus_digest=content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
+    )
+    store.write_json(temp / store.MANIFEST, manifest)
+    return manifest, tuple(notes)
+
+
+def _write_growth(
+    temp: Path,
+    catalog: Catalog,
+    plan: _Plan,
+    new_vectors: NDArray[np.float32],
+    old_gen: Path,
+    old_manifest: dict[str, Any],
+    want_type: str,
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Write a generation that links the old segments and adds one; return manifest, notes.
+
+    Work is proportional to the new chunks and the touched documents' versions, plus
+    list operations over the catalogue columns (the version order, the corpus
+    digest) and the copy of a trained FAISS index.
+    """
+    generation = int(old_manifest["generation"]) + 1
+    seg_name = f"{store.SEG_PREFIX}{generation:06d}"
+    stemmer = old_manifest["lexical"]["stemmer"]
+    dim = int(old_manifest["dimension"])
+    n_old = len(catalog)
+    row_of = {(catalog.doc_id[r], catalog.version[r]): r for r in plan.rows}
+    for i, v in enumerate(plan.added):
+        row_of[(v.doc_id, v.version)] = n_old + i
+    # the version order: each touched document's block of rows becomes its new chain
+    # (same place); documents new to the index follow, in input order
+    chains: dict[str, list[int]] = {}
+    for v in plan.versions:
+        chains.setdefault(v.doc_id, []).append(row_of[(v.doc_id, v.version)])
+    position = np.empty(n_old, dtype=np.int64)
+    position[catalog.order] = np.arange(n_old, dtype=np.int64)
+    blocks: dict[str, list[int]] = {}
+    for r in plan.rows:
+        blocks.setdefault(catalog.doc_id[r], []).append(int(position[r]))
+    pieces: list[NDArray[np.int64]] = []
+    done = 0
+    for doc_id, pos in sorted(blocks.items(), key=lambda kv: kv[1][0]):
+        lo, hi = pos[0], pos[-1] + 1
+        if hi - lo != len(pos):
+            raise AuditorError(f"{old_gen}: versions of {doc_id!r} are not contiguous (damaged)")
+        pieces += [catalog.order[done:lo], np.array(chains[doc_id], dtype=np.int64)]
+        done = hi
+    pieces.append(catalog.order[done:])
+    pieces += [np.array(rows, dtype=np.int64) for d, rows in chains.items() if d not in blocks]
+    order = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    if len(order) != n_old + len(plan.added):
+        raise AuditorError(f"{old_gen}: version order does not add up (damaged index)")
+    touched = set(plan.rows)
+    valid_to = {k: v for k, v in catalog.valid_to.items() if int(k) not in touched}
+    for v in plan.versions:
+        r = row_of[(v.doc_id, v.version)]
+        if r < n_old and v.valid_to != plan.stored[r].valid_to:
+            valid_to[str(r)] = _iso(v.valid_to)
+    has_newer = dict(
+        zip(
+            [(v.doc_id, v.version) for v in plan.versions],
+            version_times(plan.versions).has_newer.tolist(),
+            strict=True,
+        )
+    )
+    seg_versions = [replace(v, superseded=has_newer[(v.doc_id, v.version)]) for v in plan.added]
+    new_chunks = plan.new_chunks
+    vectors = np.ascontiguousarray(new_vectors.reshape(-1, dim), dtype=np.float32)
+    for name in catalog.segments:
+        store.link_tree(old_gen / name, temp / name)
+    _write_segment(
+        temp / seg_name,
+        seg_versions,
+        [c.chunk_id for c in new_chunks],
+        np.array([row_of[(c.doc_id, c.version)] for c in new_chunks], dtype=np.int64),
+        np.array([c.start for c in new_chunks], dtype=np.int64),
+        np.array([c.end for c in new_chunks], dtype=np.int64),
+        vectors,
+        lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer),
+    )
+    np.save(temp / store.ORDER, order)
+    store.write_json(temp / store.VALID_TO, valid_to)
+    built_type, params = old_manifest["index_type"], dict(old_manifest["index_params"])
+    n_chunks = int(old_manifest["chunks"]) + len(new_chunks)
+    notes: list[str] = []
+    if built_type != want_type:
+        notes.append(
+            f"{want_type} was requested; the index stays {built_type} until it holds "
+            f"{dense.IVFPQ_MIN_TRAIN} chunks to train on (now {n_chunks})"
+        )
+    if built_type != "flat":
+        dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), vectors)
+        dense.write_index(dense_index, temp / store.DENSE)
+    known = {catalog.doc_id[r] for r in plan.rows}
+    catalog.extend(seg_versions, [_file_source(v) for v in seg_versions])
+    manifest = _manifest(
+        generation=generation,
+        dim=dim,
+        built_type=built_type,
+        want_type=want_type,
+        params=params,
+        documents=int(old_manifest["documents"]) + len({v.doc_id for v in plan.added} - known),
+        n_versions=len(order),
+        n_chunks=n_chunks,
+        segments=[
+            *old_manifest["segments"],
+            {"name": seg_name, "versions": len(seg_versions), "chunks": len(new_chunks)},
+        ],
+        max_chars=int(old_manifest["chunking"]["max_chars"]),
+        stemmer=stemmer,
+        corpus_digest=catalog.corpus_digest(order),
+    )
+    store.write_json(temp / store.MANIFEST, manifest)
+    return manifest, tuple(notes)
+
+
+def _write_segment(
+    folder: Path,
+    versions: list[DocumentVersion],
+    chunk_ids: list[str],
+    chunk_version: NDArray[np.int64],
+    starts: NDArray[np.int64],
+    ends: NDArray[np.int64],
+    vectors: NDArray[np.float32],
+    lex: lexical.LexicalSegment,
+) -> None:
+    """Write one immutable segment: versions (+ catalogue), chunks, vectors, BM25 counts."""
+    folder.mkdir()
+    write_versions(folder, versions, [_file_source(v) for v in versions])
+    with open(folder / store.CHUNKS, "w", encoding="utf-8") as fh:
         for cid, vrow, s, e in zip(
             chunk_ids, chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True
         ):
             fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
-    np.save(seg / store.VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
-    lex.save(seg / store.LEXICAL)
-    np.save(temp / store.ORDER, order)
-    store.write_json(temp / store.VALID_TO, valid_to_changed)
-    seg_sizes = {s["name"]: s for s in (old_manifest or {}).get("segments", [])}
-    seg_sizes[seg_name] = {
-        "name": seg_name,
-        "versions": len(seg_versions),
-        "chunks": len(chunk_ids),
-    }
-    n_chunks = (0 if full else corpus.n_chunks) + len(chunk_ids)
+    np.save(folder / store.VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
+    lex.save(folder / store.LEXICAL)
+
+
+def _manifest(
+    *,
+    generation: int,
+    dim: int,
+    built_type: str,
+    want_type: str,
+    params: dict[str, int],
+    documents: int,
+    n_versions: int,
+    n_chunks: int,
+    segments: list[dict[str, Any]],
+    max_chars: int,
+    stemmer: str | None,
+    corpus_digest: str,
+) -> dict[str, Any]:
     manifest: dict[str, Any] = {
         "format": store.FORMAT,
         "format_version": store.FORMAT_VERSION,
@@ -962,10 +1168,10 @@ def _write_generation(
         "dimension": dim,
         "index_type": built_type,
         "index_params": params,
-        "documents": len({v.doc_id for v in versions}),
-        "versions": len(versions),
+        "documents": documents,
+        "versions": n_versions,
         "chunks": n_chunks,
-        "segments": [seg_sizes[name] for name in segments],
+        "segments": segments,
         "chunking": {"max_chars": max_chars, "method": "sentences"},
         "lexical": {
             "method": "bm25-lucene",
@@ -977,12 +1183,11 @@ def _write_generation(
         },
         "generation": generation,
         "created_at": datetime.now(UTC).isoformat(),
-        "corpus_digest": content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
+        "corpus_digest": corpus_digest,
     }
-    if built_type != index_type:
-        manifest["index_type_requested"] = index_type
-    store.write_json(temp / store.MANIFEST, manifest)
-    return manifest, tuple(notes)
+    if built_type != want_type:
+        manifest["index_type_requested"] = want_type
+    return manifest
 
 
 def _dimension(
