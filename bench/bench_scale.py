@@ -200,12 +200,12 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 def index_growth(sizes: Sequence[int], n_add: int, compare: int) -> dict[str, Any]:
     """Build, grow, open and (at ``compare``) rebuild flat indexes of synthetic chunks."""
     from auditor.retrieval import EvidenceIndex, ingest, store
-    from auditor.retrieval.index import _read_corpus
+    from auditor.retrieval.segments import Catalog
 
     out: dict[str, Any] = {"add": n_add, "sizes": {}}
     corpus = SyntheticCorpus(max(sizes) + n_add)
     print(
-        f"{'chunks':>9s} {'build s':>8s} {'add s':>7s} {'of it: read versions':>21s} "
+        f"{'chunks':>9s} {'build s':>8s} {'add s':>7s} {'of it: catalogue':>17s} "
         f"{'open s':>7s} {'open after add':>15s}"
     )
     for n in sizes:
@@ -217,21 +217,19 @@ def index_growth(sizes: Sequence[int], n_add: int, compare: int) -> dict[str, An
             _, open_s = _timed(lambda ix=ix: EvidenceIndex.open(ix))
             gen = store.require_generation(ix)
             manifest = store.read_json(gen / store.MANIFEST)
-            _, read_s = _timed(
-                lambda gen=gen, m=manifest: _read_corpus(gen, m, chunks=False, vectors=False)
-            )
+            _, read_s = _timed(lambda gen=gen, m=manifest: Catalog.read(gen, m))
             extra = corpus.documents(n, n + n_add)
             _, add_s = _timed(lambda ix=ix, e=extra: ingest(e, ix, encoder=corpus.encoder))
             _, open2_s = _timed(lambda ix=ix: EvidenceIndex.open(ix))
             row = {
                 "build_s": build_s,
                 "add_s": add_s,
-                "read_versions_s": read_s,
+                "read_catalogue_s": read_s,
                 "open_s": open_s,
                 "open_after_add_s": open2_s,
             }
             print(
-                f"{n:9,d} {build_s:8.2f} {add_s:7.3f} {read_s:21.3f} {open_s:7.2f} {open2_s:15.2f}"
+                f"{n:9,d} {build_s:8.2f} {add_s:7.3f} {read_s:17.3f} {open_s:7.2f} {open2_s:15.2f}"
             )
             if n == compare:
                 _, compact_s = _timed(

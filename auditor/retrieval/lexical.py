@@ -26,6 +26,8 @@ K1 = 1.5
 """BM25 term-frequency saturation."""
 B = 0.75
 """BM25 length normalisation."""
+TOKENIZE_BLOCK = 20_000
+"""Texts tokenised at once when building a segment (bounds the memory of token lists)."""
 SEGMENT_COUNTS = "counts.npz"
 SEGMENT_VOCAB = "vocab.json"
 _BLOCK_CELLS = 16_000_000
@@ -102,7 +104,11 @@ class LexicalSegment:
         indices: list[int] = []
         data: list[float] = []
         lengths: list[int] = []
-        for tokens in tokenize(texts, stemmer):
+        for tokens in (
+            t
+            for lo in range(0, len(texts), TOKENIZE_BLOCK)
+            for t in tokenize(texts[lo : lo + TOKENIZE_BLOCK], stemmer)
+        ):
             counts: dict[int, int] = {}
             for t in tokens:
                 col = vocab.setdefault(t, len(vocab))
