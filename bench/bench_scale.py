@@ -156,29 +156,47 @@ def stages(data_arg: str | None, n_answers: int) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- index growth
 class SyntheticCorpus:
-    """Deterministic one-chunk documents and their precomputed unit vectors."""
+    """Deterministic one-chunk documents and their precomputed unit vectors, generated
+    in blocks of :data:`BLOCK` rows on demand (a 1M-chunk run never holds them all)."""
 
-    def __init__(self, n: int, seed: int = 0) -> None:
-        rng = np.random.default_rng(seed)
-        vocab = [f"w{i}x" for i in range(5000)]
-        ranks = np.arange(1, len(vocab) + 1, dtype=np.float64)
-        p = (1 / ranks) / (1 / ranks).sum()
-        words = rng.choice(len(vocab), size=(n, 40), p=p)
-        self.texts = [
-            f"Record {i} says " + " ".join(vocab[w] for w in row) + "."
-            for i, row in enumerate(words)
-        ]
-        self.vectors = unit_vectors(n, rng)
-        self.row = {t: i for i, t in enumerate(self.texts)}
+    BLOCK = 100_000
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.vocab = [f"w{i}x" for i in range(5000)]
+        ranks = np.arange(1, len(self.vocab) + 1, dtype=np.float64)
+        self.p = (1 / ranks) / (1 / ranks).sum()
+        self._vectors: dict[int, np.ndarray] = {}
+
+    def texts(self, lo: int, hi: int) -> list[str]:
+        """Texts of rows ``lo`` to ``hi`` (row ``i`` starts "Record i says")."""
+        out: list[str] = []
+        for b in range(lo // self.BLOCK, (hi - 1) // self.BLOCK + 1):
+            rng = np.random.default_rng([self.seed, b])
+            words = rng.choice(len(self.vocab), size=(self.BLOCK, 40), p=self.p)
+            first = b * self.BLOCK
+            for i in range(max(lo, first), min(hi, first + self.BLOCK)):
+                out.append(
+                    f"Record {i} says " + " ".join(self.vocab[w] for w in words[i - first]) + "."
+                )
+        return out
+
+    def _block_vectors(self, b: int) -> np.ndarray:
+        if b not in self._vectors:
+            if len(self._vectors) >= 2:
+                self._vectors.pop(next(iter(self._vectors)))
+            self._vectors[b] = unit_vectors(self.BLOCK, np.random.default_rng([self.seed, b, 1]))
+        return self._vectors[b]
 
     def encoder(self, texts: list[str]) -> np.ndarray:
-        """The ``encoder`` argument of ingest: looks the vectors up."""
-        return self.vectors[np.array([self.row[t] for t in texts], dtype=np.int64)]
+        """The ``encoder`` argument of ingest: the precomputed vector of each text's row."""
+        rows = [int(t.split(" ", 2)[1]) for t in texts]
+        return np.stack([self._block_vectors(r // self.BLOCK)[r % self.BLOCK] for r in rows])
 
     def documents(self, lo: int, hi: int) -> list[Any]:
         from auditor.retrieval import make_document
 
-        return [make_document(f"d{i}", self.texts[i]) for i in range(lo, hi)]
+        return [make_document(f"d{lo + i}", t) for i, t in enumerate(self.texts(lo, hi))]
 
 
 def unit_vectors(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -198,60 +216,112 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 
 
 def index_growth(sizes: Sequence[int], n_add: int, compare: int) -> dict[str, Any]:
-    """Build, grow, open and (at ``compare``) rebuild flat indexes of synthetic chunks."""
-    from auditor.retrieval import EvidenceIndex, ingest, store
+    """Build, grow, open and (at ``compare``) rebuild flat indexes of synthetic chunks.
+
+    Sizes up to :attr:`SyntheticCorpus.BLOCK` are built by one ingest (timed: the
+    rebuild cost). Larger ones grow the largest such index by ingests of one block
+    (100,000 documents) each, timed: the add cost against the size, and a lean way to
+    reach 1M chunks on this machine (one ingest of 1M documents holds them all in
+    memory); their from-scratch build time is not measured.
+    """
+    from auditor.retrieval import EvidenceIndex, compact, ingest, store
     from auditor.retrieval.segments import Catalog
 
-    out: dict[str, Any] = {"add": n_add, "sizes": {}}
-    corpus = SyntheticCorpus(max(sizes) + n_add)
+    block = SyntheticCorpus.BLOCK
+    corpus = SyntheticCorpus()
+    out: dict[str, Any] = {"add": n_add, "sizes": {}, "block_adds": {}}
     print(
         f"{'chunks':>9s} {'build s':>8s} {'add s':>7s} {'of it: catalogue':>17s} "
         f"{'open s':>7s} {'open after add':>15s}"
     )
-    for n in sizes:
-        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-            ix = Path(tmp) / "ix"
+    small = [n for n in sizes if n <= block]
+    large = [n for n in sizes if n > block]
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        for n in small:
+            ix = Path(tmp) / f"ix{n}"
             base = corpus.documents(0, n)
+            corpus.encoder([base[0].text])  # generate the block's vectors untimed
             _, build_s = _timed(lambda ix=ix, base=base: ingest(base, ix, encoder=corpus.encoder))
             del base
-            _, open_s = _timed(lambda ix=ix: EvidenceIndex.open(ix))
-            gen = store.require_generation(ix)
-            manifest = store.read_json(gen / store.MANIFEST)
-            _, read_s = _timed(lambda gen=gen, m=manifest: Catalog.read(gen, m))
-            extra = corpus.documents(n, n + n_add)
-            _, add_s = _timed(lambda ix=ix, e=extra: ingest(e, ix, encoder=corpus.encoder))
-            _, open2_s = _timed(lambda ix=ix: EvidenceIndex.open(ix))
-            row = {
-                "build_s": build_s,
-                "add_s": add_s,
-                "read_catalogue_s": read_s,
-                "open_s": open_s,
-                "open_after_add_s": open2_s,
-            }
-            print(
-                f"{n:9,d} {build_s:8.2f} {add_s:7.3f} {read_s:17.3f} {open_s:7.2f} {open2_s:15.2f}"
-            )
-            if n == compare:
-                _, compact_s = _timed(
-                    lambda ix=ix: __import__("auditor.retrieval").retrieval.compact(ix)
-                )
-                row["compact_s"] = compact_s
+            extra = corpus.documents(ADD_ROWS + n, ADD_ROWS + n + n_add)
+            row = _add_and_open(ix, extra, corpus, ingest, EvidenceIndex, store, Catalog)
+            row["build_s"] = build_s
             out["sizes"][str(n)] = row
-        if n == compare:
-            with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-                docs = corpus.documents(0, n + n_add)
+            _print_row(n, row)
+            if n == compare:
+                row["compact_s"] = _timed(lambda ix=ix: compact(ix))[1]
+                docs = corpus.documents(0, n) + extra
                 _, rebuild_s = _timed(
-                    lambda d=docs, t=tmp: ingest(d, Path(t) / "ix", encoder=corpus.encoder)
+                    lambda d=docs, r=Path(tmp) / "rebuild": ingest(d, r, encoder=corpus.encoder)
                 )
-            row["rebuild_s"] = rebuild_s
-            row["add_over_rebuild"] = row["add_s"] / rebuild_s
-            print(
-                f"at {n:,} chunks: adding {n_add:,} documents took {row['add_s']:.2f} s; "
-                f"rebuilding all {n + n_add:,} took {rebuild_s:.2f} s: ratio "
-                f"{row['add_s'] / rebuild_s:.3f} (compact: {row['compact_s']:.2f} s)"
-            )
+                del docs
+                row["rebuild_s"] = rebuild_s
+                row["add_over_rebuild"] = row["add_s"] / rebuild_s
+                print(
+                    f"at {n:,} chunks: adding {n_add:,} documents took {row['add_s']:.2f} s; "
+                    f"rebuilding all {n + n_add:,} took {rebuild_s:.2f} s: ratio "
+                    f"{row['add_s'] / rebuild_s:.3f} (compact: {row['compact_s']:.2f} s)"
+                )
+        if large and block in small:
+            # grow the block-sized index (block + n_add chunks now) one block at a time
+            ix = Path(tmp) / f"ix{block}"
+            have, next_row = block + n_add, block
+            for target in large:
+                while have < target:
+                    docs = corpus.documents(next_row, next_row + block)
+                    _, s = _timed(lambda d=docs, ix=ix: ingest(d, ix, encoder=corpus.encoder))
+                    del docs
+                    print(f"  grown from {have:,} to {have + block:,} chunks: {s:.1f} s")
+                    out["block_adds"][str(have)] = s
+                    have += block
+                    next_row += block
+                extra = corpus.documents(ADD_ROWS + target, ADD_ROWS + target + n_add)
+                row = _add_and_open(ix, extra, corpus, ingest, EvidenceIndex, store, Catalog)
+                row["chunks"] = have
+                out["sizes"][str(target)] = row
+                _print_row(have, row)
+                have += n_add
     out["peak_rss_mb"] = _rss_mb()
     return out
+
+
+ADD_ROWS = 100_000_000
+"""Rows of the documents added to an index start here (never in the index already)."""
+
+
+def _add_and_open(
+    ix: Path,
+    extra: list[Any],
+    corpus: SyntheticCorpus,
+    ingest: Any,
+    index_cls: Any,
+    store: Any,
+    catalog_cls: Any,
+) -> dict[str, float]:
+    """Open ``ix`` (unless it is large: opening reads every chunk), time reading its
+    catalogue, add ``extra``, open it again."""
+    big = int(store.read_json(store.require_generation(ix) / store.MANIFEST)["chunks"]) > 200_000
+    open_s = float("nan") if big else _timed(lambda: index_cls.open(ix))[1]
+    gen = store.require_generation(ix)
+    manifest = store.read_json(gen / store.MANIFEST)
+    _, read_s = _timed(lambda: catalog_cls.read(gen, manifest))
+    corpus.encoder([d.text for d in extra[:1]])  # generate the block's vectors untimed
+    _, add_s = _timed(lambda: ingest(extra, ix, encoder=corpus.encoder))
+    _, open2_s = _timed(lambda: index_cls.open(ix))
+    return {
+        "add_s": add_s,
+        "read_catalogue_s": read_s,
+        "open_s": open_s,
+        "open_after_add_s": open2_s,
+    }
+
+
+def _print_row(n: int, row: dict[str, float]) -> None:
+    build = f"{row['build_s']:8.2f}" if "build_s" in row else f"{'-':>8s}"
+    print(
+        f"{n:9,d} {build} {row['add_s']:7.3f} {row['read_catalogue_s']:17.3f} "
+        f"{row['open_s']:7.2f} {row['open_after_add_s']:15.2f}"
+    )
 
 
 # ---------------------------------------------------------------------- ANN
