@@ -1,7 +1,7 @@
 """Scale figures for docs/scale.md: stage throughput, index growth, ANN recall and
 memory, concurrent ledger writes.
 
-    python bench/bench_scale.py stages  [--data DIR] [--answers 40]
+    python bench/bench_scale.py stages  [--data DIR] [--answers 8]
     python bench/bench_scale.py index   [--sizes 10000,100000,1000000] [--add 1000]
     python bench/bench_scale.py ann     [--n 1000000] [--hnsw-n 100000] [--queries 1000]
     python bench/bench_scale.py ledger  [--pg URL] [--answers 400] [--workers 1,2,4]
@@ -612,7 +612,7 @@ def main() -> None:
     sub = ap.add_subparsers(dest="what", required=True)
     s = sub.add_parser("stages")
     s.add_argument("--data", default=None)
-    s.add_argument("--answers", type=int, default=40)
+    s.add_argument("--answers", type=int, default=8)
     s = sub.add_parser("index")
     s.add_argument("--sizes", default="10000,100000,1000000")
     s.add_argument("--add", type=int, default=1000)

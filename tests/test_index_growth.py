@@ -141,6 +141,15 @@ def test_ivfpq_stays_flat_until_it_can_train(
     assert idx._dense.ntotal == 400 and len(idx.manifest["segments"]) == 1
     hits = idx.search(["item 21"], k=3, mode="lexical")
     assert hits[0][0].chunk.doc_id == "n3"
+    # dense hits of an ivfpq index carry exact inner products (candidates re-scored)
+    from auditor import embedding
+
+    q = embedding.encode(["Note 3 about item 21."])[0]
+    dense_hits = idx.search(["Note 3 about item 21."], k=5, mode="dense")[0]
+    vectors = {c.chunk_id: idx._corpus.vectors[i] for i, c in enumerate(idx.chunks())}
+    exact = [float(q @ vectors[h.chunk.chunk_id]) for h in dense_hits]
+    np.testing.assert_allclose([h.score for h in dense_hits], exact, rtol=1e-5)
+    assert exact == sorted(exact, reverse=True)
     # a growing ivfpq index gets vectors added (no retraining)
     third = ingest([make_document("late", "A late note.")], ix, encoder=_unit_encoder)
     assert third.manifest["index_type"] == "ivfpq" and len(third.manifest["segments"]) == 2
@@ -163,3 +172,17 @@ def test_growing_from_the_catalogue_equals_reading_every_version(tmp_path: Path)
         for key in ("corpus_digest", "documents", "versions", "chunks"):
             assert a.manifest.get(key) == b.manifest.get(key), key
     assert _results(fast) == _results(full)
+
+
+def test_rerank_orders_candidates_by_exact_inner_product() -> None:
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((50, 8)).astype(np.float32)
+    queries = rng.standard_normal((3, 8)).astype(np.float32)
+    cand = np.array([[4, 9, 1, 30, -1], [7, 2, -1, -1, -1], [-1, -1, -1, -1, -1]])
+    scores, rows = dense_mod.rerank(vectors, queries, cand, 3)
+    exact = [float(queries[0] @ vectors[r]) for r in (4, 9, 1, 30)]
+    best = sorted(zip(exact, (4, 9, 1, 30), strict=True), reverse=True)[:3]
+    assert rows[0].tolist() == [r for _, r in best]
+    np.testing.assert_allclose(scores[0], [s for s, _ in best], rtol=1e-6)
+    assert sorted(rows[1].tolist()[:2]) == [2, 7] and rows[1, 2] == -1
+    assert rows[2].tolist() == [-1, -1, -1] and np.isneginf(scores[2]).all()

@@ -271,9 +271,14 @@ class EvidenceIndex:
         lists: list[NDArray[np.int64]] = []
         if mode in ("dense", "hybrid"):
             qvec = embedding.encode(queries)
-            d_scores, d_rows = dense.search(
-                self._dense, self.manifest["index_type"], qvec, depth, mask
-            )
+            index_type = self.manifest["index_type"]
+            if index_type == "ivfpq":  # PQ scores are approximate: re-score candidates
+                _, cand = dense.search(
+                    self._dense, index_type, qvec, depth * dense.RERANK_FACTOR, mask
+                )
+                d_scores, d_rows = dense.rerank(self._corpus.vectors, qvec, cand, depth)
+            else:
+                d_scores, d_rows = dense.search(self._dense, index_type, qvec, depth, mask)
             if mode == "dense":
                 return d_scores, d_rows
             lists.append(d_rows)
