@@ -87,6 +87,8 @@ class Progress:
         self._last_draw = -float("inf")
         self._closed = False
         self._drawn_done: int | None = None
+        self.counts: dict[str, int] = {}
+        """Other things counted alongside (``claims``), shown with their own rate."""
         self._ref: tuple[float, int] | None = None
         """(time, done) of the first update that had done something: the rate is measured
         from there, so a slow start (loading a model) does not skew the ETA."""
@@ -109,6 +111,12 @@ class Progress:
         finished = self.total is not None and done >= self.total
         if finished or now - self._last_draw >= self.refresh:
             self._draw(now)
+
+    def count(self, name: str, n: int = 1) -> None:
+        """``n`` more of another thing done alongside the main count (shown as
+        ``N name, R name/s``, e.g. the claims of the answers audited); drawn with the
+        next update."""
+        self.counts[name] = self.counts.get(name, 0) + n
 
     def callback(self) -> ProgressFn:
         """This progress as a ``progress(done, total)`` callback."""
@@ -154,6 +162,11 @@ class Progress:
             text = f"{self.label}: {self.done:,}/{self.total:,}{unit} ({pct:.1f}%)"
         if self.done and elapsed >= 0.5:
             text += f" {rate:,.1f}/s" if rate < 100 else f" {rate:,.0f}/s"
+            for name, n in self.counts.items():
+                per_s = n / elapsed
+                text += f", {n:,} {name} " + (
+                    f"{per_s:,.1f} {name}/s" if per_s < 100 else f"{per_s:,.0f} {name}/s"
+                )
             if self.total is not None and self.done < self.total:
                 text += f", ETA {format_duration((self.total - self.done) / rate)}"
         text += f", {format_duration(elapsed)} elapsed"
