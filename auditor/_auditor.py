@@ -261,11 +261,12 @@ class Auditor:
             ledger_url=ledger_url_for_workers(self.ledger),
             roles={r: c.digest for r, c in run_components(components, index).items()},
         )
-        with ray_cluster(how):
-            workers = RayAuditEngine(how, spec)
+        with ray_cluster(how) as session:
+            # a Ray session the caller started (notebook, tests) keeps warm actors
+            workers = RayAuditEngine(how, spec, keep=not session.ours)
             workers.start()  # before the run is begun: a cluster that cannot work writes nothing
             try:
-                return execute_audit(
+                summary = execute_audit(
                     items,
                     components,
                     self.ledger,
@@ -275,8 +276,11 @@ class Auditor:
                     on_answer=on_answer,
                     engine=workers,
                 )
-            finally:
-                workers.stop()
+            except BaseException:
+                workers.stop(failed=True)
+                raise
+            workers.stop()
+            return summary
 
     def _run_complete(
         self, items: list[Answer], components: AuditComponents, index: Component

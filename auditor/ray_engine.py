@@ -77,19 +77,28 @@ def quiet_ray_env() -> None:
         os.environ.setdefault(key, value)
 
 
+@dataclass(frozen=True)
+class RaySession:
+    """The Ray in use: :mod:`ray`, and whether :func:`ray_cluster` started (or
+    connected) it, and so ends it."""
+
+    ray: Any
+    ours: bool
+
+
 @contextlib.contextmanager
-def ray_cluster(engine: Engine) -> Iterator[Any]:
+def ray_cluster(engine: Engine) -> Iterator[RaySession]:
     """Connect to ``engine.address``, or start a local cluster with ``engine.workers``
-    CPUs; yield :mod:`ray`; disconnect (and stop the local cluster) at the end.
+    CPUs; disconnect (and stop the local cluster) at the end.
 
     A Ray already initialised in this process (tests, notebooks) is used as it is and
-    left running.
+    left running (``ours=False``).
     """
     ray = require_ray()
     if engine.address is not None:
         _check_reachable(engine.address)
     if ray.is_initialized():
-        yield ray
+        yield RaySession(ray, ours=False)
         return
     quiet_ray_env()
     import logging
@@ -109,7 +118,7 @@ def ray_cluster(engine: Engine) -> Iterator[Any]:
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, ...
         raise RayEngineError(f"cannot start Ray: {type(exc).__name__}: {exc}") from None
     try:
-        yield ray
+        yield RaySession(ray, ours=True)
     finally:
         ray.shutdown()
 
@@ -235,22 +244,75 @@ class AuditWorker:
         return index, [r.answer_id for r in results]
 
 
+_warm: tuple[Any, list[Any]] | None = None
+"""The last pool of actors kept warm in a Ray session this process did not start:
+(its key, its actors). One pool at most; another key replaces it."""
+
+
+def release_workers() -> None:
+    """Kill the audit actors kept warm for the next audit (see :class:`RayAuditEngine`)."""
+    global _warm
+    if _warm is not None:
+        _kill(_warm[1])
+        _warm = None
+
+
+def _kill(actors: Sequence[Any]) -> None:
+    ray = require_ray()
+    for actor in actors:
+        with contextlib.suppress(Exception):
+            ray.kill(actor, no_restart=True)
+
+
 class RayAuditEngine:
     """Runs an audit's batches on a pool of :class:`AuditWorker` actors (see module doc).
 
     Use it inside :func:`ray_cluster`; :meth:`start` builds the actors (each loads
     the models once), :meth:`run` is the :class:`~auditor.runner.BatchEngine`.
+    With ``keep`` (a Ray session the caller owns: a notebook, tests), :meth:`stop`
+    keeps the actors warm for the next audit with the same components and settings
+    (:func:`release_workers` ends them); otherwise it kills them.
     """
 
-    def __init__(self, engine: Engine, spec: WorkerSpec) -> None:
+    def __init__(self, engine: Engine, spec: WorkerSpec, *, keep: bool = False) -> None:
         self.engine = engine
         self.spec = spec
+        self.keep = keep
         self.pids: list[int] = []
         self._actors: list[Any] = []
+        threads = _threads(engine)
+        self._key = (
+            repr(sorted(spec.roles.items())),
+            repr(sorted(spec.config.to_dict().items())),
+            spec.index_dir,
+            spec.ledger_url,
+            engine.workers,
+            threads,
+            engine.max_restarts,
+        )
 
     def start(self) -> None:
-        """Start the actors and wait until each has built its components."""
+        """Start the actors (or take the warm ones) and wait until each has built its
+        components."""
+        global _warm
         ray = require_ray()
+        if _warm is not None:
+            key, actors = _warm
+            _warm = None
+            if key == self._key:
+                try:
+                    self.pids = list(ray.get([a.pid.remote() for a in actors], timeout=60))
+                    self._actors = actors
+                except Exception:  # a warm actor that died: start afresh
+                    _kill(actors)
+            else:
+                _kill(actors)
+        if not self._actors:
+            self._create(ray)
+        if self.engine.on_workers is not None:
+            self.engine.on_workers(list(self.pids))
+
+    def _create(self, ray: Any) -> None:
         threads = _threads(self.engine)
         remote = ray.remote(AuditWorker).options(
             num_cpus=1,
@@ -271,17 +333,18 @@ class RayAuditEngine:
         try:
             self.pids = list(ray.get([a.pid.remote() for a in self._actors]))
         except Exception as exc:
-            self.stop()
+            self.stop(failed=True)
             raise _failure(exc, "starting the Ray workers") from None
-        if self.engine.on_workers is not None:
-            self.engine.on_workers(list(self.pids))
 
-    def stop(self) -> None:
-        """Kill the actors (their models go with them)."""
-        ray = require_ray()
-        for actor in self._actors:
-            with contextlib.suppress(Exception):
-                ray.kill(actor, no_restart=True)
+    def stop(self, *, failed: bool = False) -> None:
+        """Kill the actors (their models go with them), or keep them warm (``keep``,
+        unless the run ``failed``)."""
+        global _warm
+        if self.keep and not failed and self._actors:
+            release_workers()
+            _warm = (self._key, self._actors)
+        else:
+            _kill(self._actors)
         self._actors = []
 
     def run(

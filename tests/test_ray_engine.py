@@ -27,7 +27,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'rag-
 from auditor import AuditConfig, Auditor  # noqa: E402
 from auditor.demo import prepare_sample_index, sample_path  # noqa: E402
 from auditor.engine import Engine  # noqa: E402
-from auditor.ray_engine import RayEngineError  # noqa: E402
+from auditor.ray_engine import RayEngineError, release_workers  # noqa: E402
 from ledger import open_ledger  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -52,6 +52,7 @@ def cluster() -> Iterator[Any]:
         _node_ip_address="127.0.0.1",
     )
     yield ray
+    release_workers()
     ray.shutdown()
 
 
@@ -165,7 +166,6 @@ def test_ray_run_is_the_local_run_even_when_a_worker_is_killed(
     assert run.labels == demo["run"].labels
     assert same(run.answers, demo["run"].answers)
     assert_same_run(db, demo, run.run_id)
-    assert _all_gone(pids)  # the actors were stopped at the end
 
 
 def test_cli_ray_engine_resumes_a_partial_run(
@@ -222,7 +222,10 @@ def test_dead_worker_is_a_clean_error_never_a_silent_partial_run(
     db = tmp_path / "ray.db"
     pids: list[int] = []
 
+    seen: list[int] = []
+
     def kill_all(run_id: str, answer_id: str) -> None:
+        seen.extend(pids)
         while pids:
             os.kill(pids.pop(), signal.SIGKILL)
 
@@ -240,6 +243,8 @@ def test_dead_worker_is_a_clean_error_never_a_silent_partial_run(
         (info,) = ledger.list_runs()
         done = ledger.done_answer_ids(info.run_id)
     assert info.status == "running" and 1 <= len(done) < 10  # incomplete, and says so
+    release_workers()
+    assert _all_gone(seen)  # a failed pool is not kept warm
 
 
 def test_unreachable_cluster_is_refused_before_anything_is_written(
