@@ -24,6 +24,7 @@ import contextlib
 import os
 import socket
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -425,9 +426,11 @@ class RayEncoder:
     """An ``encoder`` for :func:`auditor.retrieval.ingest` that embeds with Ray Data:
     ``from_items(...).map_batches(<MiniLM actor>, concurrency=workers)``.
 
-    Call it inside :func:`ray_cluster`. ``block_size`` tells ingest to hand over all
-    new texts at once (one actor pool per ingest, not per block); ``progress(done,
-    total)`` follows the embedded texts.
+    Each call runs in :func:`ray_cluster` (a local cluster is started for it unless
+    Ray is already running). ``block_size`` tells ingest to hand over all new texts at
+    once (one cluster and actor pool per ingest, not per block); ``progress(done,
+    total)`` follows the embedded texts. The vectors are the local encoder's to float32
+    rounding (another process, other batches).
     """
 
     block_size = 1 << 62
@@ -444,24 +447,34 @@ class RayEncoder:
         self.progress = progress
 
     def __call__(self, texts: list[str]) -> NDArray[np.float32]:
-        ray = require_ray()
         from auditor.embedding import EMBEDDING_DIM
 
         if not texts:
             return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
-        workers = self.engine.workers
+        with ray_cluster(self.engine) as session, warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # Ray Data's own
+            return self._embed(session.ray, texts)
+
+    def _embed(self, ray: Any, texts: list[str]) -> NDArray[np.float32]:
+        import logging
+
+        from auditor.embedding import EMBEDDING_DIM
+
+        for name in ("ray.data", "ray.data._internal"):
+            logging.getLogger(name).setLevel(logging.ERROR)
         ctx = ray.data.DataContext.get_current()
-        ctx.enable_progress_bars = False
-        ctx.print_on_execution_start = False
-        with contextlib.suppress(AttributeError):
-            ctx.enable_operator_progress_bars = False
-        blocks = max(1, min(len(texts) // self.batch_size or 1, workers * 4))
+        for flag in ("enable_progress_bars", "enable_operator_progress_bars"):
+            if hasattr(ctx, flag):
+                setattr(ctx, flag, False)
+        # texts arrive longest first: contiguous blocks batch texts of similar length
+        n_batches = -(-len(texts) // self.batch_size)
+        blocks = min(len(texts), max(self.engine.workers, min(n_batches, 4 * self.engine.workers)))
         dataset = ray.data.from_items(
             [{"i": i, "text": t} for i, t in enumerate(texts)], override_num_blocks=blocks
         ).map_batches(
             _EmbedBatch,
             fn_constructor_kwargs={"threads": _threads(self.engine), "batch_size": self.batch_size},
-            concurrency=workers,
+            compute=ray.data.ActorPoolStrategy(size=min(self.engine.workers, blocks)),
             batch_size=self.batch_size,
             num_cpus=1,
             batch_format="numpy",
@@ -476,7 +489,7 @@ class RayEncoder:
                 out[rows] = np.stack(list(batch["vector"])).astype(np.float32)
                 seen[rows] = True
                 done += len(rows)
-                if self.progress is not None:
+                if self.progress is not None and done < len(texts):  # ingest reports the end
                     self.progress(done, len(texts))
         except AuditorError:
             raise

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'rag-auditor[ray]')")
@@ -286,3 +287,35 @@ def test_unreachable_cluster_is_refused_before_anything_is_written(
 def test_engine_options_are_checked(run_cli: Any, argv: Sequence[str], message: str) -> None:
     code, _, err = run_cli(["audit", str(sample_path("answers.jsonl")), *argv])
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_cli_ingest_with_ray_data_builds_the_local_index(
+    cluster: Any, demo: dict[str, Any], tmp_path: Path, run_cli: Any
+) -> None:
+    from auditor.retrieval import EvidenceIndex
+
+    index, db = tmp_path / "index", tmp_path / "ledger.db"
+    corpus = str(sample_path("corpus.jsonl"))
+    argv = ["ingest", corpus, "--index", str(index), "--db", str(db), "--engine", "ray"]
+    code, out, err = run_cli([*argv, "--workers", "2"])
+    assert code == 0, err
+    assert "30 chunks" in out and "Traceback" not in err
+    ours, local = EvidenceIndex.open(index), EvidenceIndex.open(demo["index"])
+    volatile = {"created_at"}
+    assert {k: v for k, v in ours.manifest.items() if k not in volatile} == {
+        k: v for k, v in local.manifest.items() if k not in volatile
+    }
+    assert [c.chunk_id for c in ours.chunks()] == [c.chunk_id for c in local.chunks()]
+    # the same MiniLM in other processes and batches: equal to float32 rounding
+    assert np.allclose(ours._corpus.vectors, local._corpus.vectors, atol=1e-5)
+    queries = [c["text"] for c in demo["run"].claims]
+    for mode in ("dense", "hybrid"):
+        got = ours.search(queries, 5, mode=mode)
+        want = local.search(queries, 5, mode=mode)
+        assert [[h.chunk.chunk_id for h in hits] for hits in got] == [
+            [h.chunk.chunk_id for h in hits] for hits in want
+        ]
+    corpus_rows = ledger_rows(db)
+    assert corpus_rows["chunk"] == ledger_rows(demo["work"] / "corpus.db")["chunk"]
+    again = run_cli([*argv, "--workers", "2"])  # nothing new: Ray is not even needed
+    assert again[0] == 0 and "0 versions added" in again[1]
