@@ -319,3 +319,46 @@ def test_cli_ingest_with_ray_data_builds_the_local_index(
     assert corpus_rows["chunk"] == ledger_rows(demo["work"] / "corpus.db")["chunk"]
     again = run_cli([*argv, "--workers", "2"])  # nothing new: Ray is not even needed
     assert again[0] == 0 and "0 versions added" in again[1]
+
+
+@pytest.mark.postgres
+def test_workers_write_a_postgres_ledger_themselves(
+    cluster: Any, demo: dict[str, Any], tmp_path: Path
+) -> None:
+    from conftest import PG_URL, _pg_database
+
+    if not PG_URL:
+        pytest.skip("AUDITOR_TEST_PG_URL is not set (no PostgreSQL server)")
+    pids: list[int] = []
+    killed: list[int] = []
+
+    def kill_one(run_id: str, answer_id: str) -> None:
+        if not killed:  # a worker dies mid-batch: its retried batch writes again, ignored
+            killed.append(pids[1])
+            os.kill(pids[1], signal.SIGKILL)
+
+    databases = _pg_database()
+    url = next(databases)
+    try:
+        with Auditor(demo["index"], url, config=CONFIG) as auditor:
+            run = auditor.audit(
+                sample_path("answers.jsonl"),
+                batch_size=2,
+                engine=Engine("ray", workers=2, on_workers=pids.extend),
+                on_answer=kill_one,
+            )
+            counts = {t: auditor.ledger.count(t) for t in ("answer", "claim", "verdict")}
+            counts["vote"] = auditor.ledger.count("judge_vote")
+        assert killed and run.run_id == demo["run"].run_id
+        assert run.labels == demo["run"].labels
+        assert same(run.answers, demo["run"].answers)
+        want = demo["rows"]
+        assert counts == {
+            "answer": len(want["answer"]),
+            "claim": len(want["claim"]),
+            "verdict": len(want["verdict"]),
+            "vote": len(want["judge_vote"]),
+        }
+    finally:
+        release_workers()  # they hold connections to the database dropped next
+        databases.close()
