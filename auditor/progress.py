@@ -89,6 +89,7 @@ class Progress:
         self._drawn_done: int | None = None
         self.counts: dict[str, int] = {}
         """Other things counted alongside (``claims``), shown with their own rate."""
+        self._ref_counts: dict[str, int] = {}
         self._ref: tuple[float, int] | None = None
         """(time, done) of the first update that had done something: the rate is measured
         from there, so a slow start (loading a model) does not skew the ETA."""
@@ -108,6 +109,7 @@ class Progress:
         now = self._clock()
         if self._ref is None and done > 0:
             self._ref = (now, done)
+            self._ref_counts = dict(self.counts)
         finished = self.total is not None and done >= self.total
         if finished or now - self._last_draw >= self.refresh:
             self._draw(now)
@@ -153,8 +155,13 @@ class Progress:
         elapsed = max(now - self._start, 1e-9)
         unit = f" {self.unit}" if self.unit else ""
         rate = self.done / elapsed
+        rates = {name: n / elapsed for name, n in self.counts.items()}
         if self._ref is not None and now - self._ref[0] >= 1.0 and self.done > self._ref[1]:
-            rate = (self.done - self._ref[1]) / (now - self._ref[0])
+            since = now - self._ref[0]
+            rate = (self.done - self._ref[1]) / since
+            rates = {
+                name: (n - self._ref_counts.get(name, 0)) / since for name, n in self.counts.items()
+            }
         if self.total is None:
             text = f"{self.label}: {self.done:,}{unit}"
         else:
@@ -163,7 +170,7 @@ class Progress:
         if self.done and elapsed >= 0.5:
             text += f" {rate:,.1f}/s" if rate < 100 else f" {rate:,.0f}/s"
             for name, n in self.counts.items():
-                per_s = n / elapsed
+                per_s = rates[name]
                 text += f", {n:,} {name} " + (
                     f"{per_s:,.1f} {name}/s" if per_s < 100 else f"{per_s:,.0f} {name}/s"
                 )
