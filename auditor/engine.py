@@ -56,7 +56,10 @@ class Engine:
         ):
             raise ConfigError(f"ray address: expected host:port, got {self.address!r}")
         if self.kind == "local" and (self.address is not None or self.workers != 1):
-            raise ConfigError("--workers and --ray-address need --engine ray")
+            raise ConfigError(
+                "workers and a Ray address (--workers, --ray-address) need the ray engine "
+                "(--engine ray)"
+            )
 
     @classmethod
     def of(cls, engine: Engine | str | None) -> Engine:

@@ -276,19 +276,6 @@ def test_unreachable_cluster_is_refused_before_anything_is_written(
         assert ledger.list_runs() == []
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--engine", "spark"], "engine: expected one of local, ray"),
-        (["--workers", "2"], "--workers and --ray-address need --engine ray"),
-        (["--engine", "ray", "--workers", "0"], "workers: expected an integer >= 1"),
-    ],
-)
-def test_engine_options_are_checked(run_cli: Any, argv: Sequence[str], message: str) -> None:
-    code, _, err = run_cli(["audit", str(sample_path("answers.jsonl")), *argv])
-    assert code == 2 and message in err and "Traceback" not in err
-
-
 def test_cli_ingest_with_ray_data_builds_the_local_index(
     cluster: Any, demo: dict[str, Any], tmp_path: Path, run_cli: Any
 ) -> None:

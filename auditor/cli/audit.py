@@ -141,6 +141,10 @@ def audit(
         reader_calls=reader_calls,
     )
     how = Engine(kind=engine, workers=workers, address=ray_address)
+    if how.kind == "ray":
+        from auditor.engine import require_ray
+
+        require_ray()  # before loading anything
     items = load_answers(answers)
     bar = Progress(
         "audit", len(items), unit="answers", enabled=progress_enabled(quiet=quiet, force=True)

@@ -110,6 +110,10 @@ def ingest(
     from auditor.engine import Engine
 
     how = Engine(kind=engine, workers=workers, address=ray_address)
+    if how.kind == "ray":
+        from auditor.engine import require_ray
+
+        require_ray()  # before reading any document
     docs = load_documents(
         paths,
         published_at=published_at,
