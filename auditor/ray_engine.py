@@ -125,7 +125,13 @@ def ray_cluster(engine: Engine) -> Iterator[RaySession]:
 
 
 def _threads(engine: Engine) -> int:
-    return engine.threads or max(1, (os.cpu_count() or 1) // engine.workers)
+    """Threads per actor: ``engine.threads``; else, on a local cluster, this machine's
+    cores shared out; on another cluster 1 (each actor reserves one CPU there)."""
+    if engine.threads is not None:
+        return engine.threads
+    if engine.address is not None:
+        return 1
+    return max(1, (os.cpu_count() or 1) // engine.workers)
 
 
 def _set_threads(threads: int) -> None:
@@ -161,6 +167,10 @@ def _failure(exc: BaseException, what: str) -> RayEngineError:
     return RayEngineError(f"{what}: {type(exc).__name__}: {_first_line(exc)}")
 
 
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {_first_line(exc)}"
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
@@ -188,6 +198,13 @@ class AuditWorker:
     """A Ray actor auditing batches with components built once (see module doc)."""
 
     def __init__(self, spec: WorkerSpec, threads: int) -> None:
+        self._error: str | None = None
+        try:
+            self._build(spec, threads)
+        except Exception as exc:  # reported by ready(), not as a Ray creation traceback
+            self._error = str(exc) if isinstance(exc, AuditorError) else _describe(exc)
+
+    def _build(self, spec: WorkerSpec, threads: int) -> None:
         _set_threads(threads)
         from auditor._auditor import Auditor
         from auditor.graph.flow import AuditState, build_audit_graph
@@ -219,11 +236,10 @@ class AuditWorker:
             return [r.answer_id for r in results]
 
         self._graph = build_audit_graph(components, collect)
-        self._answer_results = answer_results
 
-    def pid(self) -> int:
-        """This actor's process id."""
-        return os.getpid()
+    def ready(self) -> tuple[int, str | None]:
+        """This actor's process id, and why it could not build its components (or None)."""
+        return os.getpid(), self._error
 
     def run_batch(
         self,
@@ -234,6 +250,8 @@ class AuditWorker:
         digests: dict[str, str],
     ) -> tuple[int, list[AnswerResult] | list[str]]:
         """Audit one batch: its rows (SQLite), or the ids of the answers written (PG)."""
+        if self._error is not None:
+            raise RayEngineError(f"this Ray worker could not start: {self._error}")
         self._batch = {"seq_of": seq_of, "digests": digests}
         self._graph.invoke({"answers": answers})
         results: list[AnswerResult] = self._batch.pop("results")
@@ -302,7 +320,8 @@ class RayAuditEngine:
             _warm = None
             if key == self._key:
                 try:
-                    self.pids = list(ray.get([a.pid.remote() for a in actors], timeout=60))
+                    states = ray.get([a.ready.remote() for a in actors], timeout=60)
+                    self.pids = [pid for pid, _ in states]
                     self._actors = actors
                 except Exception:  # a warm actor that died: start afresh
                     _kill(actors)
@@ -332,10 +351,15 @@ class RayAuditEngine:
         # the spec travels by value with each actor (so a restarted actor can rebuild)
         self._actors = [remote.remote(self.spec, threads) for _ in range(self.engine.workers)]
         try:
-            self.pids = list(ray.get([a.pid.remote() for a in self._actors]))
+            states = ray.get([a.ready.remote() for a in self._actors])
         except Exception as exc:
             self.stop(failed=True)
             raise _failure(exc, "starting the Ray workers") from None
+        self.pids = [pid for pid, _ in states]
+        errors = sorted({error for _, error in states if error is not None})
+        if errors:
+            self.stop(failed=True)
+            raise RayEngineError(f"the Ray workers could not start: {'; '.join(errors)}")
 
     def stop(self, *, failed: bool = False) -> None:
         """Kill the actors (their models go with them), or keep them warm (``keep``,

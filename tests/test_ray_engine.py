@@ -349,3 +349,23 @@ def test_workers_write_a_postgres_ledger_themselves(
     finally:
         release_workers()  # they hold connections to the database dropped next
         databases.close()
+
+
+def test_an_index_changed_under_the_run_stops_the_workers_cleanly(
+    cluster: Any, demo: dict[str, Any], tmp_path: Path
+) -> None:
+    import shutil
+
+    from auditor.digest import sha256_text
+    from auditor.retrieval import ingest
+    from auditor.types import DocumentVersion
+
+    index, db = tmp_path / "index", tmp_path / "ray.db"
+    shutil.copytree(demo["index"], index)
+    with Auditor(index, db, config=CONFIG) as auditor:
+        assert len(auditor.index) == 30  # the driver opened this generation
+        text = "A late document."
+        ingest([DocumentVersion("late", "v1", text, sha256_text(text))], index)
+        with pytest.raises(RayEngineError, match=r"other components than the driver \(index\)"):
+            auditor.audit(sample_path("answers.jsonl"), engine=Engine("ray", workers=1))
+        assert auditor.ledger.list_runs() == []  # refused before the run was begun
