@@ -31,10 +31,11 @@ class Engine:
     local Ray cluster with that many CPUs is started and stopped at the end.
     ``address``: an existing Ray cluster (``host:port``, ``auto`` or ``ray://...``).
     ``threads``: torch/OpenMP threads per actor (default: on a local cluster this
-    machine's cores divided by ``workers``, at least 1; on another cluster 1). ``max_restarts``: how often Ray restarts a killed
-    actor and retries its batch before the run stops with an error (re-running the
-    command resumes it). ``on_workers``: called with the actors' process ids once they
-    are ready (monitoring, tests).
+    machine's cores divided by ``workers``, at least 1; on another cluster 1).
+    ``max_restarts``: how often Ray restarts a killed actor and retries its batch
+    before the run stops with an error (re-running the command resumes it).
+    ``on_workers``: called with the actors' process ids once they are ready
+    (monitoring, tests).
     """
 
     kind: str = "local"
