@@ -393,7 +393,9 @@ class RayAuditEngine:
         done = 0
 
         def submit(actor: Any, item: tuple[int, list[Answer]]) -> Any:
-            return actor.run_batch.remote(run_id, item[0], item[1], seq, digests)
+            index, batch = item
+            batch_seq = {a.id: seq[a.id] for a in batch}  # only this batch's travels
+            return actor.run_batch.remote(run_id, index, batch, batch_seq, digests)
 
         results = pool.map_unordered(submit, work)
         while next_batch < len(work):
