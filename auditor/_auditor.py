@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.answers import AnswersInput, coerce_answers
 from auditor.config import AuditConfig
+from auditor.engine import Engine
 from auditor.errors import ConfigError
 from auditor.graph.flow import AuditComponents
 from auditor.judges.base import Judge, build_judge
 from auditor.judges.panel import Panel, load_panel
 from auditor.stacking.model import Stacker, load_stacker
-from auditor.types import Hit
+from auditor.types import Answer, Component, Hit
 from ledger import Ledger, open_ledger
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from auditor.report.card import ReportCard
     from auditor.report.full import FullReport
     from auditor.retrieval import EvidenceIndex
+    from auditor.runner import RunSummary
 
 DEFAULT_LEDGER = ".auditor/ledger.db"
 """Where the ledger lives when neither ``db`` nor ``$AUDITOR_DB`` says otherwise."""
@@ -108,6 +110,9 @@ class Auditor:
         self.config = config if config is not None else AuditConfig()
         if not isinstance(self.config, AuditConfig):
             raise ConfigError(f"config: expected AuditConfig, got {type(config).__name__}")
+        self._sources = (panel, stacker, second_opinion)
+        """What the panel, stacker and second opinion were built from (Ray workers
+        build theirs from the same)."""
         self.panel = panel if isinstance(panel, Panel) else load_panel(panel)
         self.stacker = stacker if isinstance(stacker, Stacker) else load_stacker(stacker)
         from auditor.runner import attach_cache, check_members
@@ -180,26 +185,39 @@ class Auditor:
         progress: ProgressFn | None = None,
         on_answer: AnswerFn | None = None,
         batch_size: int = 16,
+        engine: Engine | str | None = None,
     ) -> AuditRun:
         """Audit ``answers`` (a JSONL path, :class:`~auditor.types.Answer` objects or dicts)
         into the ledger: content-addressed (the same input and configuration find the
         existing run and write nothing) and resumable (a killed run continues at the
-        first answer it had not committed)."""
+        first answer it had not committed).
+
+        ``engine``: ``"local"`` (default, this process) or ``"ray"`` / an
+        :class:`~auditor.engine.Engine` (batches on Ray actors; the same run id, labels
+        and ledger rows)."""
         from auditor.report.claims import claim_records
         from auditor.runner import execute_audit, index_component
 
         if batch_size < 1:
             raise ConfigError(f"batch_size: must be >= 1, got {batch_size}")
+        how = Engine.of(engine)
         items = coerce_answers(answers)
-        summary = execute_audit(
-            items,
-            self.components(),
-            self.ledger,
-            index_component=index_component(self.index.manifest),
-            batch_size=batch_size,
-            progress=progress,
-            on_answer=on_answer,
-        )
+        components = self.components()
+        index = index_component(self.index.manifest)
+        if how.kind == "local":
+            summary = execute_audit(
+                items,
+                components,
+                self.ledger,
+                index_component=index,
+                batch_size=batch_size,
+                progress=progress,
+                on_answer=on_answer,
+            )
+        else:
+            summary = self._audit_on_ray(
+                how, items, components, index, batch_size, progress, on_answer
+            )
         return AuditRun(
             summary.run_id,
             summary.reused,
@@ -207,6 +225,74 @@ class Auditor:
             summary.answers_total,
             claim_records(self.ledger, summary.run_id),
         )
+
+    def _audit_on_ray(
+        self,
+        how: Engine,
+        items: list[Answer],
+        components: AuditComponents,
+        index: Component,
+        batch_size: int,
+        progress: ProgressFn | None,
+        on_answer: AnswerFn | None,
+    ) -> RunSummary:
+        """:func:`~auditor.runner.execute_audit` with batches on Ray actors."""
+        from auditor.engine import require_ray
+        from auditor.ray_engine import (
+            RayAuditEngine,
+            WorkerSpec,
+            ledger_url_for_workers,
+            ray_cluster,
+        )
+        from auditor.runner import execute_audit, run_components
+
+        require_ray()
+        if self._run_complete(items, components, index):  # found again: nothing to start
+            return execute_audit(
+                items, components, self.ledger, index_component=index, batch_size=batch_size
+            )
+        panel, stacker, second_opinion = self._sources
+        spec = WorkerSpec(
+            index_dir=str(self.index.index_dir),
+            panel=panel,
+            stacker=stacker,
+            config=self.config,
+            second_opinion=second_opinion,
+            ledger_url=ledger_url_for_workers(self.ledger),
+            roles={r: c.digest for r, c in run_components(components, index).items()},
+        )
+        with ray_cluster(how) as session:
+            # a Ray session the caller started (notebook, tests) keeps warm actors
+            workers = RayAuditEngine(how, spec, keep=not session.ours)
+            workers.start()  # before the run is begun: a cluster that cannot work writes nothing
+            try:
+                summary = execute_audit(
+                    items,
+                    components,
+                    self.ledger,
+                    index_component=index,
+                    batch_size=batch_size,
+                    progress=progress,
+                    on_answer=on_answer,
+                    engine=workers,
+                )
+            except BaseException:
+                workers.stop(failed=True)
+                raise
+            workers.stop()
+            return summary
+
+    def _run_complete(
+        self, items: list[Answer], components: AuditComponents, index: Component
+    ) -> bool:
+        from auditor.runner import run_id_of
+        from ledger import LedgerError
+
+        try:
+            info = self.ledger.get_run(run_id_of(items, components, index))
+        except LedgerError:
+            return False
+        return info.status == "complete"
 
     def rejudge(
         self,

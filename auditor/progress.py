@@ -87,6 +87,9 @@ class Progress:
         self._last_draw = -float("inf")
         self._closed = False
         self._drawn_done: int | None = None
+        self.counts: dict[str, int] = {}
+        """Other things counted alongside (``claims``), shown with their own rate."""
+        self._ref_counts: dict[str, int] = {}
         self._ref: tuple[float, int] | None = None
         """(time, done) of the first update that had done something: the rate is measured
         from there, so a slow start (loading a model) does not skew the ETA."""
@@ -106,9 +109,16 @@ class Progress:
         now = self._clock()
         if self._ref is None and done > 0:
             self._ref = (now, done)
+            self._ref_counts = dict(self.counts)
         finished = self.total is not None and done >= self.total
         if finished or now - self._last_draw >= self.refresh:
             self._draw(now)
+
+    def count(self, name: str, n: int = 1) -> None:
+        """``n`` more of another thing done alongside the main count (shown as
+        ``N name, R name/s``, e.g. the claims of the answers audited); drawn with the
+        next update."""
+        self.counts[name] = self.counts.get(name, 0) + n
 
     def callback(self) -> ProgressFn:
         """This progress as a ``progress(done, total)`` callback."""
@@ -145,8 +155,13 @@ class Progress:
         elapsed = max(now - self._start, 1e-9)
         unit = f" {self.unit}" if self.unit else ""
         rate = self.done / elapsed
+        rates = {name: n / elapsed for name, n in self.counts.items()}
         if self._ref is not None and now - self._ref[0] >= 1.0 and self.done > self._ref[1]:
-            rate = (self.done - self._ref[1]) / (now - self._ref[0])
+            since = now - self._ref[0]
+            rate = (self.done - self._ref[1]) / since
+            rates = {
+                name: (n - self._ref_counts.get(name, 0)) / since for name, n in self.counts.items()
+            }
         if self.total is None:
             text = f"{self.label}: {self.done:,}{unit}"
         else:
@@ -154,6 +169,11 @@ class Progress:
             text = f"{self.label}: {self.done:,}/{self.total:,}{unit} ({pct:.1f}%)"
         if self.done and elapsed >= 0.5:
             text += f" {rate:,.1f}/s" if rate < 100 else f" {rate:,.0f}/s"
+            for name, n in self.counts.items():
+                per_s = rates[name]
+                text += f", {n:,} {name} " + (
+                    f"{per_s:,.1f} {name}/s" if per_s < 100 else f"{per_s:,.0f} {name}/s"
+                )
             if self.total is not None and self.done < self.total:
                 text += f", ETA {format_duration((self.total - self.done) / rate)}"
         text += f", {format_duration(elapsed)} elapsed"

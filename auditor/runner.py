@@ -9,9 +9,9 @@ last committed answer left off.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from auditor.digest import content_digest, sha256_text
 from auditor.errors import ConfigError
@@ -82,6 +82,37 @@ def run_id_of(
     )
 
 
+class BatchEngine(Protocol):
+    """Runs an audit's batches somewhere else than this process (:mod:`auditor.ray_engine`).
+
+    :meth:`run` yields every answer of ``batches`` once, in input order, as it
+    finishes: its :class:`~ledger.AnswerResult` for the caller to write (the ledger
+    allows one writer), or its id when a worker already wrote it to the ledger.
+    """
+
+    def run(
+        self,
+        run_id: str,
+        batches: Sequence[Sequence[Answer]],
+        seq_of: Mapping[str, int],
+        judge_digests: Mapping[str, str],
+    ) -> Iterator[AnswerResult | str]:
+        """Audit ``batches`` (each through the audit graph, as the local engine would)."""
+        ...
+
+
+def judge_digests(components: AuditComponents, roles: Mapping[str, Component]) -> dict[str, str]:
+    """Each judge's digest by name (the panel's members, then any second opinion)."""
+    digests = {
+        role.removeprefix("judge:"): c.digest
+        for role, c in roles.items()
+        if role.startswith("judge:")
+    }
+    if components.second_opinion is not None:
+        digests[components.second_opinion.name] = components.second_opinion.digest
+    return digests
+
+
 def execute_audit(
     answers: Sequence[Answer],
     components: AuditComponents,
@@ -91,10 +122,13 @@ def execute_audit(
     batch_size: int = 16,
     progress: Progress | None = None,
     on_answer: Callable[[str, str], None] | None = None,
+    engine: BatchEngine | None = None,
 ) -> RunSummary:
     """Audit ``answers`` into ``ledger``; idempotent and resumable (see module doc).
 
     ``on_answer(run_id, answer_id)`` is called after each answer's transaction commits.
+    ``engine`` runs the batches elsewhere (Ray actors); the run id, the batches and the
+    rows written are the same as in this process.
     Use :class:`auditor.Auditor`, which builds the components; this is its engine.
     """
     roles = run_components(components, index_component)
@@ -114,33 +148,41 @@ def execute_audit(
     done = ledger.done_answer_ids(run_id)
     todo = [(seq, a) for seq, a in enumerate(answers) if a.id not in done]
     seq_of = {a.id: seq for seq, a in todo}
-    digests = {
-        role.removeprefix("judge:"): c.digest
-        for role, c in roles.items()
-        if role.startswith("judge:")
-    }
-    if components.second_opinion is not None:
-        digests[components.second_opinion.name] = components.second_opinion.digest
+    digests = judge_digests(components, roles)
     written = 0
     if progress:
         progress(len(done), len(answers))
 
-    def write(state: AuditState) -> list[str]:
+    def committed(result: AnswerResult | str) -> str:
         nonlocal written
-        ids = []
-        for result in answer_results(state, seq_of, digests):
+        if isinstance(result, AnswerResult):
             ledger.record_answer(run_id, result)
-            ids.append(result.answer_id)
-            written += 1
-            if on_answer:
-                on_answer(run_id, result.answer_id)
-            if progress:
-                progress(len(done) + written, len(answers))
-        return ids
+            answer_id = result.answer_id
+        else:  # written to the ledger by a worker
+            answer_id = result
+        written += 1
+        if on_answer:
+            on_answer(run_id, answer_id)
+        if progress:
+            progress(len(done) + written, len(answers))
+        return answer_id
 
-    graph = build_audit_graph(components, write)
-    for start in range(0, len(todo), batch_size):
-        graph.invoke({"answers": [a for _, a in todo[start : start + batch_size]]})
+    def write(state: AuditState) -> list[str]:
+        return [committed(result) for result in answer_results(state, seq_of, digests)]
+
+    batches = [
+        [a for _, a in todo[start : start + batch_size]]
+        for start in range(0, len(todo), batch_size)
+    ]
+    if engine is None:
+        graph = build_audit_graph(components, write)
+        for batch in batches:
+            graph.invoke({"answers": batch})
+    else:
+        for result in engine.run(run_id, batches, seq_of, digests):
+            committed(result)
+    if written != len(todo):  # an engine that lost answers must not finish the run
+        raise RuntimeError(f"run {run_id[:12]}: {written} of {len(todo)} answers were written")
     ledger.finish_run(run_id)
     return RunSummary(run_id, False, written, len(answers))
 

@@ -52,6 +52,19 @@ def test_eta_is_measured_after_a_slow_start() -> None:
     assert "100/s" in bar.line() and "ETA 0:09" in bar.line()
 
 
+def test_a_second_count_has_its_own_rate_measured_after_a_slow_start() -> None:
+    out, clock = io.StringIO(), _Clock()
+    bar = Progress("audit", 400, unit="answers", stream=out, clock=clock, tty=False)
+    clock.now = 60.0  # Ray and the models starting before the first answer
+    bar.count("claims", 4)
+    bar.update(1)
+    clock.now = 70.0  # then 2 answers and 8 claims per second
+    bar.count("claims", 80)
+    bar.update(21)
+    line = bar.line()
+    assert "21/400 answers (5.2%) 2.0/s, 84 claims 8.0 claims/s, ETA 3:10" in line
+
+
 def test_terminal_redraws_in_place_and_the_error_starts_a_new_line() -> None:
     out, clock = _Tty(), _Clock()
     bar = Progress("audit", 11, unit="answers", stream=out, clock=clock)

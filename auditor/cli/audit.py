@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -25,7 +23,9 @@ from auditor.cli._common import (
     write_text_atomic,
 )
 from auditor.config import AuditConfig
+from auditor.engine import Engine
 from auditor.errors import InputError
+from auditor.progress import Progress, progress_enabled
 
 _DEFAULTS = AuditConfig()
 
@@ -89,6 +89,27 @@ def audit(
     ] = _DEFAULTS.reader_calls,
     fmt: Annotated[str, typer.Option("--format", help="Output format: jsonl.")] = "jsonl",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="Where batches run: local (this process) or ray (Ray actors; the same run "
+            "id, labels and ledger rows)."
+        ),
+    ] = "local",
+    workers: Annotated[
+        int,
+        typer.Option(
+            help="Ray actors (with --engine ray); without --ray-address a local Ray cluster "
+            "with this many CPUs is started and stopped."
+        ),
+    ] = 1,
+    ray_address: Annotated[
+        str | None,
+        typer.Option("--ray-address", help="An existing Ray cluster (host:port or auto)."),
+    ] = None,
+    batch_size: Annotated[
+        int, typer.Option(help="Answers per batch (a batch runs through the graph at once).")
+    ] = 16,
 ) -> None:
     """Audit answers claim by claim; write the run to the ledger and print JSONL.
 
@@ -119,42 +140,41 @@ def audit(
         localizer=localizer,
         reader_calls=reader_calls,
     )
+    how = Engine(kind=engine, workers=workers, address=ray_address)
+    if how.kind == "ray":
+        from auditor.engine import require_ray
+
+        require_ray()  # before loading anything
     items = load_answers(answers)
-    progress = None if quiet else _progress_printer()
+    bar = Progress(
+        "audit", len(items), unit="answers", enabled=progress_enabled(quiet=quiet, force=True)
+    )
     with Auditor(
         index, db, panel=panel, stacker=stacker, config=config, second_opinion=second_opinion
     ) as auditor:
         printed: set[str] = set()
 
         def emit(run_id: str, answer_id: str) -> None:
-            write_jsonl(claim_records(auditor.ledger, run_id, answer_ids=[answer_id]), sys.stdout)
+            records = claim_records(auditor.ledger, run_id, answer_ids=[answer_id])
+            write_jsonl(records, sys.stdout)
             sys.stdout.flush()
             printed.add(answer_id)
+            bar.count("claims", sum(len(r["claims"]) for r in records))
 
-        run = auditor.audit(items, progress=progress, on_answer=emit)
+        with bar:
+            run = auditor.audit(
+                items,
+                progress=bar.callback(),
+                on_answer=emit,
+                engine=how,
+                batch_size=batch_size,
+            )
+            if run.reused:
+                bar.enabled = False  # nothing ran; the closing line says so
         write_jsonl([r for r in run.answers if r["id"] not in printed], sys.stdout)
     state = "reused (nothing new written)" if run.reused else "complete"
     if not quiet:
         typer.echo(f"run {run.run_id} {state}; ledger {mask_url(db)}", err=True)
-
-
-def _progress_printer() -> Callable[[int, int], None]:
-    """``done/total answers`` on stderr: rewritten in place on a terminal, one line per
-    update otherwise (so redirected progress never runs together with other output)."""
-    tty = sys.stderr.isatty()
-    started = time.perf_counter()
-
-    def show(done: int, total: int) -> None:
-        elapsed = time.perf_counter() - started
-        eta = f", ETA {elapsed / done * (total - done):.0f} s" if 0 < done < total else ""
-        line = f"{done}/{total} answers{eta}"
-        if tty:
-            sys.stderr.write(f"\r{line}\x1b[K" + ("\n" if done == total else ""))
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-
-    return show
 
 
 @app.command()

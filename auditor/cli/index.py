@@ -86,6 +86,18 @@ def ingest(
     ] = "error",
     quiet: QuietOption = False,
     show_progress: ShowProgressOption = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            help="Where new chunks are embedded: local (this process) or ray (Ray Data, "
+            "a pool of --workers encoder actors); the index is swapped the same way."
+        ),
+    ] = "local",
+    workers: Annotated[int, typer.Option(help="Ray encoder actors (--engine ray).")] = 1,
+    ray_address: Annotated[
+        str | None,
+        typer.Option("--ray-address", help="An existing Ray cluster (host:port or auto)."),
+    ] = None,
 ) -> None:
     """Add documents to the evidence index and the ledger, as one unit (see the help)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -96,6 +108,13 @@ def ingest(
     from ledger.url import mask_url
 
     refuse_memory_ledger(db, "ingest")  # the index would outlive the ledger it pairs with
+    from auditor.engine import Engine
+
+    how = Engine(kind=engine, workers=workers, address=ray_address)
+    if how.kind == "ray":
+        from auditor.engine import require_ray
+
+        require_ray()  # before reading any document
     docs = load_documents(
         paths,
         published_at=published_at,
@@ -130,6 +149,11 @@ def ingest(
     )
     try:
         with bar:
+            encoder = None
+            if how.kind == "ray":  # Ray starts only when there is something to embed
+                from auditor.ray_engine import RayEncoder
+
+                encoder = RayEncoder(how, progress=bar.callback())
             result = ingest_documents(
                 docs,
                 index,
@@ -137,6 +161,7 @@ def ingest(
                 on_commit=record,
                 undated_order=undated_order,
                 progress=bar.callback(),
+                encoder=encoder,
             )
     except LedgerError as exc:
         raise AuditorError(str(exc)) from None

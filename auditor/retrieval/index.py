@@ -672,8 +672,10 @@ def _embed(
     parts: list[NDArray[np.float32]] = []
     if progress is not None:
         progress(0, len(unique))
-    for lo in range(0, len(order), EMBED_BLOCK):
-        block = [unique[i] for i in order[lo : lo + EMBED_BLOCK]]
+    # an encoder may take bigger blocks (the Ray Data encoder takes all texts at once)
+    step = max(1, min(int(getattr(encoder, "block_size", EMBED_BLOCK)), len(order) or 1))
+    for lo in range(0, len(order), step):
+        block = [unique[i] for i in order[lo : lo + step]]
         if encoder is not None:
             out = np.asarray(encoder(block), dtype=np.float32)
         else:
