@@ -34,7 +34,7 @@ WINDOW_WORDS = 200
 WINDOW_STRIDE = 150
 SCORE_CACHE_SIZE = 262_144
 """Most pair scores a loaded model keeps (:meth:`EntailmentModel.predict_cached`; about
-40 MB); the oldest go first."""
+65 MB); the oldest go first."""
 
 
 def base_model_path() -> str:
@@ -113,7 +113,7 @@ class EntailmentModel:
                 out[rows] = row
                 if len(self._scores) >= SCORE_CACHE_SIZE:
                     del self._scores[next(iter(self._scores))]
-                self._scores[key] = row
+                self._scores[key] = row.copy()  # not a view keeping the whole batch alive
         return out
 
     def clear_scores(self) -> None:
