@@ -18,9 +18,13 @@ Two parts (``--part``):
   at most ``--n`` items per set: balanced accuracy with abstentions counted as errors,
   κ on decided items, abstention rate, 95 % cluster-bootstrap intervals, for every
   configuration in ``--configs`` (judge parameters, e.g. other weights) scored in the
-  same process, with paired differences against the first. ``--split train`` scores the
-  training-side parts instead (for tuning thresholds); ``--scores OUT`` keeps each item's
-  scores so thresholds can be re-tuned without re-reading (``--part tune``).
+  same process, with paired differences against the first, and the reader pairs each
+  configuration reads. Configurations that share weights share the reader's score
+  cache, so list the one that reads the most (e.g. ``prune_below`` 0) first: the
+  others then cost almost nothing, and their seconds mean nothing (compare pairs read).
+  ``--split train`` scores the training-side parts instead (for tuning thresholds);
+  ``--scores OUT`` keeps each item's scores so thresholds can be re-tuned without
+  re-reading (``--part tune``).
 - ``tune``: from a ``--scores`` file of ``docs --split train``, the vote thresholds
   (``support_at``, ``reject_below``) that maximise the mean balanced accuracy
   (abstentions as errors) over the sets; among settings within 0.005 of the best, the
@@ -222,6 +226,8 @@ def part_docs(
     results: dict[str, object] = {"split": split, "n_max": n, "configs": configs}
     kept: dict[str, object] = {}
     seconds = dict.fromkeys(names, 0.0)
+    read = dict.fromkeys(names, 0)  # pairs each configuration reads (cached or not)
+    forward = dict.fromkeys(names, 0)  # pairs run through the network
     for dataset, records in sets.items():
         pairs = shared.to_pairs(records)
         labels = np.array([int(r["label"]) for r in records])  # type: ignore[call-overload]
@@ -229,9 +235,13 @@ def part_docs(
         votes = np.zeros((len(records), len(judges)))
         item_scores = []
         for j, judge in enumerate(judges):
+            reader = _reader_of(judge)
+            asked, ran = reader.requested_pairs, reader.forward_pairs
             start = time.perf_counter()
             out = judge.judge_local(pairs)
             seconds[names[j]] += time.perf_counter() - start
+            read[names[j]] += reader.requested_pairs - asked or reader.forward_pairs - ran
+            forward[names[j]] += reader.forward_pairs - ran
             errors = [v.error for v in out if v.error and v.error != "no evidence"]
             if errors:
                 raise RuntimeError(f"{names[j]} on {dataset}: {errors[0]}")
@@ -276,13 +286,28 @@ def part_docs(
             "votes": votes.tolist(),
         }
     results["seconds"] = seconds
+    results["pairs_read"] = read
+    results["forward_pairs"] = forward
     print(
         "\njudge seconds per configuration: "
         + ", ".join(f"{k} {v:.0f}s" for k, v in seconds.items())
+        + "\n(configurations sharing weights share the reader's score cache: a later one"
+        " reads its pairs from the cache; compare the pairs read)"
+    )
+    print(
+        "reader pairs read per configuration: "
+        + ", ".join(f"{k} {v:,} ({forward[k]:,} through the network)" for k, v in read.items())
     )
     if scores_out:
         Path(scores_out).write_text(json.dumps({"names": names, "sets": kept}), encoding="utf-8")
     return results
+
+
+def _reader_of(judge: Any) -> Any:
+    """The loaded reader a judge configuration uses (its pair counters)."""
+    return load_model(
+        getattr(judge, "_folder", None), quantize=bool(getattr(judge, "quantize", False))
+    )
 
 
 def part_tune(scores_path: str, config: int = -1) -> dict[str, float]:

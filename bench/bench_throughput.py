@@ -80,6 +80,10 @@ class ModelClock:
         return dict(self.seconds)
 
 
+POOL_45K = 45_000
+"""Size of the one-sentence WiCE pool the issue ingests (the figure is extrapolated)."""
+
+
 def wice_rows(data: Path) -> list[dict[str, Any]]:
     path = data / "wice" / "claim" / "dev.jsonl"
     if not path.is_file():
@@ -113,7 +117,8 @@ def main() -> None:
     from auditor.entailment.model import evidence_windows, load_model
     from auditor.retrieval import ingest, make_document
 
-    out: dict[str, Any] = {"claims": len(rows)}
+    out: dict[str, Any] = {"claims": len(rows), "load_average_start": os.getloadavg()}
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     docs = [
         make_document(f"{c}:{s}", sent)
         for c, row in enumerate(rows)
@@ -176,20 +181,24 @@ def main() -> None:
             "ratio_to_raw_encoder": ingest_rate / enc_rate,
             "encoder_share": model / took,
         }
+        out["ingest"]["extrapolated_45k_pool_seconds"] = POOL_45K / ingest_rate
         print(
             f"ingest: {n_chunks:,} chunks in {took:.1f} s = {ingest_rate:,.1f} chunks/s, "
             f"{ingest_rate / enc_rate:.2f} of the raw encoder rate "
-            f"(encoder {100 * model / took:.0f}% of the time)"
+            f"(encoder {100 * model / took:.0f}% of the time); the 45k pool at this rate: "
+            f"{POOL_45K / ingest_rate / 60:.1f} min"
         )
 
         # 3. audit
         from auditor import AuditConfig, Auditor
 
         embedding.clear_cache()
+        reader.clear_scores()
         answers = [
             {"id": f"a{c}", "question": "", "answer": row["claim"]} for c, row in enumerate(rows)
         ]
         before = clock.snapshot()
+        reader_read = reader.requested_pairs, reader.forward_pairs
         t0 = time.perf_counter()
         with Auditor(work / "index", db, config=AuditConfig()) as auditor:
             run = auditor.audit(answers)
@@ -205,7 +214,15 @@ def main() -> None:
             "reader_share": d["reader"] / took,
             "model_bound_claims_per_s": n_claims / model_s if model_s else None,
             "ratio_to_model_bound": model_s / took,
+            "reader_pairs_asked": reader.requested_pairs - reader_read[0],
+            "reader_pairs_run": reader.forward_pairs - reader_read[1],
+            "extrapolated_1000_claims_seconds": 1000 * took / max(n_claims, 1),
         }
+        print(
+            f"audit: reader asked {out['audit']['reader_pairs_asked']:,} pairs, ran "
+            f"{out['audit']['reader_pairs_run']:,} through the network (the rest cached); "
+            f"1,000 claims at this rate: {1000 * took / max(n_claims, 1) / 60:.1f} min"
+        )
         print(
             f"audit: {n_claims} claims in {took:.1f} s = {n_claims / took:.2f} claims/s; "
             f"encoder {100 * d['encoder'] / took:.0f}%, reader {100 * d['reader'] / took:.0f}% "
@@ -232,6 +249,7 @@ def main() -> None:
         for r in records
     ]
     embedding.clear_cache()
+    reader.clear_scores()  # calibration reads its items afresh, as its own command would
     before = clock.snapshot()
     t0 = time.perf_counter()
     calibrate(items, load_panel(), n_boot=args.bootstrap)
@@ -246,12 +264,19 @@ def main() -> None:
         "reader_share": d["reader"] / took,
         "ratio_to_model_bound": model_s / took,
     }
+    out["calibrate"]["extrapolated_1000_items_seconds"] = 1000 * took / len(items)
+    print(
+        f"calibrate: 1,000 items at this rate: {1000 * took / len(items) / 60:.1f} min "
+        "(the bootstrap and stacker fit do not grow with the items; judging does)"
+    )
     print(
         f"calibrate: {len(items)} items in {took:.1f} s = {len(items) / took:.2f} items/s; "
         f"encoder {100 * d['encoder'] / took:.0f}%, reader {100 * d['reader'] / took:.0f}% "
         f"(ratio to the model-bound rate {model_s / took:.2f})"
     )
 
+    out["load_average_end"] = os.getloadavg()
+    print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["peak_rss_mb"] = peak_mb
     print(f"peak resident memory: {peak_mb:,.0f} MB")

@@ -127,7 +127,8 @@ def test_spans_score_does_not_import_the_ledger_or_models(tmp_path: Path) -> Non
         "try:\n    main(['spans', 'score', '--gold', sys.argv[1], '--pred', sys.argv[1]])\n"
         "except SystemExit:\n    pass\n"
         "heavy = sorted(m for m in ('sqlalchemy', 'torch', 'spacy', 'sentence_transformers',"
-        " 'transformers', 'ledger', 'langgraph', 'faiss') if m in sys.modules)\n"
+        " 'transformers', 'ledger', 'langgraph', 'faiss', 'sklearn', 'scipy')"
+        " if m in sys.modules)\n"
         "print('HEAVY', heavy)\n"
     )
     out = subprocess.run(

@@ -221,3 +221,45 @@ def test_a_summary_is_supported_only_when_every_sentence_is() -> None:
     assert one.value == 0.0 and two.value != 0.0
     assert json.loads(two.raw)["claim_sentences"] == 2
     assert two.scores["max_entailment"] < one.scores["max_entailment"]
+
+
+class _CountingNetwork:
+    """Wraps the reader's network, counting the pairs it is run on."""
+
+    def __init__(self, network: object) -> None:
+        self.network, self.pairs = network, 0
+
+    def __call__(self, **batch: object) -> object:
+        self.pairs += len(batch["input_ids"])  # type: ignore[arg-type]
+        return self.network(**batch)  # type: ignore[operator]
+
+
+def test_a_second_pass_over_the_same_text_runs_no_forward_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = load_model()
+    model.clear_scores()
+    counter = _CountingNetwork(model.model)
+    monkeypatch.setattr(model, "model", counter)
+    long = " ".join([TRIAL] * 30)  # several windows, re-read sentence by sentence
+    pairs = [
+        JudgePair("The trial enrolled 3,200 participants.", (long,)),
+        JudgePair("The trial enrolled 5,000 participants in 2021.", (TRIAL, long)),
+    ]
+    first = build_judge("entailment").judge_sync(pairs)
+    read = counter.pairs
+    assert read > 0 and model.forward_pairs >= read
+    # the same claims and passages again (a superseded pass, a rejudge with the same
+    # reader: a new judge object with other vote thresholds shares the loaded model)
+    again = build_judge("entailment", {"support_at": 0.6}).judge_sync(pairs)
+    assert counter.pairs == read
+    assert [v.scores for v in again] == [v.scores for v in first]
+    # only the claim sentence not read before goes through the network
+    build_judge("entailment").judge_sync(
+        [JudgePair("The trial reported its results in 2021.", (TRIAL,))]
+    )
+    assert 0 < counter.pairs - read <= 2
+    # cached and fresh scores agree
+    fresh = model.predict([TRIAL], ["The trial enrolled 3,200 participants."])
+    cached = model.predict_cached([TRIAL], ["The trial enrolled 3,200 participants."])
+    assert np.allclose(fresh, cached, atol=1e-5)

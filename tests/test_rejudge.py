@@ -211,3 +211,34 @@ def test_user_errors_are_one_clean_line(
         assert err.startswith("error: ") and expected in err and "Traceback" not in err
     with open_ledger(sqlite_url) as ledger:
         assert ledger.count("verdict") == 12
+
+
+@pytest.mark.slow  # loads the entailment reader
+def test_a_rejudge_with_an_unchanged_reader_reads_nothing_again(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    from auditor.bridging import replay
+    from auditor.entailment.model import load_model
+    from auditor.steps import ClaimAudit
+
+    members = ("content_overlap", "entailment")
+    toml = tmp_path / "panel.toml"
+    toml.write_text('name = "reader"\n' + "".join(f'[[judges]]\nname = "{m}"\n' for m in members))
+    panel = load_panel(toml)
+    stacker = Stacker(members=members, coef=(1.0, 3.0), intercept=-2.0, fitted_on="test")
+    model = load_model()
+    model.clear_scores()
+    before = model.forward_pairs
+    with open_ledger(sqlite_url) as ledger:
+        run = add_run(ledger, "old", _items())
+        first = replay(ledger, run, panel, stacker)
+        read = model.forward_pairs - before
+        assert read > 0
+        other = Stacker(members=members, coef=(2.0, 2.0), intercept=-1.0, fitted_on="test")
+        second = replay(ledger, run, load_panel(toml), other)
+    assert model.forward_pairs - before == read
+
+    def seen(audits: list[ClaimAudit]) -> list[list[tuple[str, float, object]]]:
+        return [[(v.judge, v.value, dict(v.scores)) for v in a.votes] for a in audits]
+
+    assert seen(second) == seen(first)

@@ -126,6 +126,9 @@ def _gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        # the parsed file (hundreds of thousands of small containers) lives to the end of
+        # the command: kept out of every later collection instead of scanned by it
+        gc.freeze()
         if collecting:
             gc.enable()
 

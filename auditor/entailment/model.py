@@ -9,10 +9,11 @@ are aggregated over its windows by the caller.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,9 @@ MAX_LENGTH = 256  # training
 INFERENCE_MAX_LENGTH = 320  # a 200-word window plus a 30-word claim fits
 WINDOW_WORDS = 200
 WINDOW_STRIDE = 150
+SCORE_CACHE_SIZE = 262_144
+"""Most pair scores a loaded model keeps (:meth:`EntailmentModel.predict_cached`; about
+65 MB); the oldest go first."""
 
 
 def base_model_path() -> str:
@@ -64,6 +68,57 @@ class EntailmentModel:
     labels: tuple[str, ...]
     digest: str
     quantized: bool = False
+    forward_pairs: int = 0
+    """Pairs this model has run through the network (a counter for tests and benchmarks)."""
+    requested_pairs: int = 0
+    """Pairs asked of :meth:`predict_cached`, read or looked up."""
+    _scores: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def predict_cached(
+        self,
+        premises: Sequence[str],
+        hypotheses: Sequence[str],
+        *,
+        batch_size: int = 32,
+        max_length: int = INFERENCE_MAX_LENGTH,
+    ) -> np.ndarray:
+        """:meth:`predict`, reading each (premise, hypothesis) pair at most once per loaded
+        model: scores are kept per digest of the pair's texts and ``max_length`` (the
+        model itself fixes the weights and their quantisation), so every pass of a run
+        over the same claim sentence and window (current and superseded evidence, a
+        ``rejudge`` in the same process with an unchanged reader) looks them up.
+        Repeated pairs within the call are read once."""
+        if len(premises) != len(hypotheses):
+            raise ValueError("premises and hypotheses must have the same length")
+        n = len(premises)
+        self.requested_pairs += n
+        out = np.zeros((n, len(self.labels)), dtype=np.float64)
+        missing: dict[bytes, list[int]] = {}
+        for i, (p, h) in enumerate(zip(premises, hypotheses, strict=True)):
+            key = _pair_key(p, h, max_length)
+            hit = self._scores.get(key)
+            if hit is None:
+                missing.setdefault(key, []).append(i)
+            else:
+                out[i] = hit
+        if missing:
+            first = [rows[0] for rows in missing.values()]
+            probs = self.predict(
+                [premises[i] for i in first],
+                [hypotheses[i] for i in first],
+                batch_size=batch_size,
+                max_length=max_length,
+            )
+            for (key, rows), row in zip(missing.items(), probs, strict=True):
+                out[rows] = row
+                if len(self._scores) >= SCORE_CACHE_SIZE:
+                    del self._scores[next(iter(self._scores))]
+                self._scores[key] = row.copy()  # not a view keeping the whole batch alive
+        return out
+
+    def clear_scores(self) -> None:
+        """Forget the cached pair scores (benchmarks timing the reader itself)."""
+        self._scores.clear()
 
     def predict(
         self,
@@ -101,7 +156,18 @@ class EntailmentModel:
                 )
                 logits = self.model(**batch).logits.float()
                 out[idx] = torch.softmax(logits, dim=-1).numpy()
+                self.forward_pairs += len(idx)
         return out
+
+
+def _pair_key(premise: str, hypothesis: str, max_length: int) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (premise, hypothesis):
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    digest.update(max_length.to_bytes(4, "little"))
+    return digest.digest()
 
 
 def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:

@@ -17,6 +17,11 @@ the claim sentence (entailment or contradiction at least ``reject_below``, up to
 support as well as for contradiction; only its sentences that share a content word with
 the claim are read.
 
+No pair is read twice: the reader's scores are kept per (window or sentence, claim
+sentence) digest by the loaded model (:meth:`EntailmentModel.predict_cached`), so the
+current and superseded passes of a run and a ``rejudge`` in the same process with an
+unchanged reader look them up instead of running the network again.
+
 Per claim sentence: **support** is the maximum entailment over every chunk read (a
 fact stated in one chunk is supported, whatever else the evidence says); a
 **contradiction** counts only from a chunk that covers the claim's content (at least
@@ -242,7 +247,7 @@ class EntailmentJudge(LocalJudge):
         if not unique:
             return {}
         model = load_model(self._folder, quantize=self.quantize)
-        probs = model.predict(
+        probs = model.predict_cached(
             [k[0] for k in unique], [k[1] for k in unique], batch_size=self.batch_size
         )
         return dict(zip(unique, probs, strict=True))

@@ -9,6 +9,8 @@ that carry the error.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from auditor.spans._canonical import (
     SpanBatch,
     SpanValidationError,
@@ -18,7 +20,9 @@ from auditor.spans._canonical import (
     spans_to_mask,
 )
 from auditor.spans.diagnostics import RELATIONS, classify_relations, diagnose, one_char_per_gold
-from auditor.spans.localize import localize_error
+
+if TYPE_CHECKING:
+    from auditor.spans.localize import localize_error
 from auditor.spans.loo import (
     REFERENCES,
     AnnotatedItem,
@@ -75,3 +79,13 @@ __all__ = [
     "span_coverage_f1",
     "spans_to_mask",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # localize_error needs the claim-text helpers (scikit-learn's stop words, scipy):
+    # imported on first use so `auditor spans score` starts without them
+    if name == "localize_error":
+        from auditor.spans.localize import localize_error
+
+        return localize_error
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
