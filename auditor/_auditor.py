@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -204,20 +205,20 @@ class Auditor:
         items = coerce_answers(answers)
         components = self.components()
         index = index_component(self.index.manifest)
+        execute = partial(
+            execute_audit,
+            items,
+            components,
+            self.ledger,
+            index_component=index,
+            batch_size=batch_size,
+            progress=progress,
+            on_answer=on_answer,
+        )
         if how.kind == "local":
-            summary = execute_audit(
-                items,
-                components,
-                self.ledger,
-                index_component=index,
-                batch_size=batch_size,
-                progress=progress,
-                on_answer=on_answer,
-            )
+            summary = execute()
         else:
-            summary = self._audit_on_ray(
-                how, items, components, index, batch_size, progress, on_answer
-            )
+            summary = self._audit_on_ray(how, items, components, index, execute)
         return AuditRun(
             summary.run_id,
             summary.reused,
@@ -232,11 +233,10 @@ class Auditor:
         items: list[Answer],
         components: AuditComponents,
         index: Component,
-        batch_size: int,
-        progress: ProgressFn | None,
-        on_answer: AnswerFn | None,
+        execute: Callable[..., RunSummary],
     ) -> RunSummary:
-        """:func:`~auditor.runner.execute_audit` with batches on Ray actors."""
+        """``execute`` (:func:`~auditor.runner.execute_audit` with the run's arguments) with
+        batches on Ray actors."""
         from auditor.engine import require_ray
         from auditor.ray_engine import (
             RayAuditEngine,
@@ -244,13 +244,11 @@ class Auditor:
             ledger_url_for_workers,
             ray_cluster,
         )
-        from auditor.runner import execute_audit, run_components
+        from auditor.runner import run_components
 
         require_ray()
         if self._run_complete(items, components, index):  # found again: nothing to start
-            return execute_audit(
-                items, components, self.ledger, index_component=index, batch_size=batch_size
-            )
+            return execute(progress=None, on_answer=None)
         panel, stacker, second_opinion = self._sources
         spec = WorkerSpec(
             index_dir=str(self.index.index_dir),
@@ -266,16 +264,7 @@ class Auditor:
             workers = RayAuditEngine(how, spec, keep=not session.ours)
             workers.start()  # before the run is begun: a cluster that cannot work writes nothing
             try:
-                summary = execute_audit(
-                    items,
-                    components,
-                    self.ledger,
-                    index_component=index,
-                    batch_size=batch_size,
-                    progress=progress,
-                    on_answer=on_answer,
-                    engine=workers,
-                )
+                summary = execute(engine=workers)
             except BaseException:
                 workers.stop(failed=True)
                 raise
