@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from auditor.judges._text import STOP_WORDS, content_words, sentences, stem
+from auditor.judges._text import _MONTH_NAMES, STOP_WORDS, content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
@@ -25,27 +25,7 @@ _CAP_RUN = re.compile(
     r"la|du|del|and|&)?\s*(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
 )
 _MONTHS = frozenset(
-    {
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    }
+    {*_MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 )
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _SKIP = STOP_WORDS | _MONTHS | {"i", "mr", "mrs", "ms", "dr"}
