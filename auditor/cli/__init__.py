@@ -13,6 +13,7 @@ torch.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -138,7 +139,72 @@ def command(argv: list[str] | None = None) -> Any:
             tidy(sub)
 
     tidy(root)
+    _plain_coercion(root)
     return root
+
+
+def _plain_coercion(cmd: Any, parent: Any = None) -> None:
+    """Give every plain ``str``, ``bool`` and ``Path`` parameter of ``cmd``'s tree a
+    coercion without pydantic.
+
+    Typer (0.2x) converts each value through a pydantic ``TypeAdapter``; importing
+    pydantic and building the adapters is about 0.2 s of every command's start-up, for
+    values that are already strings. Such a parameter gets :class:`_PlainRuntimeParam`
+    instead; every other type, and a typer without this hook, keep typer's own.
+    """
+    if _PlainRuntimeParam is None:
+        return
+    # the context the command would get (its help option depends on the settings)
+    ctx = cmd.context_class(cmd, parent=parent, **cmd.context_settings)
+    help_option = cmd.get_help_option(ctx)  # made once, cached on the command
+    for param in [*cmd.params, *([help_option] if help_option is not None else [])]:
+        if getattr(param, "_runtime_param", False) is not None:
+            continue  # not a typer parameter of this typer version, or already built
+        info = param.type_descriptor.parameter_info
+        annotation = param.type_descriptor.annotation
+        plain_path = (
+            isinstance(annotation, type)
+            and issubclass(annotation, Path)
+            and info.path_type is None
+            and info.parser is None
+        )
+        if (annotation in (str, bool) and info.parser is None) or plain_path:
+            param._runtime_param = _PlainRuntimeParam(parameter_info=info, annotation=annotation)
+    for sub in getattr(cmd, "commands", {}).values():
+        _plain_coercion(sub, ctx)
+
+
+_PlainRuntimeParam: Any = None
+try:  # typer's coercion hook (typer >= 0.2x): already imported by typer itself
+    from typer._coercion import RuntimeParam, build_runtime_param
+    from typer._param_types import coerce_cli_path
+
+    class _PlainRuntimeParamImpl(RuntimeParam):
+        """A ``str`` or ``bool`` value of that type as it is; a ``Path`` built from the
+        string and checked by typer's own path checks (``exists=``, ``dir_okay=``...);
+        anything else (a flag's value from an environment variable...) through typer's
+        pydantic coercion, as without this class."""
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.annotation in (str, bool):
+                if type(value) is self.annotation:
+                    return value
+            elif isinstance(value, str):
+                path_type = self.annotation
+                return coerce_cli_path(
+                    path_type(value),
+                    self.parameter_info,
+                    path_type=path_type,
+                    param=param,
+                    ctx=ctx,
+                )
+            return build_runtime_param(param.type_descriptor)._coerce_value(
+                value, param=param, ctx=ctx
+            )
+
+    _PlainRuntimeParam = _PlainRuntimeParamImpl
+except ImportError:  # pragma: no cover - an older or newer typer: its own coercion
+    pass
 
 
 def main(argv: list[str] | None = None) -> None:
