@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import RunCli
@@ -135,3 +136,82 @@ def test_spans_score_does_not_import_the_ledger_or_models(tmp_path: Path) -> Non
         [sys.executable, "-c", code, str(gold)], capture_output=True, text=True, check=True
     ).stdout
     assert "HEAVY []" in out, out
+
+
+def _reference(path: Path) -> tuple[list[int], list[str], list[str | None], list[Any]]:
+    """The line reader's result: line numbers, ids, texts and canonical spans."""
+    from auditor.cli.spans import _read_span_file
+    from auditor.spans import batch_from_lists
+
+    slow = _read_span_file(path)
+    keys = list(slow)
+    batch = batch_from_lists([slow[k][2] for k in keys])  # bounds checked by the reader
+    return [slow[k][0] for k in keys], keys, [slow[k][1] for k in keys], batch.to_lists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"id": "a", "text": "abcdef", "spans": [[0, 2], [1, 4]]}\n\n{"id": 3, "spans": []}\n',
+        b'{"id": "a", "spans": [[0, 2]], "extra": {"x": [1, 2.5]}, "id": "b"}\n',
+        b'{"id": "a",\n "spans": [[0, 2]]}\n',  # one object over two lines
+        b'{"id": "a", "spans": []} {"id": "b", "spans": []}\n',  # two objects on one line
+        b'{"id": true, "spans": [[0, 2]]}\n',  # a boolean id (the line reader takes it)
+        b'{"id": "a", "spans": [[0, true]]}\n{"id": "b", "spans": [[1, 3]]}\n',
+        b'{"id": "a", "spans": [[0, 18446744073709551615]]}\n',  # beyond int64
+        b'{"id": "a", "spans": [[0, 1, 2]]}\n',
+        b'{"id": "a", "spans": [[2, 1]]}\n',
+        b'{"id": "a", "text": "ab", "spans": [[0, 3]]}\n',
+        b'{"id": "a", "text": null, "spans": [[0, 3]]}\n',
+        b'{"id": "a", "spans": [[0, 3]]}\n{"id": "a", "spans": []}\n',
+        b'{"id": 1, "spans": []}\n{"id": "1", "spans": []}\n',
+        b'\xef\xbb\xbf{"id": "a", "spans": [[0, 1]]}\n',  # byte-order mark
+        b'{"id": "a", "text": "\\u00e9\\ud83d\\ude00x", "spans": [[0, 3]]}\r\n',
+        b'{"id": "a", "text": "\xc3\xa9\xf0\x9f\x98\x80x", "spans": [[0, 4]]}\n',
+    ],
+)
+def test_fast_reader_matches_the_line_reader(tmp_path: Path, content: bytes) -> None:
+    """Whatever the file, the whole-file reader (typed decoding in C, one numpy check)
+    gives what the line-by-line reader gives: the same records and line numbers, or the
+    same error naming file, line and field."""
+    from auditor.cli.spans import _SpanFile
+    from auditor.errors import InputError
+
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(content)
+    try:
+        expected: object = _reference(path)
+    except InputError as exc:
+        expected = str(exc)
+    try:
+        fast = _SpanFile.read(path)
+        got: object = (fast.lines, fast.ids, fast.texts, fast.batch.to_lists())
+    except InputError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def test_missing_id_names_its_line_counting_blank_lines(tmp_path: Path, run_cli: RunCli) -> None:
+    gold = tmp_path / "g.jsonl"
+    gold.write_bytes(b'{"id": "a", "spans": []}\n\n\n{"id": "b", "spans": [[0, 1]]}\n')
+    pred = _jsonl(tmp_path / "p.jsonl", [{"id": "a", "spans": []}])
+    code, _, err = run_cli(["spans", "score", "--gold", str(gold), "--pred", str(pred)])
+    assert code == 2
+    assert "g.jsonl, line 4, field 'id': id 'b' has no line in" in err, err
+
+
+def test_a_plain_file_never_goes_through_the_line_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import auditor.cli.spans as cli_spans
+
+    def refuse(path: Path) -> None:
+        raise AssertionError("the line reader was used")
+
+    monkeypatch.setattr(cli_spans, "_read_span_file", refuse)
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(
+        b'{"id": "a", "text": "abcdef", "spans": [[0, 2], [1, 4]]}\n\n{"id": 3, "spans": []}\n'
+    )
+    fast = cli_spans._SpanFile.read(path)
+    assert (fast.lines, fast.ids, fast.batch.to_lists()) == ([1, 3], ["a", "3"], [[(0, 4)], []])

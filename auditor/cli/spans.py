@@ -14,10 +14,12 @@ import functools
 import gc
 import itertools
 import json
+import operator
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
+import msgspec
 import typer
 
 from auditor.cli import app
@@ -86,37 +88,38 @@ def _read_span_file(path: Path) -> dict[str, tuple[int, str | None, list[Any]]]:
     return out
 
 
-def _read_records(path: Path) -> tuple[list[int], list[dict[str, Any]]]:
-    """All objects of a JSONL file: ``(line_numbers, objects)``, blank lines skipped.
+class _SpanLine(msgspec.Struct, gc=False):
+    """One line of a span file as the fast reader takes it, typed (an id that is a
+    string or an integer, spans that are pairs of integers, text a string or null;
+    other fields ignored). A line that does not fit goes to :func:`_read_span_file`."""
 
-    ``orjson`` one line at a time, with the cyclic garbage collector paused (it would
-    rescan the many new containers again and again: three times the parse time of a
-    100,000-line file). A line orjson refuses (or that is not an object) sends the
-    file through :func:`read_jsonl`, which names the line or accepts what only the
-    standard parser takes (NaN). orjson reads an integer beyond 64 bits as a float;
-    every field used here is type-checked, so such a line fails the check and the
-    file goes through the reference path too.
-    """
-    import orjson
+    id: str | int
+    spans: list[tuple[int, int]]
+    text: str | None = None
 
+
+_decode_line = msgspec.json.Decoder(_SpanLine).decode
+
+
+def _read_lines(path: Path) -> list[_SpanLine] | None:
+    """The lines of a span file, decoded and type-checked in C one line at a time
+    (msgspec), blank lines skipped; ``None`` when any line is not exactly one
+    such object (malformed JSON, a field of another type, NaN, a byte-order mark, a
+    whitespace-only line...): the caller then reads the file with the line reader,
+    which names the line or accepts what only it takes."""
     try:
         raw = path.read_bytes()
     except OSError:
         list(read_jsonl(path))  # raises the error naming the file
         raise
     lines = raw.split(b"\n")
+    if any(map(bytes.isspace, lines)):  # a blank line that is not empty: rare
+        return None
     try:
-        if any(map(bytes.isspace, lines)):  # a blank line that is not empty: rare
-            raise ValueError
-        # every pass in C: the line numbers of the non-empty lines, their objects
-        numbers = list(itertools.compress(itertools.count(1), lines))
-        objects: list[dict[str, Any]] = list(map(orjson.loads, itertools.compress(lines, lines)))
-        if objects and set(map(type, objects)) != {dict}:
-            raise ValueError
-    except ValueError:  # orjson.JSONDecodeError, not an object, a whitespace-only line
-        pairs = list(read_jsonl(path))
-        return [n for n, _ in pairs], [o for _, o in pairs]
-    return numbers, objects
+        decoded = list(map(_decode_line, filter(None, lines)))
+    except msgspec.DecodeError:  # malformed JSON, or a ValidationError (wrong type)
+        return None
+    return decoded
 
 
 @contextlib.contextmanager
@@ -142,13 +145,24 @@ class _SpanFile:
 
     def __init__(
         self,
-        lines: list[int],
+        path: Path,
+        lines: list[int] | None,
         ids: list[str],
         texts: list[str | None],
         spans: list[Any],
         batch: SpanBatch,
     ) -> None:
-        self.lines, self.ids, self.texts, self.spans, self.batch = lines, ids, texts, spans, batch
+        self.path, self._lines = path, lines
+        self.ids, self.texts, self.spans, self.batch = ids, texts, spans, batch
+
+    @functools.cached_property
+    def lines(self) -> list[int]:
+        """Line number of each record, for error messages (the fast reader's records are
+        the file's non-empty lines: numbered from the file only when an error needs it)."""
+        if self._lines is not None:
+            return self._lines
+        raw = self.path.read_bytes().split(b"\n")
+        return list(itertools.compress(itertools.count(1), raw))
 
     @functools.cached_property
     def row(self) -> dict[str, int]:
@@ -157,63 +171,73 @@ class _SpanFile:
 
     @classmethod
     def read(cls, path: Path) -> _SpanFile:
-        """Parse and validate the whole file at once (one vectorised span check).
+        """Parse and validate the whole file at once: typed decoding in C, one vectorised
+        check of all the spans (numpy).
 
-        Anything unusual (a field of the wrong type, a duplicate id, a bad span) sends
-        the file through :func:`_read_span_file`, which names the first bad line.
+        Anything unusual (a line that is not a typed span object, a duplicate id, a bad
+        span) sends the file through :func:`_read_span_file`, which names the first bad
+        line (file, line, field) or, for what only it accepts, gives the result.
         """
         with _gc_paused():
             return cls._read(path)
 
     @classmethod
     def _read(cls, path: Path) -> _SpanFile:
-        numbers, records = _read_records(path)
+        records = _read_lines(path)
         batch: SpanBatch | None = None
-        try:  # column by column, each one pass in C (a Python loop over lines costs more)
-            raw_ids = [rec["id"] for rec in records]
-            texts: list[str | None] = [rec.get("text") for rec in records]
-            spans: list[Any] = [rec["spans"] for rec in records]
-            id_types, text_types = set(map(type, raw_ids)), set(map(type, texts))
-            if (
-                id_types <= {str, int}
-                and text_types <= {str, type(None)}
-                and (not spans or set(map(type, spans)) == {list})
-            ):
-                ids = raw_ids if id_types == {str} else list(map(str, raw_ids))
-                if len(set(ids)) == len(ids):
-                    batch = _checked_batch(
-                        list(itertools.chain.from_iterable(spans)), list(map(len, spans)), texts
-                    )
-        except (KeyError, TypeError, ValueError):
-            batch = None
+        if records is not None:
+            # column by column, each one pass in C (a Python loop over lines costs more);
+            # str() of a string is that string
+            ids = list(map(str, map(_get_id, records)))
+            if len(set(ids)) == len(ids):
+                texts: list[str | None] = list(map(_get_text, records))
+                spans: list[Any] = list(map(_get_spans, records))
+                batch = _checked_batch(spans, texts)
         if batch is None:
             slow = _read_span_file(path)  # raises naming the file, line and field
             keys = list(slow)  # valid after all (e.g. a boolean id): the reference result
             return cls(
+                path,
                 [slow[k][0] for k in keys],
                 keys,
                 [slow[k][1] for k in keys],
                 [slow[k][2] for k in keys],
                 batch_from_lists([slow[k][2] for k in keys], name="spans"),
             )
-        return cls(numbers, ids, texts, spans, batch)
+        return cls(path, None, ids, texts, spans, batch)
 
 
-def _checked_batch(flat: list[Any], counts: list[int], texts: list[str | None]) -> SpanBatch | None:
-    """The canonical batch of a whole file's spans when every span is a valid pair of
-    integers inside its text (what :func:`batch_from_lists` checks), else ``None``."""
+_get_id = operator.attrgetter("id")
+_get_text = operator.attrgetter("text")
+_get_spans = operator.attrgetter("spans")
+
+
+def _checked_batch(spans: list[list[tuple[int, int]]], texts: list[str | None]) -> SpanBatch | None:
+    """The canonical batch of a whole file's spans (already typed: pairs of integers) when
+    every span is non-negative, not reversed and inside its text (what
+    :func:`batch_from_lists` checks), else ``None``."""
     import numpy as np
 
-    arr = np.asarray(flat) if flat else np.zeros((0, 2), np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind not in "iu":
+    n_items = len(spans)
+    counts = np.fromiter(map(len, spans), dtype=np.int64, count=n_items)
+    n_spans = int(counts.sum())
+    try:  # both ends of every span, in order, in one pass
+        flat = np.fromiter(
+            itertools.chain.from_iterable(itertools.chain.from_iterable(spans)),
+            dtype=np.int64,
+            count=2 * n_spans,
+        )
+    except OverflowError:  # an offset beyond 64 bits
         return None
-    arr = arr.astype(np.int64, copy=False)
-    item = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    starts, ends = arr[:, 0], arr[:, 1]
-    limit = np.array([_NO_TEXT if t is None else len(t) for t in texts], dtype=np.int64)
+    starts, ends = flat[0::2], flat[1::2]
+    item = np.repeat(np.arange(n_items, dtype=np.int64), counts)
+    try:
+        limit = np.fromiter(map(len, texts), dtype=np.int64, count=n_items)  # type: ignore[arg-type]
+    except TypeError:  # some lines without text (len(None))
+        limit = np.array([_NO_TEXT if t is None else len(t) for t in texts], dtype=np.int64)
     if (starts < 0).any() or (ends < starts).any() or (ends > limit[item]).any():
         return None
-    return SpanBatch.from_arrays(item, starts, ends, len(counts))
+    return SpanBatch.from_arrays(item, starts, ends, n_items)
 
 
 def _aligned(gold_path: Path, pred_path: Path) -> tuple[list[str], SpanBatch, SpanBatch]:
