@@ -106,3 +106,36 @@ def test_spans_score_starts_without_pydantic(tmp_path: Path) -> None:
         [sys.executable, "-c", code, str(gold)], capture_output=True, text=True, check=True
     ).stdout
     assert "PYDANTIC False" in out, out
+
+
+def test_path_and_str_defaults_need_no_pydantic() -> None:
+    code = """
+import sys
+from pathlib import Path
+from typing import Annotated
+import typer
+from auditor.cli import _plain_coercion
+
+app = typer.Typer(add_completion=False)
+
+@app.command()
+def run(
+    name: Annotated[str, typer.Option("--name")] = "x",
+    path: Annotated[Path, typer.Option("--path")] = Path("default"),
+    flag: Annotated[bool, typer.Option("--flag")] = False,
+) -> None:
+    print(repr((name, path, flag)))
+
+cmd = typer.main.get_command(app)
+_plain_coercion(cmd)
+try:
+    cmd.main([], prog_name="t")
+except SystemExit:
+    pass
+print("PYDANTIC", "pydantic" in sys.modules)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "('x', PosixPath('default'), False)" in out, out
+    assert "PYDANTIC False" in out, out

@@ -189,10 +189,10 @@ try:  # typer's coercion hook (typer >= 0.2x): already imported by typer itself
             if self.annotation in (str, bool):
                 if type(value) is self.annotation:
                     return value
-            elif isinstance(value, str):
+            elif isinstance(value, (str, self.annotation)):  # a path or a Path default
                 path_type = self.annotation
                 return coerce_cli_path(
-                    path_type(value),
+                    value if isinstance(value, path_type) else path_type(value),
                     self.parameter_info,
                     path_type=path_type,
                     param=param,
