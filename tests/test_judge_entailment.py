@@ -126,7 +126,8 @@ def test_a_contradiction_must_hold_at_sentence_level() -> None:
         "between midnight and 5 am. Other lines do not run overnight."
     )
     pair = JudgePair("Night trains run on the Red line on Friday and Saturday nights.", (evidence,))
-    refined = build_judge("entailment").judge_sync([pair])[0]
+    # without the sentence pass the window is read, and re-read sentence by sentence
+    refined = build_judge("entailment", {"sentence_k": 0}).judge_sync([pair])[0]
     assert refined.value == 0.0 and refined.scores["contradiction"] < 0.5
     assert json.loads(refined.raw)["refined_to_sentences"] >= 1
     # a real contradiction survives the sentence-level reading
@@ -187,8 +188,10 @@ def test_pruning_costs_nothing_on_a_clear_case() -> None:
         f"Ward {i} of the hospital network runs a training programme for nurses." for i in range(60)
     )
     pair = JudgePair("The trial enrolled 3,200 participants.", (filler, TRIAL))
-    pruned = build_judge("entailment").judge_sync([pair])[0]
-    full = build_judge("entailment", {"prune_below": 0.0}).judge_sync([pair])[0]
+    # the sentence pass alone decides this claim; without it the windows are read
+    assert json.loads(build_judge("entailment").judge_sync([pair])[0].raw)["chunks_read"] == 1
+    pruned = build_judge("entailment", {"sentence_k": 0}).judge_sync([pair])[0]
+    full = build_judge("entailment", {"sentence_k": 0, "prune_below": 0.0}).judge_sync([pair])[0]
     assert pruned.value == full.value == 0.0
     assert json.loads(pruned.raw)["chunks_read"] < json.loads(full.raw)["chunks_read"]
 
@@ -263,3 +266,28 @@ def test_a_second_pass_over_the_same_text_runs_no_forward_pass(
     fresh = model.predict([TRIAL], ["The trial enrolled 3,200 participants."])
     cached = model.predict_cached([TRIAL], ["The trial enrolled 3,200 participants."])
     assert np.allclose(fresh, cached, atol=1e-5)
+
+
+def test_windows_are_read_only_for_claim_sentences_the_best_sentences_leave_unsupported() -> None:
+    passage = " ".join(
+        [
+            "The Harbour Line operates eight branches in the northern district.",
+            *[f"Ward {i} of the hospital network trains nurses every spring." for i in range(80)],
+        ]
+    )
+    judge = build_judge("entailment")
+    stated = judge.judge_sync(
+        [
+            JudgePair(
+                "The Harbour Line operates eight branches in the northern district.", (passage,)
+            )
+        ]
+    )[0]
+    raw = json.loads(stated.raw)
+    assert stated.value == 0.0 and raw["windows"] > 3
+    assert raw["windows_read"] == 0 and raw["decisive_kind"] == "sentence"
+    absent = judge.judge_sync(
+        [JudgePair("The Harbour Line was designed by Anna Berg in 1931.", (passage,))]
+    )[0]
+    assert absent.value in (1.0, 0.5)
+    assert json.loads(absent.raw)["windows_read"] >= 2  # unsupported: the windows were read

@@ -2,20 +2,23 @@
 
 Reading long evidence (after SummaC-ZS and MiniCheck). A claim of several sentences is
 split into its sentences (a summary is supported only when every sentence is). Each
-claim sentence is read against two kinds of chunk of the evidence:
+claim sentence is read against two kinds of chunk of the evidence, cheapest first:
 
-- **windows**: each passage cut into overlapping word windows
-  (:func:`evidence_windows`, ``window_words`` / ``window_stride``);
-- **sentences**: the ``sentence_k`` evidence sentences that share the most content words
-  with the claim sentence (its lexical coverage), read alone.
-
-A cheap first pass prunes what is read: a window sharing less than ``prune_below`` of
-the claim sentence's content words is skipped unless it is among the two best-covering
-windows (with three windows or fewer, all are read). Then every window that can decide
-the claim sentence (entailment or contradiction at least ``reject_below``, up to
-``refine_rounds`` of them, strongest first) is **re-read sentence by sentence**, for
-support as well as for contradiction; only its sentences that share a content word with
-the claim are read.
+1. **sentences**: the ``sentence_k`` evidence sentences that share the most content
+   words with the claim sentence (its lexical coverage), read alone. When one of them
+   entails the claim sentence at ``support_at``, the claim sentence is decided and no
+   window is read for it: support is the maximum over chunks, so a window could only
+   raise it, and a window's contradiction counts only as far as one of its own
+   sentences confirms it (below), which the covering sentences already stand for.
+2. **windows**, for the claim sentences the first pass leaves unsupported: each passage
+   cut into overlapping word windows (:func:`evidence_windows`, ``window_words`` /
+   ``window_stride``), pruned by a cheap lexical pass: a window sharing less than
+   ``prune_below`` of the claim sentence's content words is skipped unless it is among
+   the two best-covering windows (with three windows or fewer, all are read). Then every
+   window that can decide the claim sentence (entailment or contradiction at least
+   ``reject_below``, up to ``refine_rounds`` of them, strongest first) is **re-read
+   sentence by sentence**, for support as well as for contradiction; only its sentences
+   that share a content word with the claim are read.
 
 No pair is read twice: the reader's scores are kept per (window or sentence, claim
 sentence) digest by the loaded model (:meth:`EntailmentModel.predict_cached`), so the
@@ -94,7 +97,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "4"
+    version = "6"
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -151,29 +154,49 @@ class EntailmentJudge(LocalJudge):
             for pair in pairs
         ]
         claims = [sentences(pair.claim) or [pair.claim] for pair in pairs]
-        # first pass: covering windows and the best-covering sentences of each claim sentence
-        plans: list[list[tuple[list[str], list[str]]]] = []
-        for group, sents, parts in zip(windows, units, claims, strict=True):
-            plans.append([self._first_pass(group, sents, part) for part in parts])
+        # first pass: the best-covering evidence sentences of each claim sentence
+        best_sents = [
+            [self._best_sentences(sents, part) for part in parts]
+            for sents, parts in zip(units, claims, strict=True)
+        ]
         scored = self._predict(
             {
-                (chunk, part)
-                for plan, parts in zip(plans, claims, strict=True)
-                for (wins, sents), part in zip(plan, parts, strict=True)
-                for chunk in (*wins, *sents)
+                (s, part)
+                for chosen, parts in zip(best_sents, claims, strict=True)
+                for sents, part in zip(chosen, parts, strict=True)
+                for s in sents
             }
         )
-        # second pass: re-read every deciding window sentence by sentence
+        # second pass: the covering windows of each claim sentence its sentences leave unsupported
+        wins_read = [
+            [
+                [] if self._supported(sents, part, scored) else self._covering_windows(group, part)
+                for sents, part in zip(chosen, parts, strict=True)
+            ]
+            for group, chosen, parts in zip(windows, best_sents, claims, strict=True)
+        ]
+        scored.update(
+            self._predict(
+                {
+                    (w, part)
+                    for chosen, parts in zip(wins_read, claims, strict=True)
+                    for wins, part in zip(chosen, parts, strict=True)
+                    for w in wins
+                }
+                - set(scored)
+            )
+        )
+        # third pass: re-read every deciding window sentence by sentence
         reread: list[list[list[str]]] = []
         requests: set[Key] = set()
-        for plan, parts in zip(plans, claims, strict=True):
-            chosen = []
-            for (wins, _), part in zip(plan, parts, strict=True):
+        for chosen, parts in zip(wins_read, claims, strict=True):
+            per_part = []
+            for wins, part in zip(chosen, parts, strict=True):
                 deciding = self._deciding(wins, part, scored)
-                chosen.append(deciding)
+                per_part.append(deciding)
                 for window in deciding:
                     requests.update((s, part) for s in sentences(window) if coverage(part, s) > 0)
-            reread.append(chosen)
+            reread.append(per_part)
         scored.update(self._predict(requests - set(scored)))
         results: list[Result] = []
         for i, parts in enumerate(claims):
@@ -182,26 +205,38 @@ class EntailmentJudge(LocalJudge):
                 continue
             cells = [
                 self._chunks(wins, sents, reread[i][j], part, scored)
-                for j, ((wins, sents), part) in enumerate(zip(plans[i], parts, strict=True))
+                for j, (wins, sents, part) in enumerate(
+                    zip(wins_read[i], best_sents[i], parts, strict=True)
+                )
             ]
             results.append(
-                self._result(cells, parts, len(windows[i]), sum(len(r) for r in reread[i]))
+                self._result(
+                    cells,
+                    parts,
+                    (len(windows[i]), sum(map(len, wins_read[i])), sum(map(len, reread[i]))),
+                )
             )
         return results
 
-    def _first_pass(
-        self, group: list[str], sents: list[str], part: str
-    ) -> tuple[list[str], list[str]]:
-        if len(group) <= 3:
-            wins = list(group)
-        else:
-            ranked = sorted(group, key=lambda w: (-coverage(part, w), w))  # order-free ties
-            best = set(ranked[:2])
-            wins = [w for w in group if w in best or coverage(part, w) >= self.prune_below]
-        window_set = set(group)
-        candidates = [(coverage(part, s), s) for s in sents if s not in window_set]
+    def _best_sentences(self, sents: list[str], part: str) -> list[str]:
+        """The ``sentence_k`` evidence sentences sharing the most content words with
+        ``part`` (at least one), best first; ties in text order-free."""
+        candidates = [(coverage(part, s), s) for s in sents]
         candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: (-c[0], c[1]))
-        return wins, [s for _, s in candidates[: self.sentence_k]]
+        return [s for _, s in candidates[: self.sentence_k]]
+
+    def _covering_windows(self, group: list[str], part: str) -> list[str]:
+        """The windows worth reading for ``part``: all of three or fewer, else the two
+        best-covering ones and every other sharing ``prune_below`` of its content words."""
+        if len(group) <= 3:
+            return list(group)
+        ranked = sorted(group, key=lambda w: (-coverage(part, w), w))  # order-free ties
+        best = set(ranked[:2])
+        return [w for w in group if w in best or coverage(part, w) >= self.prune_below]
+
+    def _supported(self, sents: list[str], part: str, scored: dict[Key, np.ndarray]) -> bool:
+        """Whether a sentence already read entails ``part`` at ``support_at``."""
+        return any(float(scored[(s, part)][0]) >= self.support_at for s in sents)
 
     def _deciding(self, wins: list[str], part: str, scored: dict[Key, np.ndarray]) -> list[str]:
         """Windows of several sentences whose entailment or contradiction can decide
@@ -225,7 +260,7 @@ class EntailmentJudge(LocalJudge):
     ) -> list[_Chunk]:
         chunks: list[_Chunk] = []
         finer: dict[str, float] = {}
-        sents = list(sents)
+        sents = [s for s in sents if s not in wins]
         for window in reread:
             inside = [s for s in sentences(window) if (s, part) in scored]
             finer[window] = max(
@@ -253,8 +288,10 @@ class EntailmentJudge(LocalJudge):
         return dict(zip(unique, probs, strict=True))
 
     def _result(
-        self, cells: list[list[_Chunk]], parts: list[str], n_windows: int, n_reread: int
+        self, cells: list[list[_Chunk]], parts: list[str], counts: tuple[int, int, int]
     ) -> Result:
+        """The vote and scores from the chunks read; ``counts`` are the windows the
+        evidence has, those read and those re-read sentence by sentence."""
         per_sentence = []
         for chunks in cells:
             support = max(chunks, key=lambda c: float(c.probs[0]))
@@ -296,10 +333,11 @@ class EntailmentJudge(LocalJudge):
         }
         raw = json.dumps(
             {
-                "windows": n_windows,
+                "windows": counts[0],
+                "windows_read": counts[1],
                 "claim_sentences": len(parts),
                 "chunks_read": sum(len(c) for c in cells),
-                "refined_to_sentences": n_reread,
+                "refined_to_sentences": counts[2],
                 "decisive_sentence": k,
                 "decisive_kind": decisive.kind,
                 "contradicted": bool(flagged),

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from auditor.errors import ConfigError
 from auditor.judges._text import (
     Quantity,
     content_words,
@@ -84,23 +85,43 @@ class ContentOverlapJudge(LocalJudge):
 
 @register_judge("embedding_similarity")
 class EmbeddingSimilarityJudge(LocalJudge):
-    """Cosine similarity (MiniLM) between the claim and its best evidence sentence."""
+    """Cosine similarity (MiniLM) between the claim and its best evidence sentence.
+
+    Only the ``candidates`` evidence sentences sharing the most content words with the
+    claim are encoded (0: all of them): on a long document the rest are unlikely to be
+    its best match, and encoding every sentence of every article is what made
+    calibration on long documents encoder-bound.
+    """
 
     name = "embedding_similarity"
-    version = "1"
+    version = "2"
 
-    def __init__(self, support_at: float = 0.72, reject_below: float = 0.5) -> None:
+    def __init__(
+        self, support_at: float = 0.72, reject_below: float = 0.5, candidates: int = 16
+    ) -> None:
+        if candidates < 0:
+            raise ConfigError(f"embedding_similarity: candidates must be >= 0, got {candidates}")
         super().__init__(
             support_at=support_at,
             reject_below=reject_below,
+            candidates=candidates,
             model="sentence-transformers/all-MiniLM-L6-v2",
         )
         self.support_at, self.reject_below = support_at, reject_below
+        self.candidates = candidates
+
+    def _candidates(self, pair: JudgePair) -> list[str]:
+        group = [s for text in pair.evidence for s in sentences(text)]
+        if not self.candidates or len(group) <= self.candidates:
+            return group
+        words = content_words(pair.claim)
+        order = sorted(range(len(group)), key=lambda i: -_coverage(words, group[i]))
+        return [group[i] for i in sorted(order[: self.candidates])]
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
         from auditor.embedding import encode
 
-        evidence = [[s for text in pair.evidence for s in sentences(text)] for pair in pairs]
+        evidence = [self._candidates(pair) for pair in pairs]
         flat = [s for group in evidence for s in group]
         claim_vecs = encode([pair.claim for pair in pairs])
         # encode each distinct sentence once (pairs often share their evidence)

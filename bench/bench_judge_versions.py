@@ -1,0 +1,163 @@
+"""One judge as committed at an earlier commit against the current one, in one process,
+on the held-out side of the document split: balanced accuracy (abstentions counted as
+errors), kappa, paired cluster-bootstrap intervals, votes changed, and the cost of each
+version (seconds, encoder texts and reader pairs run through the networks).
+
+Usage::
+
+    python bench/bench_judge_versions.py --judge entity_consistency --before 6d40679
+    python bench/bench_judge_versions.py --judge entailment --before 2e6d79c --n 80 \\
+        [--sets wice,factcheck] [--json OUT]
+
+The earlier version is the judge's module as committed at ``--before`` (``git show``),
+executed privately (not registered) with the current helpers it imports. Each version
+reads every set from empty caches (the encoder's text cache and the reader's score
+cache are cleared before each), the earlier version first, so the seconds and the
+model calls compare. Data: ``--data``, else ``$AUDITOR_DATA``, else ``../shared/data``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import re
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import calibrate_shared as shared
+
+from auditor import embedding
+from auditor.judges.base import Judge, build_judge
+from auditor.stacking.metrics import bootstrap_scores, interval
+
+SETS = ("wice", "factcheck", "faithbench", "summedits:news", "summedits:samsum")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def judge_at(commit: str, current: Judge) -> Judge:
+    """The judge named like ``current`` as committed at ``commit`` (default parameters),
+    from a private copy of its module."""
+    cls = type(current)
+    path = Path(inspect.getfile(cls)).resolve().relative_to(ROOT).as_posix()
+    source = subprocess.run(
+        ["git", "show", f"{commit}:{path}"], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    source = re.sub(r"^@register_judge\(.*\)\n", "", source, flags=re.MULTILINE)
+    module = types.ModuleType(f"before_{commit}_{cls.__module__.rsplit('.', 1)[-1]}")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+    judge: Judge = getattr(module, cls.__name__)()
+    return judge
+
+
+class Cost:
+    """Seconds and model calls of one judge run, from empty caches."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.encoded = 0
+        self.reader_pairs = 0
+        self._encode = embedding._run_model
+
+    def run(self, judge: Judge, pairs: list[Any]) -> list[float]:
+        from auditor.entailment.model import load_model
+
+        reader = load_model()
+        reader.clear_scores()
+        embedding.clear_cache()
+
+        def counted(texts: list[str], batch_size: int) -> Any:
+            self.encoded += len(texts)
+            return self._encode(texts, batch_size)
+
+        embedding._run_model = counted
+        before = reader.forward_pairs
+        t0 = time.perf_counter()
+        try:
+            votes = [v.value for v in judge.judge_sync(pairs)]
+        finally:
+            embedding._run_model = self._encode
+        self.seconds += time.perf_counter() - t0
+        self.reader_pairs += reader.forward_pairs - before
+        return votes
+
+
+def _ci(samples: np.ndarray) -> str:
+    lo, hi = interval(samples)
+    return f"[{lo:+.3f}, {hi:+.3f}]"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--judge", required=True, help="registered judge name")
+    ap.add_argument("--before", required=True, help="git commit of the earlier version")
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--n", type=int, default=80, help="seeded held-out items per set")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = ap.parse_args()
+    current = build_judge(args.judge)
+    judges = (judge_at(args.before, current), current)
+    print(f"{args.judge}: {args.before} (v{judges[0].version}) -> current (v{current.version})")
+    root = shared.data_dir(args.data)
+    costs = (Cost(), Cost())
+    out: dict[str, Any] = {"judge": args.judge, "before": args.before, "sets": {}}
+    for name in args.sets.split(","):
+        records = shared.split_records(name, root, "eval", args.n, args.seed)
+        pairs = shared.to_pairs(records)
+        columns = [cost.run(j, pairs) for cost, j in zip(costs, judges, strict=True)]
+        votes = np.array(columns, dtype=float).T
+        labels = np.array([r["label"] for r in records])
+        clusters = np.array([r["cluster"] for r in records])
+        b = bootstrap_scores(votes, labels, clusters, n_boot=2000, rng=np.random.default_rng(0))
+        d_bacc, d_kappa = (
+            b.boot_bacc[:, 1] - b.boot_bacc[:, 0],
+            b.boot_kappa[:, 1] - b.boot_kappa[:, 0],
+        )
+        changed = int((votes[:, 0] != votes[:, 1]).sum())
+        abstain = (votes == 0.5).mean(axis=0)
+        print(
+            f"{name:18s} n={len(labels)} bacc {b.bacc[0]:.3f} {_ci(b.boot_bacc[:, 0])} -> "
+            f"{b.bacc[1]:.3f} {_ci(b.boot_bacc[:, 1])} d {b.bacc[1] - b.bacc[0]:+.3f} "
+            f"{_ci(d_bacc)}; kappa {b.kappa[0]:.3f} -> {b.kappa[1]:.3f} d "
+            f"{b.kappa[1] - b.kappa[0]:+.3f} {_ci(d_kappa)}; abstain {abstain[0]:.2f} -> "
+            f"{abstain[1]:.2f}; votes changed {changed}"
+        )
+        out["sets"][name] = {
+            "n": len(labels),
+            "bacc": [float(x) for x in b.bacc],
+            "kappa": [float(x) for x in b.kappa],
+            "d_bacc_ci": list(interval(d_bacc)),
+            "d_kappa_ci": list(interval(d_kappa)),
+            "abstain": [float(x) for x in abstain],
+            "votes_changed": changed,
+        }
+    for label, cost in zip(("before", "current"), costs, strict=True):
+        print(
+            f"{label}: {cost.seconds:.1f} s, {cost.encoded:,} texts encoded, "
+            f"{cost.reader_pairs:,} reader pairs"
+        )
+        out[label] = {
+            "seconds": cost.seconds,
+            "encoded": cost.encoded,
+            "reader_pairs": cost.reader_pairs,
+        }
+    ratio = costs[0].seconds / max(costs[1].seconds, 1e-9)
+    print(f"speed-up (seconds before / current): {ratio:.2f}x")
+    if args.json is not None:
+        args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
