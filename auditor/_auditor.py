@@ -44,7 +44,12 @@ DEFAULT_INDEX = ".auditor/index"
 ProgressFn = Callable[[int, int], None]
 """``progress(done, total)`` answers, called as each answer commits."""
 AnswerFn = Callable[[str, str], None]
-"""``on_answer(run_id, answer_id)``, called after each answer's transaction commits."""
+"""``on_answer(run_id, answer_id)``, called for each answer after its transaction commits."""
+RecordFn = Callable[[dict[str, Any]], None]
+"""``on_record(record)``: an answer's claim record (the JSONL line of ``auditor audit``),
+called after its transaction commits."""
+RECORDS_PER_QUERY = 256
+"""Answers whose claim records are read back from the ledger in one set of queries."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,7 @@ class Auditor:
         *,
         progress: ProgressFn | None = None,
         on_answer: AnswerFn | None = None,
+        on_record: RecordFn | None = None,
         batch_size: int = 16,
         engine: Engine | str | None = None,
     ) -> AuditRun:
@@ -193,6 +199,10 @@ class Auditor:
         existing run and write nothing) and resumable (a killed run continues at the
         first answer it had not committed).
 
+        Each batch of ``batch_size`` answers is written in one transaction; after it
+        commits, for each of its answers in input order, ``on_answer(run_id,
+        answer_id)``, then ``on_record(record)`` with the answer's claim record as read
+        back from the ledger (none for an answer without claims), then ``progress``.
         ``engine``: ``"local"`` (default, this process) or ``"ray"`` / an
         :class:`~auditor.engine.Engine` (batches on Ray actors; the same run id, labels
         and ledger rows)."""
@@ -205,6 +215,24 @@ class Auditor:
         items = coerce_answers(answers)
         components = self.components()
         index = index_component(self.index.manifest)
+        records: dict[str, dict[str, Any]] = {}
+        committed: set[str] = set()
+
+        def read_back(run_id: str, answer_ids: list[str]) -> None:
+            # the records of a committed batch, read once (not once per answer, and not
+            # again for the whole run at the end)
+            for start in range(0, len(answer_ids), RECORDS_PER_QUERY):
+                chosen = answer_ids[start : start + RECORDS_PER_QUERY]
+                for record in claim_records(self.ledger, run_id, answer_ids=chosen):
+                    records[record["id"]] = record
+            committed.update(answer_ids)
+
+        def answered(run_id: str, answer_id: str) -> None:
+            if on_answer is not None:
+                on_answer(run_id, answer_id)
+            if on_record is not None and answer_id in records:
+                on_record(records[answer_id])
+
         execute = partial(
             execute_audit,
             items,
@@ -213,18 +241,19 @@ class Auditor:
             index_component=index,
             batch_size=batch_size,
             progress=progress,
-            on_answer=on_answer,
+            on_answer=answered,
+            on_commit=read_back,
         )
         if how.kind == "local":
             summary = execute()
         else:
             summary = self._audit_on_ray(how, items, components, index, execute)
+        if len(committed) == len(items):  # every answer was written by this call
+            ordered = [records[a.id] for a in items if a.id in records]
+        else:  # found again, or resumed: what earlier calls wrote is read from the ledger
+            ordered = claim_records(self.ledger, summary.run_id)
         return AuditRun(
-            summary.run_id,
-            summary.reused,
-            summary.answers_written,
-            summary.answers_total,
-            claim_records(self.ledger, summary.run_id),
+            summary.run_id, summary.reused, summary.answers_written, summary.answers_total, ordered
         )
 
     def _audit_on_ray(
@@ -248,7 +277,7 @@ class Auditor:
 
         require_ray()
         if self._run_complete(items, components, index):  # found again: nothing to start
-            return execute(progress=None, on_answer=None)
+            return execute(progress=None, on_answer=None, on_commit=None)
         panel, stacker, second_opinion = self._sources
         spec = WorkerSpec(
             index_dir=str(self.index.index_dir),

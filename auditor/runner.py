@@ -122,13 +122,18 @@ def execute_audit(
     batch_size: int = 16,
     progress: Progress | None = None,
     on_answer: Callable[[str, str], None] | None = None,
+    on_commit: Callable[[str, list[str]], None] | None = None,
     engine: BatchEngine | None = None,
 ) -> RunSummary:
     """Audit ``answers`` into ``ledger``; idempotent and resumable (see module doc).
 
-    ``on_answer(run_id, answer_id)`` is called after each answer's transaction commits.
-    ``engine`` runs the batches elsewhere (Ray actors); the run id, the batches and the
-    rows written are the same as in this process.
+    In this process each batch is written in one transaction (one multi-row INSERT per
+    table, :meth:`ledger.Ledger.record_answers`); ``on_commit(run_id, answer_ids)`` is
+    called once after each transaction commits, then ``on_answer(run_id, answer_id)``
+    and ``progress`` for each of its answers, in input order.
+    ``engine`` runs the batches elsewhere (Ray actors; an answer per transaction, as
+    the workers deliver them); the run id, the batches and the rows written are the
+    same as in this process.
     Use :class:`auditor.Auditor`, which builds the components; this is its engine.
     """
     roles = run_components(components, index_component)
@@ -153,22 +158,22 @@ def execute_audit(
     if progress:
         progress(len(done), len(answers))
 
-    def committed(result: AnswerResult | str) -> str:
+    def committed(answer_ids: list[str]) -> list[str]:
         nonlocal written
-        if isinstance(result, AnswerResult):
-            ledger.record_answer(run_id, result)
-            answer_id = result.answer_id
-        else:  # written to the ledger by a worker
-            answer_id = result
-        written += 1
-        if on_answer:
-            on_answer(run_id, answer_id)
-        if progress:
-            progress(len(done) + written, len(answers))
-        return answer_id
+        if on_commit and answer_ids:
+            on_commit(run_id, answer_ids)
+        for answer_id in answer_ids:
+            written += 1
+            if on_answer:
+                on_answer(run_id, answer_id)
+            if progress:
+                progress(len(done) + written, len(answers))
+        return answer_ids
 
     def write(state: AuditState) -> list[str]:
-        return [committed(result) for result in answer_results(state, seq_of, digests)]
+        results = answer_results(state, seq_of, digests)
+        ledger.record_answers(run_id, results)  # the whole batch: one transaction
+        return committed([r.answer_id for r in results])
 
     batches = [
         [a for _, a in todo[start : start + batch_size]]
@@ -180,7 +185,11 @@ def execute_audit(
             graph.invoke({"answers": batch})
     else:
         for result in engine.run(run_id, batches, seq_of, digests):
-            committed(result)
+            if isinstance(result, AnswerResult):
+                ledger.record_answer(run_id, result)
+                committed([result.answer_id])
+            else:  # written to the ledger by a worker
+                committed([result])
     if written != len(todo):  # an engine that lost answers must not finish the run
         raise RuntimeError(f"run {run_id[:12]}: {written} of {len(todo)} answers were written")
     ledger.finish_run(run_id)

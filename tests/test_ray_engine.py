@@ -187,7 +187,8 @@ def test_cli_ray_engine_resumes_a_partial_run(
         auditor.audit(sample_path("answers.jsonl"), batch_size=2, on_answer=stop_after_three)
     with open_ledger(db) as ledger:
         (info,) = ledger.list_runs()
-        assert info.status == "running" and len(ledger.done_answer_ids(info.run_id)) == 3
+        # stopped at the third answer: its batch of two (answers 3 and 4) had committed
+        assert info.status == "running" and len(ledger.done_answer_ids(info.run_id)) == 4
     code, out, err = run_cli(
         [
             "audit",
@@ -208,7 +209,7 @@ def test_cli_ray_engine_resumes_a_partial_run(
     )
     assert code == 0, err
     lines = [json.loads(line) for line in out.splitlines()]
-    # the 7 answers still to do stream as they commit, then the 3 done before
+    # the 6 answers still to do stream as they commit, then the 4 done before
     assert sorted(r["id"] for r in lines) == sorted(a["id"] for a in demo["run"].answers)
     assert same(
         sorted(lines, key=lambda r: r["id"]), sorted(demo["run"].answers, key=lambda r: r["id"])

@@ -7,7 +7,7 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -122,7 +122,6 @@ def audit(
     from auditor.config import load_policy
     from auditor.jsonl import parse_datetime, write_jsonl
     from auditor.labels import LabelPolicy
-    from auditor.report.claims import claim_records
     from ledger.url import mask_url
 
     refuse_memory_ledger(db, "audit")
@@ -154,18 +153,17 @@ def audit(
     ) as auditor:
         printed: set[str] = set()
 
-        def emit(run_id: str, answer_id: str) -> None:
-            records = claim_records(auditor.ledger, run_id, answer_ids=[answer_id])
-            write_jsonl(records, sys.stdout)
+        def emit(record: dict[str, Any]) -> None:
+            write_jsonl([record], sys.stdout)
             sys.stdout.flush()
-            printed.add(answer_id)
-            bar.count("claims", sum(len(r["claims"]) for r in records))
+            printed.add(record["id"])
+            bar.count("claims", len(record["claims"]))
 
         with bar:
             run = auditor.audit(
                 items,
                 progress=bar.callback(),
-                on_answer=emit,
+                on_record=emit,
                 engine=how,
                 batch_size=batch_size,
             )

@@ -52,10 +52,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, Protocol, runtime_checkable
-
-import httpx
-import openai
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
@@ -63,6 +60,11 @@ from auditor.errors import ConfigError
 Constraint = Literal["none", "gbnf", "json_schema", "json_object"]
 Message = Mapping[str, str]
 Validator = Callable[[str], Any]
+
+if TYPE_CHECKING:  # imported when a client first talks to a server: ``import openai``
+    # takes about two seconds, which every offline audit would otherwise pay at start-up
+    import httpx
+    import openai
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -291,6 +293,9 @@ class LLMClient:
         loop = asyncio.get_running_loop()
         state = self._per_loop.get(id(loop))
         if state is None or state[0] is not loop:
+            import httpx
+            import openai
+
             # the official SDK speaks the protocol; retries, backoff and caching are ours
             # (max_retries=0), so every attempt is counted and recorded
             headers = self._headers()
@@ -376,6 +381,8 @@ class LLMClient:
         return body
 
     async def _post_once(self, body: dict[str, Any]) -> tuple[str, int, int]:
+        import openai
+
         client, _ = self._session()
         self.usage.calls += 1
         standard = {"model", "messages"}
