@@ -21,7 +21,7 @@ from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.panel import Panel
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
 from auditor.stacking.model import Stacker
-from auditor.steps import ClaimAudit
+from auditor.steps import ClaimAudit, judged_text
 from auditor.types import Answer, Chunk, Component, Context, DocumentVersion
 from ledger import (
     AnswerResult,
@@ -181,8 +181,17 @@ def execute_audit(
     ]
     if engine is None:
         graph = build_audit_graph(components, write)
-        for batch in batches:
-            graph.invoke({"answers": batch})
+        per_window = max(1, EMBED_AHEAD_ANSWERS // batch_size)
+        for start in range(0, len(batches), per_window):
+            window = batches[start : start + per_window]
+            # extract a window of batches (each as the graph would), embed all their
+            # claims in one encoder call, then run the batches: the encoder pads a batch
+            # to its longest text, and a few large, length-sorted batches run much
+            # faster than one small one per graph batch
+            extracted = [components.extractor.extract_detailed(batch) for batch in window]
+            embed_claims_ahead([e for batch in extracted for e in batch])
+            for batch, extractions in zip(window, extracted, strict=True):
+                graph.invoke({"answers": batch, "extractions": extractions})
     else:
         for result in engine.run(run_id, batches, seq_of, digests):
             if isinstance(result, AnswerResult):
@@ -194,6 +203,27 @@ def execute_audit(
         raise RuntimeError(f"run {run_id[:12]}: {written} of {len(todo)} answers were written")
     ledger.finish_run(run_id)
     return RunSummary(run_id, False, written, len(answers))
+
+
+EMBED_AHEAD_ANSWERS = 256
+"""Answers whose claims are extracted and embedded in one encoder call before their
+batches run through the audit graph (at least one batch)."""
+
+
+def embed_claims_ahead(extractions: Sequence[Extraction]) -> None:
+    """Embed every factual claim of ``extractions`` (as retrieval queries it and as the
+    judges read it) in one encoder call; retrieval, relevance and the
+    embedding-similarity judge then find the vectors in the encoder's cache."""
+    from auditor.embedding import encode
+
+    texts: dict[str, None] = {}
+    for extraction in extractions:
+        for claim in extraction.claims:
+            if claim.factual:
+                texts[claim.text] = None
+                texts[judged_text(claim.text)] = None
+    if texts:
+        encode(list(texts))
 
 
 def vote_records(audit: ClaimAudit, judge_digests: Mapping[str, str]) -> list[VoteRecord]:

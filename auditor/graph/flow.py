@@ -93,7 +93,8 @@ def default_localizer(config: AuditConfig, panel: Panel) -> Localizer:
 
 
 class AuditState(TypedDict, total=False):
-    """The graph's state for one batch of answers."""
+    """The graph's state for one batch of answers (``extractions`` may be given with the
+    answers: the ``extract`` node then uses them instead of extracting again)."""
 
     answers: list[Answer]
     extractions: list[Extraction]
@@ -147,7 +148,12 @@ def build_audit_graph(
         ]
 
     def extract(state: AuditState) -> AuditState:
-        extractions = c.extractor.extract_detailed(state["answers"])
+        if "extractions" in state:  # extracted ahead by the caller (execute_audit)
+            extractions = state["extractions"]
+            if [e.answer_id for e in extractions] != [a.id for a in state["answers"]]:
+                raise ValueError("extractions given to the audit graph do not match its answers")
+        else:
+            extractions = c.extractor.extract_detailed(state["answers"])
         return {
             "extractions": extractions,
             "audits": [ClaimAudit(claim) for e in extractions for claim in e.claims],
