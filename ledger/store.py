@@ -410,6 +410,13 @@ class Ledger:
                 role: self._run_component_or_none(conn, run_id, role)
                 for role in ("extractor", "panel", "stacker")
             }
+            # the answers' extractor components, once each (not one INSERT per answer)
+            self._record_components(
+                conn,
+                {
+                    r.extractor.digest: r.extractor for r in results if r.extractor is not None
+                }.values(),
+            )
             for result in results:
                 self._answer_rows(conn, run_id, result, now, roles, tables)
             for model, rows in tables.items():
@@ -424,7 +431,7 @@ class Ledger:
         roles: dict[str, str | None],
         tables: dict[type[Any], list[dict[str, Any]]],
     ) -> None:
-        """Append one answer's rows to ``tables`` (its extractor component is written now)."""
+        """Append one answer's rows to ``tables`` (its extractor component must be written)."""
 
         def role(name: str) -> str:
             digest = roles.get(name)
@@ -443,11 +450,8 @@ class Ledger:
                 "created_at": now,
             }
         )
-        if result.extractor is not None:
-            self._record_components(conn, [result.extractor])
-            extractor = result.extractor.digest
-        else:
-            extractor = role("extractor")
+        # an answer's own extractor component was recorded by _record_answers
+        extractor = result.extractor.digest if result.extractor is not None else role("extractor")
         tables[m.ClaimRow].extend(
             {
                 "run_id": run_id,
