@@ -115,7 +115,12 @@ def main() -> int:
     for name in args.sets.split(","):
         records = shared.split_records(name, root, "eval", args.n, args.seed)
         pairs = shared.to_pairs(records)
+        spent = [(c.seconds, c.encoded, c.reader_pairs) for c in costs]
         columns = [cost.run(j, pairs) for cost, j in zip(costs, judges, strict=True)]
+        spent = [
+            (c.seconds - s, c.encoded - e, c.reader_pairs - r)
+            for c, (s, e, r) in zip(costs, spent, strict=True)
+        ]
         votes = np.array(columns, dtype=float).T
         labels = np.array([r["label"] for r in records])
         clusters = np.array([r["cluster"] for r in records])
@@ -131,7 +136,8 @@ def main() -> int:
             f"{b.bacc[1]:.3f} {_ci(b.boot_bacc[:, 1])} d {b.bacc[1] - b.bacc[0]:+.3f} "
             f"{_ci(d_bacc)}; kappa {b.kappa[0]:.3f} -> {b.kappa[1]:.3f} d "
             f"{b.kappa[1] - b.kappa[0]:+.3f} {_ci(d_kappa)}; abstain {abstain[0]:.2f} -> "
-            f"{abstain[1]:.2f}; votes changed {changed}"
+            f"{abstain[1]:.2f}; votes changed {changed}; cost "
+            + " -> ".join(f"{t:.1f} s, {e:,} texts, {r:,} pairs" for t, e, r in spent)
         )
         out["sets"][name] = {
             "n": len(labels),
@@ -141,6 +147,7 @@ def main() -> int:
             "d_kappa_ci": list(interval(d_kappa)),
             "abstain": [float(x) for x in abstain],
             "votes_changed": changed,
+            "cost": [{"seconds": t, "encoded": e, "reader_pairs": r} for t, e, r in spent],
         }
     for label, cost in zip(("before", "current"), costs, strict=True):
         print(
