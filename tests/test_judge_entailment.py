@@ -291,3 +291,21 @@ def test_windows_are_read_only_for_claim_sentences_the_best_sentences_leave_unsu
     )[0]
     assert absent.value in (1.0, 0.5)
     assert json.loads(absent.raw)["windows_read"] >= 2  # unsupported: the windows were read
+
+
+def test_a_deciding_window_is_re_read_only_in_its_sentences_that_cover_the_claim() -> None:
+    from auditor.entailment.model import load_model
+
+    evidence = "The Harbour Line operates eight branches in the northern district. " + " ".join(
+        f"The district library {i} opens at nine." for i in range(5)
+    )  # five sentences sharing one content word ("district") with the claim
+    pair = JudgePair(
+        "The Harbour Line operates eight branches in the northern district.", (evidence,)
+    )
+    reader = load_model()
+    reader.clear_scores()
+    before = reader.forward_pairs
+    vote = build_judge("entailment", {"sentence_k": 0}).judge_sync([pair])[0]
+    raw = json.loads(vote.raw)
+    assert vote.value == 0.0 and raw["windows_read"] == 1 and raw["refined_to_sentences"] == 1
+    assert reader.forward_pairs - before == 2  # the window, then its one covering sentence

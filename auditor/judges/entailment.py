@@ -18,7 +18,9 @@ claim sentence is read against two kinds of chunk of the evidence, cheapest firs
    window that can decide the claim sentence (entailment or contradiction at least
    ``reject_below``, up to ``refine_rounds`` of them, strongest first) is **re-read
    sentence by sentence**, for support as well as for contradiction; only its sentences
-   that share a content word with the claim are read.
+   that cover at least ``cover_at`` of the claim sentence's content words are read (no
+   other sentence can confirm a contradiction, and the sentences covering the claim
+   best were read in the first pass).
 
 No pair is read twice: the reader's scores are kept per (window or sentence, claim
 sentence) digest by the loaded model (:meth:`EntailmentModel.predict_cached`), so the
@@ -97,7 +99,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "6"
+    version = "7"
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -195,7 +197,9 @@ class EntailmentJudge(LocalJudge):
                 deciding = self._deciding(wins, part, scored)
                 per_part.append(deciding)
                 for window in deciding:
-                    requests.update((s, part) for s in sentences(window) if coverage(part, s) > 0)
+                    requests.update(
+                        (s, part) for s in sentences(window) if coverage(part, s) >= self.cover_at
+                    )
             reread.append(per_part)
         scored.update(self._predict(requests - set(scored)))
         results: list[Result] = []
