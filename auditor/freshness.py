@@ -33,7 +33,7 @@ from auditor.labels import ClaimSignals, LabelPolicy, has_relevant_evidence
 from auditor.report.card import Figure, build_report_card, report_config
 from auditor.report.claims import claim_records
 from auditor.report.compare import Comparison, compare_runs
-from auditor.runner import answer_results, index_component, run_components
+from auditor.runner import answer_results, index_component, judge_digests, run_components
 from auditor.steps import ClaimAudit
 from auditor.types import Answer, Claim, Component, Context, Label, Verdict, Vote
 from ledger import Ledger
@@ -747,13 +747,7 @@ def reaudit(
         ledger, parent, info.components, [a.claim.id for a in stored.audits]
     )
     verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
-    digests = {
-        role.removeprefix("judge:"): c.digest
-        for role, c in roles.items()
-        if role.startswith("judge:")
-    }
-    if auditor.second_opinion is not None:
-        digests[auditor.second_opinion.name] = auditor.second_opinion.digest
+    digests = judge_digests(components, roles)
     done = ledger.done_answer_ids(run_id)
     seq_of = {a.id: i for i, a in enumerate(answers)}
     audits_of: dict[str, list[ClaimAudit]] = {}
