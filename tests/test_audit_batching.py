@@ -6,10 +6,7 @@ exactly what the ledger holds; a resumed run returns the same records as a whole
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,48 +17,9 @@ from auditor import AuditConfig, Auditor
 from auditor.demo import prepare_sample_index, sample_path
 from auditor.report.claims import claim_records
 from ledger import open_ledger
+from tests._ledger_compare import ledger_rows, same
 
 CONFIG = AuditConfig(as_of=datetime(2026, 6, 30, tzinfo=UTC))
-VOLATILE = {"created_at", "finished_at", "latency_s"}
-"""Columns that differ between any two runs (clock readings)."""
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal, floats to float32 rounding: an embedding computed in a batch of other
-    texts differs from one computed alone in its last bits (the encoder pads a batch to
-    its longest text), so cosines and the probabilities stacked from them may too."""
-    if isinstance(a, str) and isinstance(b, str) and a != b and a[:1] in "[{":
-        try:
-            return same(json.loads(a), json.loads(b))
-        except ValueError:
-            return False
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
-def ledger_rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table of a SQLite ledger, sorted, without clock readings."""
-    out: dict[str, list[tuple[Any, ...]]] = {}
-    conn = sqlite3.connect(db)
-    with contextlib.closing(conn):
-        tables = [
-            r[0]
-            for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if r[0] != "alembic_version"
-        ]
-        for table in tables:
-            cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
-            keep = [c for c in cols if c not in VOLATILE]
-            select = ", ".join(f'"{c}"' for c in keep)
-            out[table] = sorted(
-                conn.execute(f'SELECT {select} FROM "{table}"').fetchall(), key=repr
-            )
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,10 @@ Ray starts once for the module. Skipped only when Ray is not installed.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
 import os
 import signal
 import socket
-import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -30,13 +27,12 @@ from auditor.demo import prepare_sample_index, sample_path  # noqa: E402
 from auditor.engine import Engine  # noqa: E402
 from auditor.ray_engine import RayEngineError, release_workers  # noqa: E402
 from ledger import open_ledger  # noqa: E402
+from tests._ledger_compare import ledger_rows, same  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 AS_OF = "2026-06-30"
 CONFIG = AuditConfig(as_of=datetime(2026, 6, 30, tzinfo=UTC))
-VOLATILE = {"created_at", "finished_at", "latency_s"}
-"""Columns that differ between any two runs (clock readings), whatever the engine."""
 
 
 @pytest.fixture(scope="module")
@@ -66,43 +62,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with Auditor(index, db, config=CONFIG) as auditor:
         run = auditor.audit(sample_path("answers.jsonl"), batch_size=2)
     return {"work": work, "index": index, "db": db, "run": run, "rows": ledger_rows(db)}
-
-
-def ledger_rows(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table of a SQLite ledger, sorted, without clock readings."""
-    out: dict[str, list[tuple[Any, ...]]] = {}
-    conn = sqlite3.connect(db)
-    with contextlib.closing(conn):
-        tables = [
-            r[0]
-            for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if r[0] != "alembic_version"
-        ]
-        for table in tables:
-            cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
-            keep = [c for c in cols if c not in VOLATILE]
-            select = ", ".join(f'"{c}"' for c in keep)
-            out[table] = sorted(
-                conn.execute(f'SELECT {select} FROM "{table}"').fetchall(), key=repr
-            )
-    return out
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal, floats to float32 rounding (an embedding computed in another batch, by
-    another process, differs in its last bits; JSON texts are compared parsed)."""
-    if isinstance(a, str) and isinstance(b, str) and a != b and a[:1] in "[{":
-        try:
-            return same(json.loads(a), json.loads(b))
-        except ValueError:
-            return False
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 def assert_same_run(db: Path, demo: dict[str, Any], run_id: str) -> None:
