@@ -7,10 +7,11 @@ Usage::
 
     python bench/bench_judge_versions.py --judge entity_consistency --before 6d40679
     python bench/bench_judge_versions.py --judge entailment --before 2e6d79c --n 80 \\
-        [--sets wice,factcheck] [--json OUT]
+        [--sets wice,factcheck] [--json OUT] [--before-helpers auditor.judges._text]
 
 The earlier version is the judge's module as committed at ``--before`` (``git show``),
-executed privately (not registered) with the current helpers it imports. Each version
+executed privately (not registered) with the current helpers it imports, except the
+modules named by ``--before-helpers``, taken from ``--before`` as well. Each version
 reads every set from empty caches (the encoder's text cache and the reader's score
 cache are cleared before each), the earlier version first, so the seconds and the
 model calls compare. Data: ``--data``, else ``$AUDITOR_DATA``, else ``../shared/data``.
@@ -43,18 +44,34 @@ SETS = ("wice", "factcheck", "faithbench", "summedits:news", "summedits:samsum")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def judge_at(commit: str, current: Judge) -> Judge:
-    """The judge named like ``current`` as committed at ``commit`` (default parameters),
-    from a private copy of its module."""
-    cls = type(current)
-    path = Path(inspect.getfile(cls)).resolve().relative_to(ROOT).as_posix()
-    source = subprocess.run(
+def _source_at(commit: str, path: str) -> str:
+    return subprocess.run(
         ["git", "show", f"{commit}:{path}"], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
-    source = re.sub(r"^@register_judge\(.*\)\n", "", source, flags=re.MULTILINE)
+
+
+def judge_at(commit: str, current: Judge, helpers: tuple[str, ...] = ()) -> Judge:
+    """The judge named like ``current`` as committed at ``commit`` (default parameters),
+    from a private copy of its module; ``helpers`` (module names such as
+    ``auditor.judges._text``) are taken from ``commit`` too while that copy is imported."""
+    cls = type(current)
+    path = Path(inspect.getfile(cls)).resolve().relative_to(ROOT).as_posix()
+    source = re.sub(r"^@register_judge\(.*\)\n", "", _source_at(commit, path), flags=re.MULTILINE)
     module = types.ModuleType(f"before_{commit}_{cls.__module__.rsplit('.', 1)[-1]}")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+    saved = {name: sys.modules[name] for name in helpers}
+    try:
+        for name in helpers:
+            old = types.ModuleType(name)
+            sys.modules[name] = old
+            helper_path = name.replace(".", "/") + ".py"
+            exec(
+                compile(_source_at(commit, helper_path), f"{commit}:{helper_path}", "exec"),
+                old.__dict__,
+            )
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+    finally:
+        sys.modules.update(saved)
     judge: Judge = getattr(module, cls.__name__)()
     return judge
 
@@ -103,11 +120,18 @@ def main() -> int:
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--n", type=int, default=80, help="seeded held-out items per set")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--before-helpers",
+        default="",
+        help="comma-separated modules the earlier version takes from --before as well "
+        "(e.g. auditor.judges._text)",
+    )
     ap.add_argument("--data", default=None)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
     current = build_judge(args.judge)
-    judges = (judge_at(args.before, current), current)
+    helpers = tuple(h for h in args.before_helpers.split(",") if h)
+    judges = (judge_at(args.before, current, helpers), current)
     print(f"{args.judge}: {args.before} (v{judges[0].version}) -> current (v{current.version})")
     root = shared.data_dir(args.data)
     costs = (Cost(), Cost())
