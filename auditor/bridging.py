@@ -24,7 +24,7 @@ from auditor.report.agreement import Agreement, label_agreement
 from auditor.runner import check_members, verdict_record, vote_records
 from auditor.stacking.model import Stacker
 from auditor.steps import ClaimAudit
-from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit
+from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit, Vote
 from ledger import Ledger
 
 if TYPE_CHECKING:
@@ -220,7 +220,11 @@ def replay(
 ) -> list[ClaimAudit]:
     """Judge, stack, label and localise a run's stored claims again (writing nothing):
     the audit graph entered at ``judge`` with the run's stored evidence and configuration.
-    With the run's own panel and stacker it reproduces the run's verdicts."""
+    With the run's own panel and stacker it reproduces the run's verdicts.
+
+    A judge whose digest already voted on a claim's current evidence in this run is not
+    asked again: its stored vote is used (failed votes are cast again). Votes against
+    superseded evidence are not stored, so those are always cast again."""
     check_members(panel, stacker)
     run = stored_run(ledger, run_id)
     components = AuditComponents(
@@ -231,11 +235,31 @@ def replay(
         config=run.config,
         second_opinion=second_opinion,
         localizer=recorded_localizer(ledger, run_id, run.config, panel),
+        known_votes=stored_votes(ledger, run_id),
     )
     state = build_audit_graph(components, entry="judge").invoke(
         {"answers": list(run.answers.values()), "audits": run.audits}
     )
     return state["audits"]
+
+
+def stored_votes(ledger: Ledger, run_id: str) -> dict[str, dict[str, Vote]]:
+    """The successful votes cast on a run's claims (against their current evidence), per
+    claim id and judge digest."""
+    return {
+        claim_id: {
+            r["judge_digest"]: Vote(
+                judge=r["judge_name"],
+                value=float(r["value"]),
+                raw=r["raw"] or "",
+                latency_s=float(r["latency_s"] or 0.0),
+                scores=dict(r["scores"] or {}),
+            )
+            for r in rows
+            if r["error"] is None
+        }
+        for claim_id, rows in ledger.claim_votes(run_id).items()
+    }
 
 
 def recorded_localizer(

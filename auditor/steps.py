@@ -116,18 +116,27 @@ def _pairs(
 
 
 def judge_audits(
-    audits: Sequence[ClaimAudit], answers: Mapping[str, Answer], panel: Panel
+    audits: Sequence[ClaimAudit],
+    answers: Mapping[str, Answer],
+    panel: Panel,
+    known: Mapping[str, Mapping[str, Vote]] | None = None,
 ) -> list[ClaimAudit]:
     """Panel votes for each audit against its current and its superseded evidence, in one
     batch. A claim about its own past period is judged against old versions without the
-    period (the version's validity is checked against it when labelling)."""
+    period (the version's validity is checked against it when labelling).
+
+    ``known`` (claim id -> judge digest -> vote) holds votes already cast on the claim's
+    current evidence (a re-judge of stored evidence): those judges do not judge it again."""
     todo = [a for a in audits if a.evidence.current]
     stale = [a for a in audits if a.evidence.superseded]
     unscoped = [replace(a.claim, text=strip_period(a.claim.text)) for a in stale]
     pairs = _pairs([a.claim for a in todo], answers, [a.evidence.current for a in todo]) + _pairs(
         unscoped, answers, [a.evidence.superseded for a in stale]
     )
-    rows = panel.judge_sync(pairs) if pairs else []
+    given = None
+    if known:
+        given = [known.get(a.claim.id, {}) for a in todo] + [{} for _ in stale]
+    rows = panel.judge_sync(pairs, given) if pairs else []
     current = {a.claim.id: tuple(r) for a, r in zip(todo, rows[: len(todo)], strict=True)}
     old = {a.claim.id: tuple(r) for a, r in zip(stale, rows[len(todo) :], strict=True)}
     return [

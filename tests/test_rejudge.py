@@ -242,3 +242,43 @@ def test_a_rejudge_with_an_unchanged_reader_reads_nothing_again(
         return [[(v.judge, v.value, dict(v.scores)) for v in a.votes] for a in audits]
 
     assert seen(second) == seen(first)
+
+
+def test_a_rejudge_reuses_the_stored_votes_of_unchanged_judges(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A re-judge started afresh (empty reader cache, as in a new process) asks no judge
+    whose digest already voted on the run's claims; a changed judge votes again."""
+    from auditor.bridging import replay
+    from auditor.entailment.model import load_model
+    from auditor.steps import ClaimAudit
+
+    members = ("content_overlap", "entailment")
+    toml = tmp_path / "panel.toml"
+    toml.write_text('name = "reader"\n' + "".join(f'[[judges]]\nname = "{m}"\n' for m in members))
+    stacker = Stacker(members=members, coef=(1.0, 3.0), intercept=-2.0, fitted_on="test")
+    model = load_model()
+
+    def seen(audits: list[ClaimAudit]) -> list[list[tuple[str, float, str, object]]]:
+        return [[(v.judge, v.value, v.raw, dict(v.scores)) for v in a.votes] for a in audits]
+
+    with open_ledger(sqlite_url) as ledger:
+        run = add_run(ledger, "old", _items())
+        fresh = replay(ledger, run, load_panel(toml), stacker)  # no stored votes of this panel
+        rejudge(ledger, run, load_panel(toml), stacker, n_boot=50)  # stores them
+        model.clear_scores()
+        before = model.forward_pairs
+        other = Stacker(members=members, coef=(2.0, 2.0), intercept=-1.0, fitted_on="test")
+        reused = replay(ledger, run, load_panel(toml), other)
+        assert model.forward_pairs == before  # the reader read nothing again
+        assert seen(reused) == seen(fresh)
+        assert [a.verdict for a in reused] != [None] * len(reused)
+
+        changed = tmp_path / "changed.toml"
+        changed.write_text(
+            toml.read_text() + "[judges.params]\nsupport_at = 0.6\n"  # the entailment member
+        )
+        revised = replay(ledger, run, load_panel(changed), stacker)
+        assert model.forward_pairs > before  # a judge of another digest votes again
+    overlap = [[v for v in a.votes if v.judge == "content_overlap"] for a in revised]
+    assert overlap == [[v for v in a.votes if v.judge == "content_overlap"] for a in reused]

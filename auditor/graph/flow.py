@@ -18,7 +18,7 @@ so it labels through exactly the same nodes as the original run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict
 
@@ -42,7 +42,7 @@ from auditor.steps import (
     second_opinions,
     stack_audits,
 )
-from auditor.types import Answer
+from auditor.types import Answer, Vote
 
 if TYPE_CHECKING:
     from auditor.spans.reader import Localizer
@@ -63,6 +63,9 @@ class AuditComponents:
     "reader"`` and None given, the default :class:`~auditor.spans.reader.ReaderLocalizer`
     on the panel's entailment weights (``config.reader_calls`` calls per claim at most);
     with ``"lexical"`` it must stay None."""
+    known_votes: Mapping[str, Mapping[str, Vote]] | None = None
+    """Votes already cast on a claim's current evidence (claim id -> judge digest -> vote;
+    a re-judge of stored evidence): the judge step does not cast them again."""
 
     def __post_init__(self) -> None:
         if self.config.localizer == "lexical":
@@ -184,7 +187,7 @@ def build_audit_graph(
             "audits": _apply(
                 state["audits"],
                 to_judge(state),
-                lambda chosen: judge_audits(chosen, answers, c.panel),
+                lambda chosen: judge_audits(chosen, answers, c.panel, c.known_votes),
             )
         }
 

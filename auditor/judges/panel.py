@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -44,19 +44,47 @@ class Panel:
             config={"members": list(self.member_names), "config_digest": self.config_digest},
         )
 
-    async def judge(self, pairs: Sequence[JudgePair]) -> list[list[Vote]]:
-        """Votes per pair, one per member in member order; members run concurrently."""
-        per_member = await asyncio.gather(*(member.judge(pairs) for member in self.members))
-        for member, votes in zip(self.members, per_member, strict=True):
-            if len(votes) != len(pairs):
-                raise RuntimeError(
-                    f"judge {member.name!r} returned {len(votes)} votes for {len(pairs)} pairs"
-                )
+    async def judge(
+        self,
+        pairs: Sequence[JudgePair],
+        known: Sequence[Mapping[str, Vote]] | None = None,
+    ) -> list[list[Vote]]:
+        """Votes per pair, one per member in member order; members run concurrently.
+
+        ``known`` (one mapping per pair, judge digest -> vote) holds votes already cast on
+        a pair by a judge of that digest (a re-judge of stored evidence): a member judges
+        only the pairs it has no known vote for, and the known ones are returned as they
+        are."""
+        if known is not None and len(known) != len(pairs):
+            raise ValueError(f"known: expected {len(pairs)} mappings, got {len(known)}")
+        per_member = await asyncio.gather(
+            *(self._member_votes(member, pairs, known) for member in self.members)
+        )
         return [list(row) for row in zip(*per_member, strict=True)] if pairs else []
 
-    def judge_sync(self, pairs: Sequence[JudgePair]) -> list[list[Vote]]:
+    @staticmethod
+    async def _member_votes(
+        member: Judge, pairs: Sequence[JudgePair], known: Sequence[Mapping[str, Vote]] | None
+    ) -> list[Vote]:
+        digest = member.digest
+        todo = [i for i in range(len(pairs)) if known is None or digest not in known[i]]
+        fresh = await member.judge([pairs[i] for i in todo]) if todo else []
+        if len(fresh) != len(todo):
+            raise RuntimeError(
+                f"judge {member.name!r} returned {len(fresh)} votes for {len(todo)} pairs"
+            )
+        if known is None:
+            return list(fresh)
+        votes = [known[i].get(digest) for i in range(len(pairs))]
+        for i, vote in zip(todo, fresh, strict=True):
+            votes[i] = vote
+        return [v for v in votes if v is not None]
+
+    def judge_sync(
+        self, pairs: Sequence[JudgePair], known: Sequence[Mapping[str, Vote]] | None = None
+    ) -> list[list[Vote]]:
         """Blocking wrapper around :meth:`judge`."""
-        return asyncio.run(self.judge(pairs))
+        return asyncio.run(self.judge(pairs, known))
 
 
 def panel_from_config(config: dict[str, Any], *, source: str, digest: str) -> Panel:
