@@ -21,9 +21,9 @@ from auditor.graph.flow import AuditComponents, build_audit_graph, panel_weights
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
 from auditor.report.agreement import Agreement, label_agreement
-from auditor.runner import check_members, verdict_record, vote_records
+from auditor.runner import check_members, stored_vote, verdict_record, vote_records
 from auditor.stacking.model import Stacker
-from auditor.steps import ClaimAudit
+from auditor.steps import ClaimAudit, KnownVotes
 from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit, Vote
 from ledger import Ledger
 
@@ -217,14 +217,15 @@ def replay(
     stacker: Stacker,
     *,
     second_opinion: Judge | None = None,
+    reuse_votes: bool = True,
 ) -> list[ClaimAudit]:
     """Judge, stack, label and localise a run's stored claims again (writing nothing):
     the audit graph entered at ``judge`` with the run's stored evidence and configuration.
     With the run's own panel and stacker it reproduces the run's verdicts.
 
-    A judge whose digest already voted on a claim's current evidence in this run is not
-    asked again: its stored vote is used (failed votes are cast again). Votes against
-    superseded evidence are not stored, so those are always cast again."""
+    A judge whose digest already voted on a claim (against its current or its superseded
+    evidence) in this run is not asked again: its stored vote is used (failed votes are
+    cast again); ``reuse_votes=False`` casts every vote again."""
     check_members(panel, stacker)
     run = stored_run(ledger, run_id)
     components = AuditComponents(
@@ -235,7 +236,7 @@ def replay(
         config=run.config,
         second_opinion=second_opinion,
         localizer=recorded_localizer(ledger, run_id, run.config, panel),
-        known_votes=stored_votes(ledger, run_id),
+        known_votes=stored_votes(ledger, run_id) if reuse_votes else None,
     )
     state = build_audit_graph(components, entry="judge").invoke(
         {"answers": list(run.answers.values()), "audits": run.audits}
@@ -243,23 +244,17 @@ def replay(
     return state["audits"]
 
 
-def stored_votes(ledger: Ledger, run_id: str) -> dict[str, dict[str, Vote]]:
-    """The successful votes cast on a run's claims (against their current evidence), per
-    claim id and judge digest."""
-    return {
-        claim_id: {
-            r["judge_digest"]: Vote(
-                judge=r["judge_name"],
-                value=float(r["value"]),
-                raw=r["raw"] or "",
-                latency_s=float(r["latency_s"] or 0.0),
-                scores=dict(r["scores"] or {}),
-            )
-            for r in rows
-            if r["error"] is None
+def stored_votes(ledger: Ledger, run_id: str) -> KnownVotes:
+    """The successful votes cast on a run's claims, against their current and their
+    superseded evidence, per claim id and judge digest."""
+
+    def known(superseded: bool) -> dict[str, dict[str, Vote]]:
+        return {
+            claim_id: {r["judge_digest"]: stored_vote(r) for r in rows if r["error"] is None}
+            for claim_id, rows in ledger.claim_votes(run_id, superseded=superseded).items()
         }
-        for claim_id, rows in ledger.claim_votes(run_id).items()
-    }
+
+    return KnownVotes(current=known(False), superseded=known(True))
 
 
 def recorded_localizer(

@@ -33,7 +33,13 @@ from auditor.labels import ClaimSignals, LabelPolicy, has_relevant_evidence
 from auditor.report.card import Figure, build_report_card, report_config
 from auditor.report.claims import claim_records
 from auditor.report.compare import Comparison, compare_runs
-from auditor.runner import answer_results, index_component, judge_digests, run_components
+from auditor.runner import (
+    answer_results,
+    index_component,
+    judge_digests,
+    run_components,
+    stored_vote,
+)
 from auditor.steps import ClaimAudit
 from auditor.types import Answer, Claim, Component, Context, Label, Verdict, Vote
 from ledger import Ledger
@@ -866,18 +872,7 @@ def _stored_votes(
     }
     out: dict[str, tuple[Vote, ...]] = {}
     for cid, rows in ledger.claim_votes(run_id, claim_ids=list(claim_ids)).items():
-        out[cid] = tuple(
-            Vote(
-                judge=r["judge_name"],
-                value=float(r["value"]),
-                raw=r["raw"] or "",
-                latency_s=float(r["latency_s"] or 0.0),
-                error=r["error"],
-                scores=dict(r["scores"] or {}),
-            )
-            for r in rows
-            if r["judge_digest"] in own
-        )
+        out[cid] = tuple(stored_vote(r) for r in rows if r["judge_digest"] in own)
     return out
 
 

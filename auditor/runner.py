@@ -22,7 +22,7 @@ from auditor.judges.panel import Panel
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
 from auditor.stacking.model import Stacker
 from auditor.steps import ClaimAudit, judged_text
-from auditor.types import Answer, Chunk, Component, Context, DocumentVersion
+from auditor.types import Answer, Chunk, Component, Context, DocumentVersion, Vote
 from ledger import (
     AnswerResult,
     ClaimRecord,
@@ -227,7 +227,8 @@ def embed_claims_ahead(extractions: Sequence[Extraction]) -> None:
 
 
 def vote_records(audit: ClaimAudit, judge_digests: Mapping[str, str]) -> list[VoteRecord]:
-    """The ledger rows of a claim's votes: the panel's, then any second opinion."""
+    """The ledger rows of a claim's votes: the panel's, then any second opinion, then the
+    panel's votes against the superseded evidence."""
     votes = [*audit.votes, *([audit.second_opinion] if audit.second_opinion else [])]
     return [
         VoteRecord(
@@ -239,9 +240,23 @@ def vote_records(audit: ClaimAudit, judge_digests: Mapping[str, str]) -> list[Vo
             scores=dict(v.scores),
             latency_s=v.latency_s,
             error=v.error,
+            superseded=superseded,
         )
-        for v in votes
+        for group, superseded in ((votes, False), (audit.stale_votes, True))
+        for v in group
     ]
+
+
+def stored_vote(row: Mapping[str, Any]) -> Vote:
+    """A vote as :meth:`ledger.Ledger.claim_votes` returns it, back as a :class:`Vote`."""
+    return Vote(
+        judge=row["judge_name"],
+        value=float(row["value"]),
+        raw=row["raw"] or "",
+        latency_s=float(row["latency_s"] or 0.0),
+        error=row["error"],
+        scores=dict(row["scores"] or {}),
+    )
 
 
 def verdict_record(audit: ClaimAudit) -> VerdictRecord:

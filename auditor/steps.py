@@ -115,18 +115,27 @@ def _pairs(
     ]
 
 
+@dataclass(frozen=True)
+class KnownVotes:
+    """Votes already cast on claims (a re-judge of stored evidence), per claim id and judge
+    digest, against the claims' current and their superseded evidence."""
+
+    current: Mapping[str, Mapping[str, Vote]] = field(default_factory=dict)
+    superseded: Mapping[str, Mapping[str, Vote]] = field(default_factory=dict)
+
+
 def judge_audits(
     audits: Sequence[ClaimAudit],
     answers: Mapping[str, Answer],
     panel: Panel,
-    known: Mapping[str, Mapping[str, Vote]] | None = None,
+    known: KnownVotes | None = None,
 ) -> list[ClaimAudit]:
     """Panel votes for each audit against its current and its superseded evidence, in one
     batch. A claim about its own past period is judged against old versions without the
     period (the version's validity is checked against it when labelling).
 
-    ``known`` (claim id -> judge digest -> vote) holds votes already cast on the claim's
-    current evidence (a re-judge of stored evidence): those judges do not judge it again."""
+    ``known`` votes are not cast again: a member judges only the pairs it has no known
+    vote for."""
     todo = [a for a in audits if a.evidence.current]
     stale = [a for a in audits if a.evidence.superseded]
     unscoped = [replace(a.claim, text=strip_period(a.claim.text)) for a in stale]
@@ -134,8 +143,10 @@ def judge_audits(
         unscoped, answers, [a.evidence.superseded for a in stale]
     )
     given = None
-    if known:
-        given = [known.get(a.claim.id, {}) for a in todo] + [{} for _ in stale]
+    if known is not None:
+        given = [known.current.get(a.claim.id, {}) for a in todo] + [
+            known.superseded.get(a.claim.id, {}) for a in stale
+        ]
     rows = panel.judge_sync(pairs, given) if pairs else []
     current = {a.claim.id: tuple(r) for a, r in zip(todo, rows[: len(todo)], strict=True)}
     old = {a.claim.id: tuple(r) for a, r in zip(stale, rows[len(todo) :], strict=True)}

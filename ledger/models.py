@@ -184,6 +184,24 @@ class JudgeVoteRow(SQLModel, table=True):
     created_at: datetime | None = _ts()
 
 
+class SupersededVoteRow(SQLModel, table=True):
+    """One judge's vote on one claim against the claim's *superseded* evidence (older
+    versions of the documents it cited), which decides ``stale``; keyed like
+    :class:`JudgeVoteRow`."""
+
+    __tablename__ = "superseded_vote"
+    run_id: str = Field(primary_key=True, max_length=64)
+    claim_id: str = Field(primary_key=True, max_length=64)
+    judge_digest: str = Field(primary_key=True, max_length=64, foreign_key="component.digest")
+    judge_name: str = Field(max_length=200)
+    value: float
+    raw: str | None = _text()
+    scores: Any = _json()
+    latency_s: float = 0.0
+    error: str | None = _text()
+    created_at: datetime | None = _ts()
+
+
 class VerdictRow(SQLModel, table=True):
     """The stacked probability and label of a claim under one panel + stacker version."""
 

@@ -101,6 +101,8 @@ class VoteRecord:
     scores: Mapping[str, float]
     latency_s: float
     error: str | None
+    superseded: bool = False
+    """Cast against the claim's superseded evidence (stored in ``superseded_vote``)."""
 
 
 @dataclass(frozen=True)

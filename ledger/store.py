@@ -90,8 +90,13 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _vote_model(v: VoteRecord) -> type[Any]:
+    """The table of one vote: ``superseded_vote`` or ``judge_vote``."""
+    return m.SupersededVoteRow if v.superseded else m.JudgeVoteRow
+
+
 def _vote_row(run_id: str, v: VoteRecord, now: datetime) -> dict[str, Any]:
-    """The ``judge_vote`` row of one vote (an audit's or a bridge's)."""
+    """The row of one vote (an audit's or a bridge's) in its table (:func:`_vote_model`)."""
     return {
         "run_id": run_id,
         "claim_id": v.claim_id,
@@ -404,7 +409,14 @@ class Ledger:
             )
             tables: dict[type[Any], list[dict[str, Any]]] = {
                 model: []
-                for model in (m.AnswerRow, m.ClaimRow, m.RetrievalRow, m.JudgeVoteRow, m.VerdictRow)
+                for model in (
+                    m.AnswerRow,
+                    m.ClaimRow,
+                    m.RetrievalRow,
+                    m.JudgeVoteRow,
+                    m.SupersededVoteRow,
+                    m.VerdictRow,
+                )
             }
             roles = {
                 role: self._run_component_or_none(conn, run_id, role)
@@ -483,7 +495,8 @@ class Ledger:
             }
             for r in result.retrievals
         )
-        tables[m.JudgeVoteRow].extend(_vote_row(run_id, v, now) for v in result.votes)
+        for v in result.votes:
+            tables[_vote_model(v)].append(_vote_row(run_id, v, now))
         panel, stacker = role("panel"), role("stacker")
         tables[m.VerdictRow].extend(
             {
@@ -772,10 +785,12 @@ class Ledger:
         return out
 
     def claim_votes(
-        self, run_id: str, *, claim_ids: Sequence[str] | None = None
+        self, run_id: str, *, claim_ids: Sequence[str] | None = None, superseded: bool = False
     ) -> dict[str, list[dict[str, Any]]]:
-        """Judge votes per claim of a run (name, digest, value, raw output, error)."""
-        votes = _table(m.JudgeVoteRow)
+        """Judge votes per claim of a run (name, digest, value, raw output, error): those
+        against the claims' current evidence, or with ``superseded`` those against their
+        superseded evidence."""
+        votes = _table(m.SupersededVoteRow if superseded else m.JudgeVoteRow)
         with self.engine.connect() as conn:
             rows = (
                 conn.execute(
@@ -833,15 +848,17 @@ class Ledger:
     def claim_trail(self, claim_id: str) -> list[dict[str, Any]]:
         """Everything the ledger knows about a claim (id or unique prefix), per run:
         answer and spans, evidence with digests and timestamps, every vote with its raw
-        output and judge version, every verdict (bridged versions side by side), audits."""
+        output and judge version (those against superseded evidence apart), every verdict
+        (bridged versions side by side), audits."""
         claims, answers = _table(m.ClaimRow), _table(m.AnswerRow)
         retr, chunks, versions = (
             _table(m.RetrievalRow),
             _table(m.ChunkRow),
             _table(m.DocumentVersionRow),
         )
-        votes, verdicts, comps = (
+        votes, superseded, verdicts, comps = (
             _table(m.JudgeVoteRow),
+            _table(m.SupersededVoteRow),
             _table(m.VerdictRow),
             _table(m.ComponentRow),
         )
@@ -901,19 +918,20 @@ class Ledger:
                     .mappings()
                     .all()
                 )
-                vote_rows = (
+                vote_rows, superseded_rows = (
                     conn.execute(
                         select(
-                            votes,
+                            table,
                             comps.c.version.label("judge_version"),
                             comps.c.config.label("judge_config"),
                         )
-                        .join(comps, comps.c.digest == votes.c.judge_digest)
-                        .where(votes.c.run_id == run_id, votes.c.claim_id == full_id)
-                        .order_by(votes.c.judge_name)
+                        .join(comps, comps.c.digest == table.c.judge_digest)
+                        .where(table.c.run_id == run_id, table.c.claim_id == full_id)
+                        .order_by(table.c.judge_name)
                     )
                     .mappings()
                     .all()
+                    for table in (votes, superseded)
                 )
                 verdict_rows = (
                     conn.execute(
@@ -939,6 +957,7 @@ class Ledger:
                         "claim": dict(row),
                         "evidence": [dict(e) for e in evidence],
                         "votes": [dict(v) for v in vote_rows],
+                        "superseded_votes": [dict(v) for v in superseded_rows],
                         "verdicts": [dict(v) for v in verdict_rows],
                         "audits": [dict(a) for a in audit_rows],
                     }
@@ -979,20 +998,20 @@ class Ledger:
             return self._insert_votes(conn, run_id, votes)
 
     def _insert_votes(self, conn: Connection, run_id: str, votes: Sequence[VoteRecord]) -> int:
-        table = _table(m.JudgeVoteRow)
-        before = conn.execute(
-            select(func.count()).select_from(table).where(table.c.run_id == run_id)
-        ).scalar_one()
-        now = _now()
-        self._insert_ignore(
-            conn,
-            m.JudgeVoteRow,
-            [_vote_row(run_id, v, now) for v in votes],
-        )
-        after = conn.execute(
-            select(func.count()).select_from(table).where(table.c.run_id == run_id)
-        ).scalar_one()
-        return int(after) - int(before)
+        now, added = _now(), 0
+        for model in (m.JudgeVoteRow, m.SupersededVoteRow):
+            table = _table(model)
+            before = conn.execute(
+                select(func.count()).select_from(table).where(table.c.run_id == run_id)
+            ).scalar_one()
+            self._insert_ignore(
+                conn, model, [_vote_row(run_id, v, now) for v in votes if _vote_model(v) is model]
+            )
+            after = conn.execute(
+                select(func.count()).select_from(table).where(table.c.run_id == run_id)
+            ).scalar_one()
+            added += int(after) - int(before)
+        return added
 
     @_retrying
     def record_bridge(

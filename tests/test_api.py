@@ -17,6 +17,7 @@ from auditor.bridging import replay
 from auditor.config import load_policy
 from auditor.demo import DEMO_CONFIG, prepare_sample_index, run_demo, sample_path
 from auditor.errors import AuditorError, ConfigError, InputError
+from auditor.types import Vote
 from ledger import open_ledger
 from tests.conftest import RunCli
 
@@ -123,7 +124,7 @@ def test_rejudge_with_the_original_panel_reproduces_every_verdict(
     db, _, run_id = demo
     with Auditor(db=db) as a:
         original = {c.claim_id: c for c in a.ledger.claim_results(run_id)}
-        replayed = replay(a.ledger, run_id, a.panel, a.stacker)
+        replayed = replay(a.ledger, run_id, a.panel, a.stacker, reuse_votes=False)
     assert len(replayed) == len(original) > 30
     for audit in replayed:
         old, new = original[audit.claim.id], audit.verdict
@@ -134,6 +135,43 @@ def test_rejudge_with_the_original_panel_reproduces_every_verdict(
     # labels depend on the stored coverage: without it the relevance rule passes more
     labels = {a.verdict.label.value for a in replayed if a.verdict}
     assert {"supported", "contradicted", "stale", "unknown", "not_factual"} <= labels
+
+
+def test_a_rejudge_with_the_original_panel_casts_no_vote_again(
+    demo: tuple[Path, Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started afresh (empty reader and encoder caches, as in a new process), a re-judge
+    of the demo run reuses every stored vote, current and superseded, and runs no model."""
+    from auditor import embedding
+    from auditor.entailment.model import load_model
+
+    db, _, run_id = demo
+    encoded: list[str] = []
+    run_model = embedding._run_model
+
+    def counted(texts: list[str], batch_size: int) -> object:
+        encoded.extend(texts)
+        return run_model(texts, batch_size)
+
+    model = load_model()
+    with Auditor(db=db) as a:
+        superseded = a.ledger.claim_votes(run_id, superseded=True)
+        assert sum(map(len, superseded.values())) >= len(a.panel.members)
+        fresh = replay(a.ledger, run_id, a.panel, a.stacker, reuse_votes=False)
+        model.clear_scores()
+        embedding.clear_cache()
+        monkeypatch.setattr(embedding, "_run_model", counted)
+        before = model.forward_pairs
+        reused = replay(a.ledger, run_id, a.panel, a.stacker)
+    assert model.forward_pairs == before
+    assert encoded == []
+
+    def cast(votes: tuple[Vote, ...]) -> list[tuple[str, float, str, dict[str, float]]]:
+        return [(v.judge, v.value, v.raw, dict(v.scores)) for v in votes]  # not latency
+
+    assert [(cast(r.votes), cast(r.stale_votes), r.verdict) for r in reused] == [
+        (cast(f.votes), cast(f.stale_votes), f.verdict) for f in fresh
+    ]
 
 
 def test_rejudge_with_another_panel_writes_beside_the_original(

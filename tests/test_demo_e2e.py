@@ -147,9 +147,12 @@ def test_runs_report_and_show_read_the_ledger(
     (entry,) = json.loads(shown.output)
     assert entry["claim"]["text"] == stale.text
     assert any(e["superseded"] for e in entry["evidence"])
-    assert {v["judge_name"] for v in entry["votes"]} == {
-        role.split(":", 1)[1] for role in run.components if role.startswith("judge:")
-    }
+    judges = {role.split(":", 1)[1] for role in run.components if role.startswith("judge:")}
+    assert {v["judge_name"] for v in entry["votes"]} == judges
+    # the votes that made it stale: the panel's against the superseded evidence
+    assert {v["judge_name"] for v in entry["superseded_votes"]} == judges
     assert entry["verdicts"][0]["label"] == "stale"
+    table = runner.invoke(app, ["show", stale.claim_id[:12], "--db", str(db)])
+    assert table.exit_code == 0 and "superseded-evidence vote entailment" in table.output
     missing = runner.invoke(app, ["report", "nope", "--db", str(db)])
     assert missing.exit_code != 0

@@ -349,13 +349,14 @@ def show(
                 f"relevance {e['score']:.2f} {flags}"
             )
             console.print(f"    {safe(repr(e['text'][:160]))}")
-        for v in entry["votes"]:
-            error = f" error={v['error']}" if v["error"] else ""
-            console.print(
-                f"vote {v['judge_name']} v{v['judge_version']} "
-                f"({v['judge_digest'][:12]}) = {v['value']}{safe(error)}: "
-                f"{safe(v['raw'])}"
-            )
+        for kind, key in (("vote", "votes"), ("superseded-evidence vote", "superseded_votes")):
+            for v in entry[key]:
+                error = f" error={v['error']}" if v["error"] else ""
+                console.print(
+                    f"{kind} {v['judge_name']} v{v['judge_version']} "
+                    f"({v['judge_digest'][:12]}) = {v['value']}{safe(error)}: "
+                    f"{safe(v['raw'])}"
+                )
         for v in entry["verdicts"]:
             p = "-" if v["p_hallucinated"] is None else f"{v['p_hallucinated']:.3f}"
             console.print(

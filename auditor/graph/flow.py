@@ -18,7 +18,7 @@ so it labels through exactly the same nodes as the original run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict
 
@@ -34,6 +34,7 @@ from auditor.judges.panel import Panel
 from auditor.stacking.model import Stacker
 from auditor.steps import (
     ClaimAudit,
+    KnownVotes,
     is_uncertain,
     judge_audits,
     label_audits,
@@ -42,7 +43,7 @@ from auditor.steps import (
     second_opinions,
     stack_audits,
 )
-from auditor.types import Answer, Vote
+from auditor.types import Answer
 
 if TYPE_CHECKING:
     from auditor.spans.reader import Localizer
@@ -63,9 +64,9 @@ class AuditComponents:
     "reader"`` and None given, the default :class:`~auditor.spans.reader.ReaderLocalizer`
     on the panel's entailment weights (``config.reader_calls`` calls per claim at most);
     with ``"lexical"`` it must stay None."""
-    known_votes: Mapping[str, Mapping[str, Vote]] | None = None
-    """Votes already cast on a claim's current evidence (claim id -> judge digest -> vote;
-    a re-judge of stored evidence): the judge step does not cast them again."""
+    known_votes: KnownVotes | None = None
+    """Votes already cast on the claims (a re-judge of stored evidence): the judge step
+    does not cast them again."""
 
     def __post_init__(self) -> None:
         if self.config.localizer == "lexical":
