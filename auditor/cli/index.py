@@ -144,7 +144,7 @@ def ingest(
 
     bar = Progress(
         "ingest: embedding",
-        unit="chunks",
+        unit="texts",
         enabled=progress_enabled(quiet=quiet, force=show_progress),
     )
     try:

@@ -102,8 +102,30 @@ def content_words(text: str) -> frozenset[str]:
 
 def sentences(text: str) -> list[str]:
     """A cheap regex sentence split (evidence passages are short)."""
-    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
-    return parts or ([text.strip()] if text.strip() else [])
+    return [text[start:end] for start, end in sentence_spans(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Spans ``[start, end)`` of :func:`sentences` in ``text`` (each part whitespace
+    trimmed, none empty): ``sentences(text) == [text[s:e] for s, e in spans]``.
+
+    The evidence index stores these spans (and their embeddings) per chunk at ingest.
+    """
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for match in _SENTENCE.finditer(text):
+        _trimmed(text, pos, match.start(), spans)
+        pos = match.end()
+    _trimmed(text, pos, len(text), spans)
+    return spans
+
+
+def _trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    part = text[start:end]
+    body = part.strip()
+    if body:
+        first = start + len(part) - len(part.lstrip())
+        spans.append((first, first + len(body)))
 
 
 def numbers(text: str) -> frozenset[float]:
