@@ -51,6 +51,7 @@ class EncoderClock:
     def __init__(self) -> None:
         self.seconds = 0.0
         self.texts = 0
+        self.seen: list[str] = []
 
     def install(self) -> None:
         from auditor import embedding
@@ -64,6 +65,7 @@ class EncoderClock:
             finally:
                 self.seconds += time.perf_counter() - t0
                 self.texts += len(texts)
+                self.seen.extend(texts)
 
         embedding._run_model = timed  # type: ignore[assignment]
 
@@ -100,6 +102,7 @@ def strip_sentences(index_dir: Path) -> None:
 def timed(clock: EncoderClock, fn: Callable[[], Any]) -> tuple[Any, float, float, int]:
     """``fn()``, its wall time, and the encoder seconds and texts it used."""
     s0, n0 = clock.read()
+    del clock.seen[:]
     t0 = time.perf_counter()
     out = fn()
     took = time.perf_counter() - t0
@@ -197,7 +200,9 @@ def main() -> None:
         shutil.copy(work / "new-0.db", work / "warm.db")
         with Auditor(work / "new-0", work / "warm.db", config=AuditConfig()) as auditor:
             auditor.audit(answers[:1])
+        evidence = {t for c in idx.chunks() for t in (c.text, *sentences(c.text))}
         audits: dict[str, list[tuple[float, float, int]]] = {"old": [], "new": []}
+        evidence_encoded: dict[str, int] = {}
         labels: dict[str, list[tuple[str, str]]] = {}
         for rep in range(args.repeats):
             for kind in ("old", "new") if rep % 2 == 0 else ("new", "old"):
@@ -213,6 +218,8 @@ def main() -> None:
                 run_, took, enc_s, enc_n = timed(clock, audit)
                 audits[kind].append((took, enc_s, enc_n))
                 labels[kind] = [(c["id"], c["label"]) for c in run_.claims]
+                claims = {c["text"] for c in run_.claims}
+                evidence_encoded[kind] = len(set(clock.seen) & (evidence - claims))
                 print(
                     f"audit {kind} (rep {rep}): {len(run_.claims)} claims in {took:.1f} s, "
                     f"encoder {enc_s:.1f} s on {enc_n:,} texts"
@@ -233,11 +240,14 @@ def main() -> None:
             "speedup_old_over_new": old_t / new_t,
             "encoder_speedup_old_over_new": old_e / new_e if new_e else None,
             "labels_differing": differ,
+            "old_evidence_texts_encoded": evidence_encoded["old"],
+            "new_evidence_texts_encoded": evidence_encoded["new"],
         }
         print(
             f"audit: without stored sentences / with = {old_t / new_t:.2f}x the time "
             f"(encoder {old_e:.1f} s -> {new_e:.1f} s; texts encoded "
-            f"{audits['old'][0][2]:,} -> {audits['new'][0][2]:,}); "
+            f"{audits['old'][0][2]:,} -> {audits['new'][0][2]:,}, of which index evidence "
+            f"{evidence_encoded['old']:,} -> {evidence_encoded['new']:,}); "
             f"labels differing: {differ} of {len(labels['new'])}"
         )
     out["load_average_end"] = os.getloadavg()
