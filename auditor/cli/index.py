@@ -208,7 +208,9 @@ def compact(
     """Merge the index's segments into one (content, digests and results unchanged).
 
     Each ingest adds a segment; compacting re-reads fewer files at open and re-trains
-    an approximate (ivf, ivfpq) index on the whole corpus. The ledger is not touched.
+    an approximate (ivf, ivfpq) index on the whole corpus. An index written before
+    evidence sentence embeddings were stored at ingest gets them (encoded once). The
+    ledger is not touched.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.retrieval import store

@@ -102,14 +102,18 @@ def content_words(text: str) -> frozenset[str]:
 
 def sentences(text: str) -> list[str]:
     """A cheap regex sentence split (evidence passages are short)."""
-    return [text[start:end] for start, end in sentence_spans(text)]
+    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
+    return parts or ([text.strip()] if text.strip() else [])
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Spans ``[start, end)`` of :func:`sentences` in ``text`` (each part whitespace
     trimmed, none empty): ``sentences(text) == [text[s:e] for s, e in spans]``.
 
-    The evidence index stores these spans (and their embeddings) per chunk at ingest.
+    The evidence index stores these spans (and their embeddings) per chunk at ingest;
+    the judges look the embeddings up by the exact sentence text, so a split that
+    disagreed would cost an encoding, never a wrong vector. (:func:`sentences` keeps
+    its own, faster, implementation: the judges call it on every evidence passage.)
     """
     spans: list[tuple[int, int]] = []
     pos = 0

@@ -545,7 +545,12 @@ def ingest(
     embeddings, e.g. in benchmarks); it must return L2-normalised vectors of the
     model the manifest names. Identical chunk texts are embedded once, longest first in
     blocks (the encoder pads a batch to its longest text, so similar lengths batch
-    well); ``progress(done, total)`` is called with the chunk texts embedded so far.
+    well); ``progress(done, total)`` is called with the texts embedded so far.
+
+    The sentences of each multi-sentence chunk (the judges' split,
+    :func:`auditor.judges._text.sentence_spans`) are embedded in the same pass and
+    stored in the segment (``sentences.npy``), so audits look them up instead of
+    encoding evidence; a rebuild also embeds those of old segments that lack them.
     """
     index_dir = Path(index_dir)
     docs = _check_docs(docs)
@@ -743,8 +748,10 @@ def compact(
     The content (versions, chunks, their order, the corpus digest) and the search
     results are unchanged; a trained FAISS index (hnsw, ivf, ivfpq) is rebuilt over
     every vector (IVF re-trained on the whole corpus), and ``index_type`` /
-    ``index_params`` change it as at ingest. Publishes a new generation atomically,
-    under the ingest lock, like :func:`ingest`.
+    ``index_params`` change it as at ingest. Sentence rows stored at ingest are carried
+    over with their chunks; chunks of segments written before they were stored get
+    theirs (encoded now). Publishes a new generation atomically, under the ingest lock,
+    like :func:`ingest`.
     """
     index_dir = Path(index_dir)
     if index_type is not None:
