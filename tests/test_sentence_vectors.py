@@ -183,7 +183,7 @@ def _without(rows: dict[str, list[tuple[Any, ...]]], run_id: str) -> dict[str, l
 
 
 def test_growth_supersession_rebuild_and_compact_keep_sentence_rows_aligned(
-    tmp_path: Path,
+    tmp_path: Path, encoded: list[str]
 ) -> None:
     docs = _corpus()
     ix = tmp_path / "index"
@@ -213,6 +213,15 @@ def test_growth_supersession_rebuild_and_compact_keep_sentence_rows_aligned(
     assert len(chain) >= 3 and chain[0].superseded and fares.digest in {v.digest for v in chain}
     known, multi = _check_aligned(idx)
     assert known == len(idx) and multi > 0
+    # a search over the three segments hands every returned chunk's sentences over
+    embedding.clear_cache()
+    hits = idx.search(["What does a monthly pass cost?"], k=len(idx), mode="dense")
+    assert len(hits[0]) == len(idx)
+    del encoded[:]
+    for row in range(len(idx)):
+        texts, vectors = idx.sentences(row)  # type: ignore[misc]
+        np.testing.assert_allclose(embedding.encode(texts), vectors, atol=2e-5)
+    assert encoded == []
     before = {c.chunk_id: idx.sentences(r) for r, c in enumerate(idx.chunks())}
 
     def same_rows(other: EvidenceIndex) -> None:

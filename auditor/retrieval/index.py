@@ -77,6 +77,35 @@ class IngestResult:
         return bool(self.added_versions)
 
 
+class _Rows:
+    """Float32 rows kept in several arrays (one per segment, memory-mapped) and
+    addressed as one: an index of many segments reads the rows a search needs, not a
+    concatenated copy of every sentence vector."""
+
+    def __init__(self, parts: Sequence[NDArray[np.float32]], dim: int) -> None:
+        self.parts = list(parts)
+        self.dim = dim
+        self.offsets = np.cumsum([0, *(len(p) for p in self.parts)]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def take(self, rows: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The rows at ``rows`` (global numbering), as one array."""
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        part = np.searchsorted(self.offsets, rows, side="right") - 1
+        for p in np.unique(part).tolist():
+            mask = part == p
+            out[mask] = self.parts[p][rows[mask] - self.offsets[p]]
+        return out
+
+    def array(self) -> NDArray[np.float32]:
+        """Every row, concatenated."""
+        if not self.parts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.concatenate([np.asarray(p, np.float32) for p in self.parts])
+
+
 @dataclass
 class _Sentences:
     """Sentence rows of chunks, with their embeddings (the encoder of the chunk vectors).
@@ -93,10 +122,23 @@ class _Sentences:
     start: NDArray[np.int64]
     """Start offset of each sentence in its document version's text."""
     end: NDArray[np.int64]
-    vectors: NDArray[np.float32]
+    vectors: NDArray[np.float32] | _Rows
+    """One row per sentence (per segment when read from several segments)."""
 
     def __len__(self) -> int:
         return len(self.chunk)
+
+    def rows(self, rows: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The vectors of the sentence rows ``rows``."""
+        if isinstance(self.vectors, _Rows):
+            return self.vectors.take(rows)
+        return np.asarray(self.vectors[rows], dtype=np.float32)
+
+    def array(self) -> NDArray[np.float32]:
+        """Every sentence vector, as one array."""
+        if isinstance(self.vectors, _Rows):
+            return self.vectors.array()
+        return np.asarray(self.vectors, dtype=np.float32)
 
 
 def _no_sentences(dim: int = embedding.EMBEDDING_DIM) -> _Sentences:
@@ -115,7 +157,7 @@ def _merge_sentences(parts: Sequence[_Sentences], dim: int) -> _Sentences:
         chunk[order],
         np.concatenate([p.start for p in parts])[order],
         np.concatenate([p.end for p in parts])[order],
-        np.concatenate([np.asarray(p.vectors, np.float32).reshape(-1, dim) for p in parts])[order],
+        np.concatenate([p.array().reshape(-1, dim) for p in parts])[order],
     )
 
 
@@ -334,7 +376,7 @@ class EvidenceIndex:
             return [self.chunk(row).text], np.asarray(c.vectors[row : row + 1], np.float32)
         text = c.versions[int(c.chunk_version[row])].text
         spans = zip(c.sentences.start[lo:hi].tolist(), c.sentences.end[lo:hi].tolist(), strict=True)
-        return [text[s:e] for s, e in spans], np.asarray(c.sentences.vectors[lo:hi], np.float32)
+        return [text[s:e] for s, e in spans], c.sentences.rows(np.arange(lo, hi, dtype=np.int64))
 
     # ------------------------------------------------------------------ search
     def search(
@@ -449,7 +491,7 @@ class EvidenceIndex:
                 )
                 picked.append(np.arange(lo, hi, dtype=np.int64))
         if texts:
-            embedding.remember(texts, c.sentences.vectors[np.concatenate(picked)])
+            embedding.remember(texts, c.sentences.rows(np.concatenate(picked)))
 
 
 def rrf_fuse(
@@ -1353,7 +1395,7 @@ def _write_segment(
         folder / store.SENTENCE_SPANS,
         np.stack([sentences.chunk, sentences.start, sentences.end], axis=1).astype(np.int64),
     )
-    np.save(folder / store.SENTENCES, np.ascontiguousarray(sentences.vectors, dtype=np.float32))
+    np.save(folder / store.SENTENCES, np.ascontiguousarray(sentences.array(), dtype=np.float32))
     lex.save(folder / store.LEXICAL)
 
 
@@ -1541,13 +1583,26 @@ def _read_corpus(
         if corpus.vectors.shape[0] != manifest["chunks"]:
             raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
     if chunks and vectors:
-        corpus.sentences = (
-            sentence_parts[0] if len(sentence_parts) == 1 else _merge_sentences(sentence_parts, dim)
-        )
+        corpus.sentences = _join_sentences(sentence_parts, dim)
         corpus.sentences_known = (
             np.concatenate(known) if known else np.zeros(len(ids), dtype=np.bool_)
         )
     return corpus
+
+
+def _join_sentences(parts: list[_Sentences], dim: int) -> _Sentences:
+    """The sentence rows of consecutive segments (already in global chunk rows, so in
+    order) as one table whose vectors stay in their segments' memory-mapped files."""
+    if not parts:
+        return _no_sentences(dim)
+    if len(parts) == 1:
+        return parts[0]
+    return _Sentences(
+        np.concatenate([p.chunk for p in parts]),
+        np.concatenate([p.start for p in parts]),
+        np.concatenate([p.end for p in parts]),
+        _Rows([p.array() if isinstance(p.vectors, _Rows) else p.vectors for p in parts], dim),
+    )
 
 
 def _read_sentences(
