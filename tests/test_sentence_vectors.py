@@ -23,6 +23,7 @@ from auditor.judges._text import sentence_spans, sentences
 from auditor.retrieval import EvidenceIndex, compact, ingest, load_documents, make_document, store
 from auditor.types import DocumentVersion
 from tests._ledger_compare import ledger_rows, same
+from tests.conftest import RunCli
 
 pytestmark = pytest.mark.slow  # loads the MiniLM encoder
 
@@ -277,3 +278,23 @@ def test_an_old_index_grown_mixes_then_compact_adds_the_missing_sentences(
     done = EvidenceIndex.open(ix)
     assert done.stores_sentences
     assert _check_aligned(done)[0] == len(done) == len(idx)
+
+
+def test_ingest_says_when_old_segments_lack_sentences_and_compact_fixes_it(
+    index: Path, tmp_path: Path, run_cli: RunCli
+) -> None:
+    old = _strip_sentences(index, tmp_path / "old")
+    more = tmp_path / "more.jsonl"
+    more.write_text(
+        json.dumps({"id": "new-doc", "text": "A new line opens. It has four stations."}) + "\n",
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "l.db")
+    code, _, err = run_cli(["ingest", str(more), "--index", str(old), "--db", db])
+    assert code == 0
+    assert "1 segment(s) of the index were written before" in err and "auditor compact" in err
+    assert run_cli(["compact", "--index", str(old)])[0] == 0
+    assert EvidenceIndex.open(old).stores_sentences
+    more.write_text(json.dumps({"id": "other", "text": "Another. Two."}) + "\n", encoding="utf-8")
+    code, _, err = run_cli(["ingest", str(more), "--index", str(old), "--db", db])
+    assert code == 0 and "written before" not in err

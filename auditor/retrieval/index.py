@@ -1460,6 +1460,15 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+def segments_without_sentences(manifest: dict[str, Any]) -> int:
+    """How many segments of the generation ``manifest`` describes store no sentence
+    embeddings (written before they were stored at ingest; a format-1 index counts as
+    one): their evidence sentences are encoded at audit time until a compact."""
+    if int(manifest.get("format_version", 1)) == 1:
+        return 1
+    return sum("sentences" not in entry for entry in manifest.get("segments", []))
+
+
 def check_manifest(manifest: Any, where: Path) -> None:
     """Raise :class:`AuditorError` unless ``manifest`` is ours and matches the model."""
     if not isinstance(manifest, dict) or manifest.get("format") != store.FORMAT:
