@@ -11,9 +11,9 @@ commit. Ray restarts a killed actor and retries its batch (``max_restarts``); wh
 cannot, the run stops with a clean :class:`RayEngineError`, stays ``running`` in the
 ledger and is resumed by running the command again.
 
-Ingest (:class:`RayEncoder`): the new chunks' texts are embedded by a Ray Data
-``map_batches`` over a pool of encoder actors, then the index is written and swapped
-as with the local encoder.
+Ingest (:class:`RayEncoder`): the new chunks' texts (and their sentences) are
+embedded by a Ray Data ``map_batches`` over a pool of encoder actors, then the index
+is written and swapped as with the local encoder.
 
 Ray is imported only when an engine is used (``pip install 'rag-auditor[ray]'``).
 """

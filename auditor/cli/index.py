@@ -144,7 +144,7 @@ def ingest(
 
     bar = Progress(
         "ingest: embedding",
-        unit="chunks",
+        unit="texts",
         enabled=progress_enabled(quiet=quiet, force=show_progress),
     )
     try:
@@ -181,10 +181,25 @@ def ingest(
         f"({manifest.get('index_type', '?')}, {len(manifest.get('segments', []))} segments); "
         f"ledger {mask_url(db)}"
     )
+    _note_missing_sentences(manifest, index)
     if len(manifest.get("segments", [])) >= COMPACT_HINT_SEGMENTS:
         typer.echo(
             f"note: the index has {len(manifest['segments'])} segments; "
             f"`auditor compact --index {index}` merges them",
+            err=True,
+        )
+
+
+def _note_missing_sentences(manifest: dict[str, Any], index: Path) -> None:
+    """Tell the user when segments written by an older version lack sentence vectors."""
+    from auditor.retrieval.index import segments_without_sentences
+
+    missing = segments_without_sentences(manifest) if manifest else 0
+    if missing:
+        typer.echo(
+            f"note: {missing} segment(s) of the index were written before evidence "
+            "sentence embeddings were stored at ingest, so audits encode their sentences; "
+            f"`auditor compact --index {index}` stores them once",
             err=True,
         )
 
@@ -208,7 +223,9 @@ def compact(
     """Merge the index's segments into one (content, digests and results unchanged).
 
     Each ingest adds a segment; compacting re-reads fewer files at open and re-trains
-    an approximate (ivf, ivfpq) index on the whole corpus. The ledger is not touched.
+    an approximate (ivf, ivfpq) index on the whole corpus. An index written before
+    evidence sentence embeddings were stored at ingest gets them (encoded once). The
+    ledger is not touched.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.retrieval import store

@@ -23,6 +23,7 @@ from auditor import embedding
 from auditor.digest import content_digest
 from auditor.errors import AuditorError, InputError
 from auditor.jsonl import parse_datetime
+from auditor.judges._text import sentence_spans
 from auditor.retrieval import dense, lexical, store
 from auditor.retrieval.asof import (
     VersionTimes,
@@ -76,6 +77,121 @@ class IngestResult:
         return bool(self.added_versions)
 
 
+class _Rows:
+    """Float32 rows kept in several arrays (one per segment, memory-mapped) and
+    addressed as one: an index of many segments reads the rows a search needs, not a
+    concatenated copy of every sentence vector."""
+
+    def __init__(self, parts: Sequence[NDArray[np.float32]], dim: int) -> None:
+        self.parts = list(parts)
+        self.dim = dim
+        self.offsets = np.cumsum([0, *(len(p) for p in self.parts)]).astype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def take(self, rows: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The rows at ``rows`` (global numbering), as one array."""
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        part = np.searchsorted(self.offsets, rows, side="right") - 1
+        for p in np.unique(part).tolist():
+            mask = part == p
+            out[mask] = self.parts[p][rows[mask] - self.offsets[p]]
+        return out
+
+    def array(self) -> NDArray[np.float32]:
+        """Every row, concatenated."""
+        if not self.parts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.concatenate([np.asarray(p, np.float32) for p in self.parts])
+
+
+@dataclass
+class _Sentences:
+    """Sentence rows of chunks, with their embeddings (the encoder of the chunk vectors).
+
+    Sentences are :func:`auditor.judges._text.sentence_spans` of each chunk's text, the
+    split the embedding-similarity judge and the superseded-margin step compare a claim
+    with. Only chunks of more than one sentence have rows: a one-sentence chunk's
+    sentence is its own text, whose embedding is the chunk vector. Rows are ordered by
+    chunk row.
+    """
+
+    chunk: NDArray[np.int64]
+    """The chunk row of each sentence (ascending)."""
+    start: NDArray[np.int64]
+    """Start offset of each sentence in its document version's text."""
+    end: NDArray[np.int64]
+    vectors: NDArray[np.float32] | _Rows
+    """One row per sentence (per segment when read from several segments)."""
+
+    def __len__(self) -> int:
+        return len(self.chunk)
+
+    def rows(self, rows: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The vectors of the sentence rows ``rows``."""
+        if isinstance(self.vectors, _Rows):
+            return self.vectors.take(rows)
+        return np.asarray(self.vectors[rows], dtype=np.float32)
+
+    def array(self) -> NDArray[np.float32]:
+        """Every sentence vector, as one array."""
+        if isinstance(self.vectors, _Rows):
+            return self.vectors.array()
+        return np.asarray(self.vectors, dtype=np.float32)
+
+
+def _no_sentences(dim: int = embedding.EMBEDDING_DIM) -> _Sentences:
+    empty = np.zeros(0, dtype=np.int64)
+    return _Sentences(empty, empty, empty, np.zeros((0, dim), dtype=np.float32))
+
+
+def _merge_sentences(parts: Sequence[_Sentences], dim: int) -> _Sentences:
+    """One table of ``parts`` (already in their final chunk rows), ordered by chunk row."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return _no_sentences(dim)
+    chunk = np.concatenate([p.chunk for p in parts])
+    order = np.argsort(chunk, kind="stable")
+    return _Sentences(
+        chunk[order],
+        np.concatenate([p.start for p in parts])[order],
+        np.concatenate([p.end for p in parts])[order],
+        np.concatenate([p.array().reshape(-1, dim) for p in parts])[order],
+    )
+
+
+@dataclass
+class _Split:
+    """Sentences of chunks to be embedded: chunk rows, document offsets, texts."""
+
+    chunk: list[int] = field(default_factory=list)
+    start: list[int] = field(default_factory=list)
+    end: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    def add(self, row: int, text: str, offset: int) -> None:
+        """Add the sentences of the chunk at ``row`` (``text`` starting at ``offset`` of
+        its document), unless it is one sentence, the chunk text itself."""
+        spans = sentence_spans(text)
+        if len(spans) == 1 and spans[0] == (0, len(text)):
+            return
+        for s, e in spans:
+            self.chunk.append(row)
+            self.start.append(offset + s)
+            self.end.append(offset + e)
+            self.texts.append(text[s:e])
+
+    def with_vectors(self, vectors: NDArray[np.float32], dim: int) -> _Sentences:
+        """The table of these sentences with their ``vectors`` (one row per text)."""
+        return _Sentences(
+            np.array(self.chunk, dtype=np.int64),
+            np.array(self.start, dtype=np.int64),
+            np.array(self.end, dtype=np.int64),
+            np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim),
+        )
+
+
 @dataclass
 class _Corpus:
     """The content of one generation, in memory, in storage order.
@@ -97,6 +213,11 @@ class _Corpus:
     segments: list[str] = field(default_factory=list)
     """Segment folders (format 2); empty for a format-1 generation."""
     n_chunks: int = 0
+    sentences: _Sentences = field(default_factory=_no_sentences)
+    """The stored sentence rows (of the chunks in ``sentences_known``)."""
+    sentences_known: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    """Per chunk row: whether its segment stores sentence rows (segments written before
+    sentence embeddings were stored do not; their sentences are encoded when needed)."""
 
     def ordered(self) -> list[DocumentVersion]:
         """The versions in version order."""
@@ -143,6 +264,9 @@ class EvidenceIndex:
         self._dense = dense_index
         self._lexical = lexical_index
         self._times = _row_times(corpus)
+        rows = np.arange(len(corpus.chunk_ids), dtype=np.int64)
+        self._sent_lo = np.searchsorted(corpus.sentences.chunk, rows, side="left")
+        self._sent_hi = np.searchsorted(corpus.sentences.chunk, rows, side="right")
         self.candidate_depth = candidate_depth
         self.rrf_k = rrf_k
 
@@ -233,6 +357,27 @@ class EvidenceIndex:
         """Every chunk, in storage order."""
         return [self.chunk(i) for i in range(len(self))]
 
+    @property
+    def stores_sentences(self) -> bool:
+        """True when every chunk's sentence embeddings were stored at ingest (an index
+        written before they were, or grown from one, encodes them when they are needed;
+        ``auditor compact`` adds them)."""
+        return bool(self._corpus.sentences_known.all())
+
+    def sentences(self, row: int) -> tuple[list[str], NDArray[np.float32]] | None:
+        """The sentences of the chunk at ``row`` (:func:`auditor.judges._text.sentences`
+        of its text) and their embeddings stored at ingest, or ``None`` when its segment
+        stores none. A one-sentence chunk's sentence is its text, with the chunk vector."""
+        c = self._corpus
+        if not c.sentences_known[row]:
+            return None
+        lo, hi = int(self._sent_lo[row]), int(self._sent_hi[row])
+        if lo == hi:
+            return [self.chunk(row).text], np.asarray(c.vectors[row : row + 1], np.float32)
+        text = c.versions[int(c.chunk_version[row])].text
+        spans = zip(c.sentences.start[lo:hi].tolist(), c.sentences.end[lo:hi].tolist(), strict=True)
+        return [text[s:e] for s, e in spans], c.sentences.rows(np.arange(lo, hi, dtype=np.int64))
+
     # ------------------------------------------------------------------ search
     def search(
         self,
@@ -322,7 +467,31 @@ class EvidenceIndex:
             embedding.remember(
                 list(seen.values()), self._corpus.vectors[np.array(list(seen), dtype=np.int64)]
             )
+            self._remember_sentences(list(seen))
         return out
+
+    def _remember_sentences(self, rows: list[int]) -> None:
+        """Hand the stored sentence embeddings of the chunks at ``rows`` to the encoder's
+        cache (the embedding-similarity judge and the superseded-margin step compare a
+        claim with each sentence of a chunk: they look these up, nothing is re-encoded)."""
+        c = self._corpus
+        texts: list[str] = []
+        picked: list[NDArray[np.int64]] = []
+        for row in rows:
+            lo, hi = int(self._sent_lo[row]), int(self._sent_hi[row])
+            if lo < hi:
+                text = c.versions[int(c.chunk_version[row])].text
+                texts.extend(
+                    text[s:e]
+                    for s, e in zip(
+                        c.sentences.start[lo:hi].tolist(),
+                        c.sentences.end[lo:hi].tolist(),
+                        strict=True,
+                    )
+                )
+                picked.append(np.arange(lo, hi, dtype=np.int64))
+        if texts:
+            embedding.remember(texts, c.sentences.rows(np.concatenate(picked)))
 
 
 def rrf_fuse(
@@ -418,7 +587,12 @@ def ingest(
     embeddings, e.g. in benchmarks); it must return L2-normalised vectors of the
     model the manifest names. Identical chunk texts are embedded once, longest first in
     blocks (the encoder pads a batch to its longest text, so similar lengths batch
-    well); ``progress(done, total)`` is called with the chunk texts embedded so far.
+    well); ``progress(done, total)`` is called with the texts embedded so far.
+
+    The sentences of each multi-sentence chunk (the judges' split,
+    :func:`auditor.judges._text.sentence_spans`) are embedded in the same pass and
+    stored in the segment (``sentences.npy``), so audits look them up instead of
+    encoding evidence; a rebuild also embeds those of old segments that lack them.
     """
     index_dir = Path(index_dir)
     docs = _check_docs(docs)
@@ -499,16 +673,19 @@ def ingest(
             return result
         temp = store.new_temp_dir(index_dir)
         try:
-            vectors = _embed([c.text for c in new_chunks], batch_size, encoder, progress)
+            split = _split_new(corpus if plan is None else None, new_chunks)
+            vectors, sentences = _embed_with_sentences(
+                [c.text for c in new_chunks], split, batch_size, encoder, progress
+            )
             if plan is not None:
                 assert catalog is not None and old_gen is not None and old_manifest is not None
                 manifest, notes = _write_growth(
-                    temp, catalog, plan, vectors, old_gen, old_manifest, want_type
+                    temp, catalog, plan, vectors, sentences, old_gen, old_manifest, want_type
                 )
             else:
                 manifest, notes = _write_generation(
                     temp,
-                    _Growth(corpus, list(all_versions), added, new_chunks, vectors),
+                    _Growth(corpus, list(all_versions), added, new_chunks, vectors, sentences),
                     old_gen,
                     old_manifest,
                     want_type,
@@ -613,8 +790,10 @@ def compact(
     The content (versions, chunks, their order, the corpus digest) and the search
     results are unchanged; a trained FAISS index (hnsw, ivf, ivfpq) is rebuilt over
     every vector (IVF re-trained on the whole corpus), and ``index_type`` /
-    ``index_params`` change it as at ingest. Publishes a new generation atomically,
-    under the ingest lock, like :func:`ingest`.
+    ``index_params`` change it as at ingest. Sentence rows stored at ingest are carried
+    over with their chunks; chunks of segments written before they were stored get
+    theirs (encoded now). Publishes a new generation atomically, under the ingest lock,
+    like :func:`ingest`.
     """
     index_dir = Path(index_dir)
     if index_type is not None:
@@ -629,9 +808,11 @@ def compact(
         want_type = index_type or _requested_type(old_manifest) or old_manifest["index_type"]
         temp = store.new_temp_dir(index_dir)
         try:
+            # segments written before sentence embeddings were stored get them now
+            _, sentences = _embed_with_sentences([], _split_new(corpus, []), 64, None)
             manifest, notes = _write_generation(
                 temp,
-                _Growth(corpus, corpus.ordered(), [], [], np.zeros((0, 0), np.float32)),
+                _Growth(corpus, corpus.ordered(), [], [], np.zeros((0, 0), np.float32), sentences),
                 old_gen,
                 old_manifest,
                 want_type,
@@ -652,6 +833,37 @@ def _requested_type(manifest: dict[str, Any] | None) -> str | None:
         return None
     requested = manifest.get("index_type_requested")
     return requested if isinstance(requested, str) else manifest.get("index_type")
+
+
+def _split_new(corpus: _Corpus | None, new_chunks: Sequence[Chunk]) -> _Split:
+    """The sentences to embed for a new generation: those of the new chunks (rows after
+    ``corpus``'s) and, when the generation is rewritten from ``corpus``, those of its
+    chunks whose segment stores none (an index written before sentences were stored)."""
+    split = _Split()
+    n_old = 0
+    if corpus is not None:
+        n_old = len(corpus.chunk_ids)
+        for row in np.flatnonzero(~corpus.sentences_known[:n_old]).tolist():
+            start, end = int(corpus.chunk_start[row]), int(corpus.chunk_end[row])
+            text = corpus.versions[int(corpus.chunk_version[row])].text[start:end]
+            split.add(row, text, start)
+    for i, chunk in enumerate(new_chunks):
+        split.add(n_old + i, chunk.text, chunk.start)
+    return split
+
+
+def _embed_with_sentences(
+    chunk_texts: list[str],
+    split: _Split,
+    batch_size: int,
+    encoder: Callable[[list[str]], NDArray[np.float32]] | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[NDArray[np.float32], _Sentences]:
+    """Embed the chunk texts and the sentences of ``split`` in one pass (a text that is
+    both, or repeated, is embedded once); return the chunk vectors and the sentences."""
+    vectors = _embed(chunk_texts + split.texts, batch_size, encoder, progress)
+    dim = int(vectors.shape[1]) if vectors.ndim == 2 else embedding.EMBEDDING_DIM
+    return vectors[: len(chunk_texts)], split.with_vectors(vectors[len(chunk_texts) :], dim)
 
 
 EMBED_BLOCK = 2048
@@ -920,6 +1132,9 @@ class _Growth:
     added: list[DocumentVersion]
     new_chunks: list[Chunk]
     new_vectors: NDArray[np.float32]
+    sentences: _Sentences = field(default_factory=_no_sentences)
+    """Sentence rows embedded for this generation, in its chunk rows: the new chunks'
+    and those of old chunks whose segment stored none."""
 
 
 def _write_generation(
@@ -997,8 +1212,18 @@ def _write_generation(
     seg_versions = [
         replace(v, superseded=bool(h)) for v, h in zip(versions, has_newer, strict=True)
     ]
+    # old chunks keep their rows, so their stored sentence rows do too
+    sentences = _merge_sentences([corpus.sentences, growth.sentences], dim)
     _write_segment(
-        temp / seg_name, seg_versions, chunk_ids, chunk_version, starts, ends, vectors, lex
+        temp / seg_name,
+        seg_versions,
+        chunk_ids,
+        chunk_version,
+        starts,
+        ends,
+        vectors,
+        lex,
+        sentences,
     )
     np.save(temp / store.ORDER, np.arange(len(versions), dtype=np.int64))
     store.write_json(temp / store.VALID_TO, {})
@@ -1011,7 +1236,14 @@ def _write_generation(
         documents=len({v.doc_id for v in versions}),
         n_versions=len(versions),
         n_chunks=len(chunk_ids),
-        segments=[{"name": seg_name, "versions": len(versions), "chunks": len(chunk_ids)}],
+        segments=[
+            {
+                "name": seg_name,
+                "versions": len(versions),
+                "chunks": len(chunk_ids),
+                "sentences": len(sentences),
+            }
+        ],
         max_chars=max_chars,
         stemmer=stemmer,
         corpus_digest=content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
@@ -1025,6 +1257,7 @@ def _write_growth(
     catalog: Catalog,
     plan: _Plan,
     new_vectors: NDArray[np.float32],
+    new_sentences: _Sentences,
     old_gen: Path,
     old_manifest: dict[str, Any],
     want_type: str,
@@ -1093,6 +1326,7 @@ def _write_growth(
         np.array([c.end for c in new_chunks], dtype=np.int64),
         vectors,
         lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer),
+        new_sentences,
     )
     np.save(temp / store.ORDER, order)
     store.write_json(temp / store.VALID_TO, valid_to)
@@ -1120,7 +1354,12 @@ def _write_growth(
         n_chunks=n_chunks,
         segments=[
             *old_manifest["segments"],
-            {"name": seg_name, "versions": len(seg_versions), "chunks": len(new_chunks)},
+            {
+                "name": seg_name,
+                "versions": len(seg_versions),
+                "chunks": len(new_chunks),
+                "sentences": len(new_sentences),
+            },
         ],
         max_chars=int(old_manifest["chunking"]["max_chars"]),
         stemmer=stemmer,
@@ -1139,8 +1378,11 @@ def _write_segment(
     ends: NDArray[np.int64],
     vectors: NDArray[np.float32],
     lex: lexical.LexicalSegment,
+    sentences: _Sentences,
 ) -> None:
-    """Write one immutable segment: versions (+ catalogue), chunks, vectors, BM25 counts."""
+    """Write one immutable segment: versions (+ catalogue), chunks, vectors, BM25 counts,
+    and the sentence rows of its multi-sentence chunks (chunk row in the segment, start
+    and end in the version text) with their vectors."""
     folder.mkdir()
     write_versions(folder, versions, [_file_source(v) for v in versions])
     with open(folder / store.CHUNKS, "w", encoding="utf-8") as fh:
@@ -1149,6 +1391,11 @@ def _write_segment(
         ):
             fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
     np.save(folder / store.VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
+    np.save(
+        folder / store.SENTENCE_SPANS,
+        np.stack([sentences.chunk, sentences.start, sentences.end], axis=1).astype(np.int64),
+    )
+    np.save(folder / store.SENTENCES, np.ascontiguousarray(sentences.array(), dtype=np.float32))
     lex.save(folder / store.LEXICAL)
 
 
@@ -1213,6 +1460,15 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+def segments_without_sentences(manifest: dict[str, Any]) -> int:
+    """How many segments of the generation ``manifest`` describes store no sentence
+    embeddings (written before they were stored at ingest; a format-1 index counts as
+    one): their evidence sentences are encoded at audit time until a compact."""
+    if int(manifest.get("format_version", 1)) == 1:
+        return 1
+    return sum("sentences" not in entry for entry in manifest.get("segments", []))
+
+
 def check_manifest(manifest: Any, where: Path) -> None:
     """Raise :class:`AuditorError` unless ``manifest`` is ours and matches the model."""
     if not isinstance(manifest, dict) or manifest.get("format") != store.FORMAT:
@@ -1263,10 +1519,17 @@ def _read_corpus(
     starts: list[int] = []
     ends: list[int] = []
     parts: list[NDArray[np.float32]] = []
-    for folder in seg_dirs:
+    entries: list[dict[str, Any]] = (
+        [{}] if int(manifest["format_version"]) == 1 else list(manifest.get("segments", []))
+    )
+    dim = int(manifest.get("dimension") or embedding.EMBEDDING_DIM)
+    sentence_parts: list[_Sentences] = []
+    known: list[NDArray[np.bool_]] = []
+    for folder, entry in zip(seg_dirs, entries, strict=True):
         with open(folder / store.VERSIONS, encoding="utf-8") as fh:
             for line in fh:
                 versions.append(store.record_to_version(json.loads(line)))
+        first_chunk = len(ids)
         if chunks:
             with open(folder / store.CHUNKS, encoding="utf-8") as fh:
                 for line in fh:
@@ -1277,6 +1540,12 @@ def _read_corpus(
                     ends.append(rec["end"])
         if vectors:
             parts.append(np.load(folder / store.VECTORS, mmap_mode="r"))
+        if chunks and vectors:
+            n_seg = len(ids) - first_chunk
+            seg_sentences = _read_sentences(folder, entry, first_chunk, n_seg, dim)
+            known.append(np.full(n_seg, seg_sentences is not None, dtype=np.bool_))
+            if seg_sentences is not None:
+                sentence_parts.append(seg_sentences)
     stored = [v.valid_to for v in versions]
     if int(manifest["format_version"]) == 1:
         order = np.arange(len(versions), dtype=np.int64)
@@ -1322,7 +1591,58 @@ def _read_corpus(
         )
         if corpus.vectors.shape[0] != manifest["chunks"]:
             raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
+    if chunks and vectors:
+        corpus.sentences = _join_sentences(sentence_parts, dim)
+        corpus.sentences_known = (
+            np.concatenate(known) if known else np.zeros(len(ids), dtype=np.bool_)
+        )
     return corpus
+
+
+def _join_sentences(parts: list[_Sentences], dim: int) -> _Sentences:
+    """The sentence rows of consecutive segments (already in global chunk rows, so in
+    order) as one table whose vectors stay in their segments' memory-mapped files."""
+    if not parts:
+        return _no_sentences(dim)
+    if len(parts) == 1:
+        return parts[0]
+    return _Sentences(
+        np.concatenate([p.chunk for p in parts]),
+        np.concatenate([p.start for p in parts]),
+        np.concatenate([p.end for p in parts]),
+        _Rows([p.array() if isinstance(p.vectors, _Rows) else p.vectors for p in parts], dim),
+    )
+
+
+def _read_sentences(
+    folder: Path, entry: dict[str, Any], first_chunk: int, n_chunks: int, dim: int
+) -> _Sentences | None:
+    """The sentence rows a segment stores (chunk rows made global by ``first_chunk``), or
+    ``None`` for a segment written before sentence embeddings were stored."""
+    if "sentences" not in entry:
+        return None
+    n = entry["sentences"]
+    where = folder / store.SENTENCE_SPANS
+    try:
+        spans = np.load(where, mmap_mode="r")
+        where = folder / store.SENTENCES
+        vectors = np.load(where, mmap_mode="r")
+    except (OSError, ValueError) as exc:
+        raise AuditorError(f"{where}: cannot read sentence rows ({exc}; damaged index)") from exc
+    damaged = AuditorError(
+        f"{folder}: sentence rows disagree with the manifest and chunks (damaged index)"
+    )
+    if not isinstance(n, int) or spans.shape != (n, 3) or vectors.shape != (n, dim):
+        raise damaged
+    chunk = np.asarray(spans[:, 0], dtype=np.int64)
+    if n and (chunk[0] < 0 or chunk[-1] >= n_chunks or np.any(np.diff(chunk) < 0)):
+        raise damaged
+    return _Sentences(
+        chunk + first_chunk,
+        np.asarray(spans[:, 1], dtype=np.int64),
+        np.asarray(spans[:, 2], dtype=np.int64),
+        vectors,
+    )
 
 
 def _check_docs(docs: Sequence[DocumentVersion]) -> list[DocumentVersion]:

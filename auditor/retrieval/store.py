@@ -8,6 +8,7 @@ the live one::
                              order), valid_to.json (valid_to changed since a segment
                              was written), dense.faiss (hnsw/ivf/ivfpq)
     DIR/gen-000003/seg-000001/   versions.jsonl, chunks.jsonl, vectors.npy,
+                                 sentence_spans.npy, sentences.npy,
                                  lexical/ (BM25 term counts)   one per ingest
     DIR/.lock                held (flock) by a running ingest or compact
 
@@ -19,6 +20,16 @@ hard-links the live one's segments (copy-on-write without copying) and adds its
 own, so growing the index writes only what is new. Format 1 (one set of files at
 the generation root, no segments) is still read; the next ingest or compact
 rewrites it as format 2.
+
+``sentence_spans.npy`` (int64 rows: chunk row in the segment, start, end in the
+version text) and ``sentences.npy`` (their float32 embeddings, same encoder as
+``vectors.npy``) hold the sentences of the segment's multi-sentence chunks, split as
+the judges split evidence (:func:`auditor.judges._text.sentence_spans`); a
+one-sentence chunk has no rows (its sentence is its text, its vector the chunk's).
+The manifest's segment entry counts them (``"sentences"``). A segment written before
+they were stored has neither file nor count: it still opens, its sentences are
+encoded at audit time when needed, and the next rewrite (``compact``, a rebuilding
+ingest) adds them.
 """
 
 from __future__ import annotations
@@ -42,6 +53,8 @@ MANIFEST = "manifest.json"
 VERSIONS = "versions.jsonl"
 CHUNKS = "chunks.jsonl"
 VECTORS = "vectors.npy"
+SENTENCES = "sentences.npy"
+SENTENCE_SPANS = "sentence_spans.npy"
 DENSE = "dense.faiss"
 LEXICAL = "lexical"
 ORDER = "order.npy"
