@@ -7,7 +7,7 @@ Measured one after the other in this process (the machine is shared and noisy: t
 ratios, each taken against a limit measured minutes apart in the same process, are
 what to read, not the absolute rates):
 
-1. the limits: raw MiniLM encoder sentences/s (``SentenceTransformer.encode`` on the
+1. the limits: raw MiniLM encoder sentences/s (``auditor.embedding.MiniLM.encode`` on the
    ingest pool's distinct texts, batch 64, no cache) and raw reader pairs/s
    (``EntailmentModel.predict`` on WiCE evidence windows x claims, batch 32);
 2. ingest chunks/s: ``auditor.retrieval.ingest`` of the pool (every evidence
