@@ -236,3 +236,33 @@ def test_llm_response_cache_round_trip(ledger_url: str) -> None:
         cache.put("k1", "ignored: first write wins", {"model": "m"})
         assert cache.get("k1") == '{"vote": 0}'
         assert ledger.count("llm_cache") == 1
+
+
+def test_head_revision_constant_is_alembics_head() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from ledger.schema import HEAD_REVISION
+
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    assert ScriptDirectory.from_config(config).get_current_head() == HEAD_REVISION, (
+        "a migration was added: set ledger.schema.HEAD_REVISION to its revision"
+    )
+
+
+def test_opening_a_ledger_at_head_does_not_import_alembic(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "l.db"
+    open_ledger(path).close()
+    code = (
+        "import sys\nfrom ledger import open_ledger\n"
+        f"open_ledger({str(path)!r}).close()\n"
+        "print('ALEMBIC', 'alembic' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "ALEMBIC False" in out, out
