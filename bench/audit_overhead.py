@@ -33,6 +33,7 @@ import contextlib  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import sqlite3  # noqa: E402
 import sys  # noqa: E402
@@ -164,6 +165,27 @@ STAGES: list[tuple[str, str, str]] = [
 ]
 
 
+class GcClock:
+    """Seconds the cyclic garbage collector ran, per generation (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = [0.0, 0.0, 0.0]
+        self.runs = [0, 0, 0]
+        self._t0 = 0.0
+
+    def install(self) -> None:
+        import gc
+
+        gc.callbacks.append(self._tick)
+
+    def _tick(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._t0 = time.perf_counter()
+        else:
+            self.seconds[info["generation"]] += time.perf_counter() - self._t0
+            self.runs[info["generation"]] += 1
+
+
 class Stages:
     """Wall seconds inside chosen functions (imports their modules first)."""
 
@@ -199,7 +221,11 @@ class Stages:
 
 
 def run(
-    work: Path, rows_out: Path | None, stages: bool = False, warm: bool = False
+    work: Path,
+    rows_out: Path | None,
+    stages: bool = False,
+    warm: bool = False,
+    profile: Path | None = None,
 ) -> dict[str, Any]:
     """Audit the prepared answers in this process; the time breakdown.
 
@@ -208,8 +234,10 @@ def run(
     is then the command alone)."""
     global T_START
     clock = Clock()
+    gc_clock = GcClock()
     t0 = time.perf_counter()
     clock.install()
+    gc_clock.install()
     timer = Stages()
     if stages:  # imports the staged modules (and what they import) up front
         timer.install()
@@ -223,6 +251,7 @@ def run(
         embedding.encode(["warm up"], cache=False)
         load_model()
         clock.seconds = {"encoder": 0.0, "reader": 0.0}
+        gc_clock.seconds, gc_clock.runs = [0.0, 0.0, 0.0], [0, 0, 0]
         timer.seconds.clear()
         T_START = time.perf_counter()
         imports = 0.0
@@ -230,6 +259,12 @@ def run(
         db = Path(tmp) / "ledger.db"
         shutil.copyfile(work / "base.db", db)
         t1 = time.perf_counter()
+        prof = None
+        if profile is not None:  # the command only (with --warm: no imports, no loads)
+            import cProfile
+
+            prof = cProfile.Profile()
+            prof.enable()
         output = _cli(
             [
                 "audit",
@@ -244,6 +279,9 @@ def run(
             ]
         )
         command = time.perf_counter() - t1
+        if prof is not None and profile is not None:
+            prof.disable()
+            prof.dump_stats(str(profile))
         if rows_out is not None:
             rows_out.write_text(
                 json.dumps({"ledger": ledger_rows(db), "output": output.splitlines()}),
@@ -265,6 +303,9 @@ def run(
         "other_s": round(wall - enc - rd, 3),
         "claims_per_s": round(claims / wall, 3),
         "load": os.getloadavg()[0],
+        "gc_s": [round(x, 3) for x in gc_clock.seconds],
+        "gc_runs": gc_clock.runs,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         **({"stages": {k: round(v, 3) for k, v in timer.seconds.items()}} if stages else {}),
     }
 
@@ -281,22 +322,15 @@ def main() -> None:
     r.add_argument("--rows", type=Path, default=None, help="write the ledger rows here")
     r.add_argument("--stages", action="store_true", help="time the stages too")
     r.add_argument("--warm", action="store_true", help="imports and models loaded first")
-    r.add_argument("--profile", type=Path, default=None, help="cProfile the run into this file")
+    r.add_argument("--profile", type=Path, default=None, help="cProfile the command to this file")
     args = ap.parse_args()
     if args.cmd == "prepare":
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from calibrate_shared import data_dir
 
         prepare(args.work, data_dir(args.data), args.claims)
-    elif args.profile is None:
-        print(json.dumps(run(args.work, args.rows, args.stages, args.warm)))
     else:
-        import cProfile
-
-        prof = cProfile.Profile()
-        result = prof.runcall(run, args.work, args.rows, args.stages)
-        prof.dump_stats(str(args.profile))
-        print(json.dumps(result))
+        print(json.dumps(run(args.work, args.rows, args.stages, args.warm, args.profile)))
 
 
 if __name__ == "__main__":

@@ -75,3 +75,17 @@ def test_an_audit_imports_neither_sentence_transformers_nor_scikit_learn(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert "HEAVY []" in out, out
+
+
+def test_the_command_line_collects_less_often() -> None:
+    """``auditor`` raises the collector's first threshold (start-up allocates millions of
+    long-lived objects); the collector still runs."""
+    code = (
+        "import gc\nfrom auditor.cli import GC_THRESHOLDS, main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('GC', gc.isenabled(), gc.get_threshold() == GC_THRESHOLDS, GC_THRESHOLDS[0])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert "GC True True 20000" in out, out
