@@ -17,6 +17,7 @@ from auditor.digest import content_digest, sha256_text
 from auditor.errors import ConfigError
 from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
+from auditor.gctune import collecting_less
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.panel import Panel
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
@@ -182,16 +183,17 @@ def execute_audit(
     if engine is None:
         graph = build_audit_graph(components, write)
         per_window = max(1, EMBED_AHEAD_ANSWERS // batch_size)
-        for start in range(0, len(batches), per_window):
-            window = batches[start : start + per_window]
-            # extract a window of batches (each as the graph would), embed all their
-            # claims in one encoder call, then run the batches: the encoder pads a batch
-            # to its longest text, and a few large, length-sorted batches run much
-            # faster than one small one per graph batch
-            extracted = [components.extractor.extract_detailed(batch) for batch in window]
-            embed_claims_ahead([e for batch in extracted for e in batch])
-            for batch, extractions in zip(window, extracted, strict=True):
-                graph.invoke({"answers": batch, "extractions": extractions})
+        with collecting_less():  # around the models, spaCy and the index (auditor.gctune)
+            for start in range(0, len(batches), per_window):
+                window = batches[start : start + per_window]
+                # extract a window of batches (each as the graph would), embed all their
+                # claims in one encoder call, then run the batches: the encoder pads a
+                # batch to its longest text, and a few large, length-sorted batches run
+                # much faster than one small one per graph batch
+                extracted = [components.extractor.extract_detailed(batch) for batch in window]
+                embed_claims_ahead([e for batch in extracted for e in batch])
+                for batch, extractions in zip(window, extracted, strict=True):
+                    graph.invoke({"answers": batch, "extractions": extractions})
     else:
         for result in engine.run(run_id, batches, seq_of, digests):
             if isinstance(result, AnswerResult):

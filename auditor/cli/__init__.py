@@ -207,21 +207,12 @@ except ImportError:  # pragma: no cover - an older or newer typer: its own coerc
     pass
 
 
-GC_THRESHOLDS = (20_000, 10, 10)
-"""The cyclic collector's thresholds in a command (CPython's default is ``(700, 10, 10)``):
-a command loads millions of long-lived objects (modules, the models, spaCy's vocabulary,
-the index's versions), and with the default the collector scanned them all eight times
-in an audit of 100 answers (2.5 s of its 14 s outside the models). It still runs, on
-every 20,000 net allocations instead of 700."""
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``auditor`` console script."""
-    import gc
-
+    from auditor.gctune import collect_less
     from auditor.progress import end_open_line, quiet_third_party
 
-    gc.set_threshold(*GC_THRESHOLDS)
+    collect_less()  # start-up allocates millions of long-lived objects (auditor.gctune)
     quiet_third_party()  # no model-loading bars or advisory lines from libraries
     try:
         command(sys.argv[1:] if argv is None else argv)(args=argv, standalone_mode=True)
