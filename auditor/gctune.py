@@ -3,7 +3,7 @@
 A command loads millions of objects that live as long as the process (modules, the
 models, spaCy's vocabulary, the index's versions), and an audit keeps allocating
 around them. With CPython's default thresholds ``(700, 10, 10)`` the collector
-rescanned all of them in full eight times in an audit of 100 answers (2.3 s of its
+rescanned all of them in full 8 or 9 times in an audit of 100 answers (2.3 s of its
 19 s outside the models, ``bench/audit_overhead.py``). With the first threshold at
 :data:`THRESHOLD0` it still runs, on every 20,000 net allocations instead of 700.
 Collecting later never changes a result.
