@@ -13,18 +13,18 @@ judge are looked up, not re-encoded.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from auditor.digest import sha256_bytes
-from auditor.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 EMBEDDING_DIM = 384
@@ -49,95 +49,17 @@ def model_digest() -> str:
     return sha256_bytes(b"\n".join(parts))
 
 
-@dataclass(frozen=True)
-class MiniLM:
-    """The loaded encoder: MiniLM's tokenizer and BERT, then mean pooling over the
-    attention mask and L2 normalisation: the ``Transformer -> Pooling(mean) ->
-    Normalize`` stack of the packaged sentence-transformers model, run with the same
-    operations in the same order (the vectors are bit-identical to
-    ``SentenceTransformer.encode(..., normalize_embeddings=True)``, which
-    ``tests/test_audit_lean.py`` checks), without importing sentence-transformers: its
-    import pulls in scikit-learn, SciPy's statistics and pandas, seconds of start-up
-    that every ``audit``, ``ingest`` and ``calibrate`` paid for nothing."""
-
-    tokenizer: Any
-    model: Any
-    max_length: int
-
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> NDArray[np.float32]:
-        """L2-normalised float32 embeddings, one row per text, in input order.
-
-        Texts are sorted longest first (by characters, as sentence-transformers sorts
-        them) and run ``batch_size`` at a time, each batch padded to its longest text
-        and truncated at :attr:`max_length` tokens."""
-        import torch
-        from torch.nn.functional import normalize
-
-        out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
-        order = np.argsort([-len(t) for t in texts])  # sentence-transformers' own call
-        with torch.inference_mode():
-            for start in range(0, len(texts), batch_size):
-                idx = order[start : start + batch_size]
-                features = self.tokenizer(
-                    [texts[i] for i in idx],
-                    padding=True,
-                    truncation="longest_first",
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-                tokens = self.model(**features).last_hidden_state
-                mask = features["attention_mask"].unsqueeze(-1).expand_as(tokens).to(tokens.dtype)
-                pooled = (tokens * mask).sum(dim=1) / torch.clamp(mask.sum(dim=1), min=1e-9)
-                # the model's Normalize module, then encode's normalize_embeddings
-                vectors = normalize(normalize(pooled, p=2, dim=1), p=2, dim=1)
-                out[idx] = vectors.cpu().numpy()
-        return out
-
-
 @functools.cache
-def load_encoder() -> MiniLM:
+def load_encoder() -> SentenceTransformer:
     """The MiniLM encoder on CPU, loaded offline (cached per process)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from auditor.progress import quiet_third_party
 
     quiet_third_party()
-    from transformers import AutoModel, AutoTokenizer
+    from sentence_transformers import SentenceTransformer
 
-    root = model_path()
-    _check_stack(root)
-    max_length = int(_read_json(root / "sentence_bert_config.json")["max_seq_length"])
-    tokenizer = AutoTokenizer.from_pretrained(str(root), model_max_length=max_length)
-    model = AutoModel.from_pretrained(str(root)).eval()
-    return MiniLM(tokenizer=tokenizer, model=model, max_length=max_length)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        return dict(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: cannot read the encoder's configuration: {exc}") from None
-
-
-def _check_stack(root: Path) -> None:
-    """The packaged model must be the stack :class:`MiniLM` runs: a transformer, mean
-    pooling, normalisation (a different package layout is refused, not mis-run)."""
-    kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in _read_modules(root)]
-    pooling = _read_json(root / "1_Pooling" / "config.json")
-    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True]
-    if kinds != ["Transformer", "Pooling", "Normalize"] or modes != ["pooling_mode_mean_tokens"]:
-        raise ConfigError(
-            f"{root}: expected a Transformer -> Pooling(mean) -> Normalize sentence model, "
-            f"found modules {kinds} with pooling {modes}"
-        )
-
-
-def _read_modules(root: Path) -> list[dict[str, Any]]:
-    path = root / "modules.json"
-    try:
-        return list(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: cannot read the encoder's modules: {exc}") from None
+    return SentenceTransformer(str(model_path()), device="cpu")
 
 
 CACHE_SIZE = 32_768
@@ -189,4 +111,11 @@ def clear_cache() -> None:
 
 
 def _run_model(texts: list[str], batch_size: int) -> NDArray[np.float32]:
-    return load_encoder().encode(texts, batch_size)
+    vectors = load_encoder().encode(
+        texts,
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+    return np.asarray(vectors, dtype=np.float32)

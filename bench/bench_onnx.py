@@ -213,7 +213,7 @@ def part_encoder(root: Path, n: int, threads: int, spin: bool, repeats: int) -> 
     texts = [pool[i] for i in pick]
     order = np.argsort([len(t) for t in texts], kind="stable")
     encoder = load_encoder()
-    bert = encoder.model
+    bert = encoder[0].auto_model
 
     class Pooled(torch.nn.Module):
         """BERT, mean pooling over the mask and L2 normalisation (the encoder's stack)."""
@@ -238,7 +238,7 @@ def part_encoder(root: Path, n: int, threads: int, spin: bool, repeats: int) -> 
                 enc = encoder.tokenizer(
                     [texts[i] for i in idx],
                     truncation=True,
-                    max_length=encoder.max_length,
+                    max_length=encoder.max_seq_length,
                     padding=True,
                     return_tensors="np",
                 )
@@ -249,7 +249,9 @@ def part_encoder(root: Path, n: int, threads: int, spin: bool, repeats: int) -> 
 
     torch.set_num_threads(threads)
     variants: dict[str, Callable[[], np.ndarray]] = {
-        "torch_fp32": lambda: encoder.encode(texts, batch_size=64)
+        "torch_fp32": lambda: np.asarray(
+            encoder.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        )
     }
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "encoder.onnx"

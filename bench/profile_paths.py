@@ -82,7 +82,7 @@ MODEL_STAGES: list[Stage] = [
     ("digest of encoder weights", 1, _fn("auditor/embedding.py", "model_digest"), "max"),
     ("load entailment reader", 1, _fn("auditor/entailment/model.py", "_load_model"), "max"),
     ("load spaCy", 1, _fn("spacy/__init__.py", "load"), "max"),
-    ("MiniLM encode (tokenise + forward)", 1, _fn("auditor/embedding.py", "_run_model"), "max"),
+    ("MiniLM encode (tokenise + forward)", 1, _fn("sentence_transformers/", "encode"), "max"),
     ("  MiniLM forward (BertModel)", 2, _fn("models/bert/modeling_bert.py", "forward"), "max"),
     (
         "reader predict (tokenise + forward)",
