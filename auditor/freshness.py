@@ -749,8 +749,11 @@ def reaudit(
         if only_impacted
         else {}
     )
-    carry_votes = _stored_votes(
-        ledger, parent, info.components, [a.claim.id for a in stored.audits]
+    carry_votes, carry_stale = (
+        _stored_votes(
+            ledger, parent, info.components, [a.claim.id for a in stored.audits], superseded=s
+        )
+        for s in (False, True)
     )
     verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
     digests = judge_digests(components, roles)
@@ -795,6 +798,7 @@ def reaudit(
                         verdicts[cid],
                         carry_votes.get(cid, ()),
                         info.components,
+                        carry_stale.get(cid, ()),
                     )
                 )
                 carried[cid] = (
@@ -863,15 +867,19 @@ def _stored_votes(
     run_id: str,
     components: Mapping[str, Mapping[str, Any]],
     claim_ids: Sequence[str],
+    *,
+    superseded: bool = False,
 ) -> dict[str, tuple[Vote, ...]]:
-    """The run's own judges' votes per claim (bridged votes of other versions left out)."""
+    """The run's own judges' votes per claim (bridged votes of other versions left out),
+    against the claims' current evidence or, with ``superseded``, their superseded one."""
     own = {
         str(c["digest"])
         for role, c in components.items()
         if role.startswith("judge:") or role == "second_opinion"
     }
     out: dict[str, tuple[Vote, ...]] = {}
-    for cid, rows in ledger.claim_votes(run_id, claim_ids=list(claim_ids)).items():
+    stored = ledger.claim_votes(run_id, claim_ids=list(claim_ids), superseded=superseded)
+    for cid, rows in stored.items():
         out[cid] = tuple(stored_vote(r) for r in rows if r["judge_digest"] in own)
     return out
 
@@ -882,14 +890,19 @@ def _carried(
     result: Any,
     votes: Sequence[Vote],
     components: Mapping[str, Mapping[str, Any]],
+    stale_votes: Sequence[Vote] = (),
 ) -> ClaimAudit:
-    """A claim audit with the stored votes and verdict (nothing judged)."""
+    """A claim audit with the stored votes (against current and superseded evidence) and
+    verdict (nothing judged)."""
     second = components.get("second_opinion", {}).get("name")
     members = [str(c["name"]) for role, c in components.items() if role.startswith("judge:")]
-    panel_votes = sorted(
-        (v for v in votes if v.judge != second),
-        key=lambda v: members.index(v.judge) if v.judge in members else 0,
-    )
+
+    def in_member_order(chosen: Sequence[Vote]) -> tuple[Vote, ...]:
+        return tuple(
+            sorted(chosen, key=lambda v: members.index(v.judge) if v.judge in members else 0)
+        )
+
+    panel_votes = in_member_order([v for v in votes if v.judge != second])
     so = next((v for v in votes if v.judge == second), None)
     if result.label is None:
         raise ConfigError(f"claim {claim.id[:12]} has no verdict in its run; cannot carry it")
@@ -903,7 +916,8 @@ def _carried(
     return ClaimAudit(
         claim,
         evidence,
-        votes=tuple(panel_votes),
+        votes=panel_votes,
+        stale_votes=in_member_order(stale_votes),
         second_opinion=so,
         p_current=result.p_hallucinated,
         verdict=verdict,

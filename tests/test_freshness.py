@@ -252,6 +252,9 @@ def test_reaudit_only_impacted_equals_a_full_reaudit_and_carries_the_rest(
     old = {c.claim_id: c for c in ledger.claim_results(world.run_id)}
     new = {c.claim_id: c for c in ledger.claim_results(partial.run_id)}
     old_votes, new_votes = (ledger.claim_votes(world.run_id), ledger.claim_votes(partial.run_id))
+    old_stale, new_stale = (
+        ledger.claim_votes(run, superseded=True) for run in (world.run_id, partial.run_id)
+    )
     for claim_id, mark in carried.items():
         assert mark["from_run_id"] == world.run_id and "same" in mark["reason"]
         assert (new[claim_id].label, new[claim_id].p_hallucinated) == (
@@ -260,6 +263,9 @@ def test_reaudit_only_impacted_equals_a_full_reaudit_and_carries_the_rest(
         )
         assert [(v["judge_name"], v["value"]) for v in new_votes.get(claim_id, [])] == [
             (v["judge_name"], v["value"]) for v in old_votes.get(claim_id, [])
+        ]
+        assert [(v["judge_name"], v["value"]) for v in new_stale.get(claim_id, [])] == [
+            (v["judge_name"], v["value"]) for v in old_stale.get(claim_id, [])
         ]
     # the printed records say which claims were carried
     printed = {c["id"]: c["carried"] for a in partial.answers for c in a["claims"]}
@@ -287,6 +293,24 @@ def test_reaudit_only_impacted_equals_a_full_reaudit_and_carries_the_rest(
         html.count("data:image/png;base64,") == 1
         and "http" not in html.split("<body>")[1].replace("https://", "").split("data:")[0]
     )
+
+
+def test_a_carried_claim_keeps_its_votes_on_superseded_evidence(
+    make_world: Callable[..., World],
+) -> None:
+    world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
+    with Auditor(world.index, world.ledger) as auditor:
+        first = reaudit(auditor, world.run_id, as_of=T2, only_impacted=True)
+        second = reaudit(auditor, first.run_id, as_of="2025-07-01", only_impacted=True)
+    ledger = world.ledger
+    ferry = claim_of(ledger, first.run_id)["ferry"]
+    assert ferry in ledger.carried_claims(second.run_id)
+    # judged in the first re-audit against the old ferry timetable; carried, not judged again
+    stale = [ledger.claim_votes(r.run_id, superseded=True).get(ferry, []) for r in (first, second)]
+    assert stale[0], "the first re-audit judged the ferry claim against its superseded version"
+    assert [(v["judge_digest"], v["value"], v["raw"]) for v in stale[1]] == [
+        (v["judge_digest"], v["value"], v["raw"]) for v in stale[0]
+    ]
 
 
 def test_the_commands(
