@@ -45,18 +45,9 @@ from typing import Any  # noqa: E402
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from profile_paths import _wice, _write_jsonl  # noqa: E402  (stdlib imports only)
+
 VOLATILE = {"created_at", "finished_at", "latency_s"}
-
-
-def _wice(data: Path) -> list[dict[str, Any]]:
-    path = data / "wice" / "claim" / "dev.jsonl"
-    if not path.is_file():
-        sys.exit(f"WiCE dev not found at {path} (set --data or AUDITOR_DATA)")
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
 
 
 def _cli(argv: list[str]) -> str:
