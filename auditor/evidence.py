@@ -43,8 +43,8 @@ class Evidence:
     coverage: Mapping[str, float] = field(default_factory=dict)
     """Share of the claim's content words found in each chunk (per chunk id)."""
     sentence_relevance: Mapping[str, float] = field(default_factory=dict)
-    """Best cosine of the claim to one sentence of the chunk, for the versions of
-    documents with both a current and a superseded version among the evidence."""
+    """Best cosine of the claim to one sentence of the chunk, for chunks of several
+    sentences."""
     as_of: datetime | None = None
     """The date the claim was audited as of (its answer's, else the run's)."""
     undated_superseded: tuple[Hit, ...] = ()
@@ -55,8 +55,15 @@ class Evidence:
     """Versions whose validity ended by as-of with no newer version of the document
     (withdrawn): neither current nor superseded, never judged, never grounds for stale."""
 
+    def cosine(self, hit: Hit) -> float:
+        """How close the claim is to ``hit``: the larger of its cosine to the whole chunk
+        and to the chunk's closest sentence (a claim restating one sentence of a long
+        chunk is close to it)."""
+        chunk_id = hit.chunk.chunk_id
+        return max(self.relevance[chunk_id], self.sentence_relevance.get(chunk_id, -1.0))
+
     def best(self, hits: Sequence[Hit]) -> float | None:
-        values = [self.relevance[h.chunk.chunk_id] for h in hits]
+        values = [self.cosine(h) for h in hits]
         return max(values) if values else None
 
     @property
@@ -68,11 +75,8 @@ class Evidence:
         return self.best(self.superseded)
 
     def scores(self, hits: Sequence[Hit]) -> list[tuple[float, float]]:
-        """(cosine, coverage) per hit (coverage 1.0 where it was not computed)."""
-        return [
-            (self.relevance[h.chunk.chunk_id], self.coverage.get(h.chunk.chunk_id, 1.0))
-            for h in hits
-        ]
+        """(:meth:`cosine`, coverage) per hit (coverage 1.0 where it was not computed)."""
+        return [(self.cosine(h), self.coverage.get(h.chunk.chunk_id, 1.0)) for h in hits]
 
     @property
     def superseded_margin(self) -> float | None:
@@ -193,19 +197,19 @@ def gather_evidence(
 def _with_sentence_relevance(
     evidence: list[Evidence], factual: Sequence[int], claim_vecs: np.ndarray
 ) -> list[Evidence]:
-    """Best sentence cosine per chunk, for the versions of documents that have both a
-    current and a superseded version among a claim's evidence (what
-    :attr:`Evidence.superseded_margin` compares: a chunk whose other sentences changed
-    must not look closer or farther because of them). One encoding pass for all."""
+    """Best sentence cosine per chunk of several sentences: what relevance
+    (:meth:`Evidence.cosine`) and :attr:`Evidence.superseded_margin` use, so that a claim
+    restating one sentence of a long chunk is close to it, and a version whose other
+    sentences changed does not look closer or farther because of them. One encoding pass
+    for all (the sentences of indexed chunks were encoded at ingest)."""
     owners: list[tuple[int, str]] = []  # (row of the claim in claim_vecs, chunk id)
     texts: list[str] = []
     group: list[int] = []
     for row, i in enumerate(factual):
         ev = evidence[i]
-        both = {h.document.doc_id for h in ev.current} & {h.document.doc_id for h in ev.superseded}
         for h in (*ev.current, *ev.superseded):
-            if h.document.doc_id in both:
-                parts = sentences(h.chunk.text)
+            parts = sentences(h.chunk.text)
+            if len(parts) > 1:
                 group.extend([len(owners)] * len(parts))
                 texts.extend(parts)
                 owners.append((row, h.chunk.chunk_id))

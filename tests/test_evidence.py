@@ -183,3 +183,22 @@ def test_the_margin_compares_sentences_so_unchanged_facts_are_not_closer_to_the_
         ev_same.relevance[new.chunk.chunk_id], abs=1e-3
     )
     assert ev_changed.superseded_margin is not None and ev_changed.superseded_margin > 0.05
+
+
+def test_a_claim_restating_one_sentence_of_a_long_chunk_is_close_to_it() -> None:
+    page = hit(
+        "archives",
+        "Westfield County Archives keeps the county's records. Since March 2024 the service "
+        "has been headed by Tomas Lindqvist, previously deputy director of the Brackley "
+        "archive. Priya Natarajan chairs the board of trustees.",
+        rank=0,
+    )
+    text = "The archive's board of trustees is chaired by Tom Baker."
+    evidence = gather_evidence(
+        [claim("a", text)], {"a": Answer("a", "", text)}, FakeSearch([page]), default_as_of=None
+    )[0]
+    chunk_cosine = evidence.relevance[page.chunk.chunk_id]
+    sentence_cosine = evidence.sentence_relevance[page.chunk.chunk_id]
+    assert sentence_cosine > chunk_cosine + 0.1  # the chunk's other sentences dilute it
+    assert evidence.cosine(page) == sentence_cosine == evidence.best_current
+    assert evidence.scores(evidence.current)[0][0] == sentence_cosine

@@ -168,6 +168,80 @@ def test_the_same_holder_or_another_subject_is_no_conflict(claim: str, doc: str)
     assert role_conflicts(claim, [ROLES[doc]]) == []
 
 
+ROVERS_PAGE = (
+    "Harrow Vale Rovers is a football club founded in 1889. The head coach is Elena Sousa, "
+    "appointed in June 2023."
+)
+ARCHIVES_PAGE = (
+    "Westfield County Archives keeps the county's records. Since March 2024 the service has "
+    "been headed by Tomas Lindqvist, previously deputy director of the Brackley archive. "
+    "Priya Natarajan chairs the board of trustees."
+)
+
+
+@pytest.mark.parametrize(
+    "claim,evidence,holder",
+    [
+        # the evidence sentence names nothing the role is about: its page does
+        (
+            "The head coach of Harrow Vale Rovers is Marco Bellini.",
+            ROVERS_PAGE,
+            "coach: elena sousa",
+        ),
+        ("Marco Bellini coaches Harrow Vale Rovers.", ROVERS_PAGE, "coach: elena sousa"),
+        # the claim names nothing the role is about: its words do ("headed by", "the service")
+        (
+            "Priya Natarajan is the head of the county archive service.",
+            ARCHIVES_PAGE,
+            "leader: lindqvist tomas",
+        ),
+        (
+            "The archive's board of trustees is chaired by Tom Baker.",
+            ARCHIVES_PAGE,
+            "chair: natarajan priya",
+        ),
+    ],
+)
+def test_a_role_is_about_what_its_page_or_its_words_name(
+    claim: str, evidence: str, holder: str
+) -> None:
+    assert role_conflicts(claim, [evidence]) == [holder]
+
+
+@pytest.mark.parametrize(
+    "claim,evidence",
+    [
+        ("Elena Sousa coaches Harrow Vale Rovers.", ROVERS_PAGE),
+        ("Tomas Lindqvist heads the county archive service.", ARCHIVES_PAGE),
+        # another role: a qualifier before the cue
+        ("Marco Bellini is the assistant coach of Harrow Vale Rovers.", ROVERS_PAGE),
+        (
+            "The head coach of Harrow Vale Rovers is Marco Bellini.",
+            "Harrow Vale Rovers is a football club. The youth team is coached by Elena Sousa.",
+        ),
+        # another thing: a modifier of the claim's replaced ("audit" for "finance")
+        ("Anna Smith chairs the finance committee.", "Bob Jones chairs the audit committee."),
+        # a page about something else
+        ("Marco Bellini coaches Harrow Vale Rovers.", "Elena Sousa coaches Dunmore City."),
+    ],
+)
+def test_the_same_holder_another_role_or_another_thing_is_no_conflict(
+    claim: str, evidence: str
+) -> None:
+    assert role_conflicts(claim, [evidence]) == []
+
+
+def test_a_name_whose_last_word_the_evidence_never_gives_is_a_missing_detail() -> None:
+    claim = "The club's stadium, Quarry Lane, is sponsored by Vale Breweries."
+    page = "Harrow Vale Rovers play at Quarry Lane, a stadium with 8,400 seats."
+    value, scores, raw = judge("entity_consistency", claim, page)
+    assert raw["missing"] == ["breweries"]  # "vale" is there, in "Harrow Vale"
+    assert value == 1.0 and scores["missing_detail"] == 1.0 and scores["contradiction"] == 0.0
+    # every name there (a shorter form counts): no missing detail
+    value, scores, _ = judge("entity_consistency", "Quarry Lane is the home of the Rovers.", page)
+    assert value == 0.0 and "missing_detail" not in scores
+
+
 def test_co_holders_all_hold_the_role() -> None:
     facts = role_facts("Acme Labs was founded by Larry Page and Sergey Brin in 1998.")
     assert facts and facts[0].holder == {"larry", "page", "sergey", "brin"}

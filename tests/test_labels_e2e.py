@@ -1,8 +1,8 @@
 """The labels of claims nobody tuned for, end to end (issue 13, items 4 and 5).
 
 A small corpus of a user's own (a credit union, an aquarium, a bridge, a library whose
-opening hours changed, a council, a country, two football clubs) and answers phrased
-unlike the documents go through :class:`auditor.Auditor` (rules extractor, evidence
+opening hours changed, a council, a country, three football clubs, a county archive) and
+answers phrased unlike the documents go through :class:`auditor.Auditor` (rules extractor, evidence
 index, the default offline panel and shipped stacker, labels) into a SQLite ledger;
 labels are read back from the ledger.
 """
@@ -84,6 +84,19 @@ DOCS = [
         "Striker Sam Reed joined the Falcons in 2022 after four seasons with the Dunmore Rovers.",
         None,
     ),
+    (
+        "harrow",
+        "Harrow Vale Rovers is a football club founded in 1889 that plays at Quarry Lane, "
+        "a stadium with 8,400 seats. The head coach is Marta Sousa, appointed in June 2023.",
+        None,
+    ),
+    (
+        "archives",
+        "Westfield County Archives keeps the county's records. Since March 2024 the service "
+        "has been headed by Tomas Lindqvist, previously deputy director of the Brackley "
+        "archive. Priya Natarajan chairs the board of trustees.",
+        None,
+    ),
 ]
 COURSE = Context(
     id="c1",
@@ -114,6 +127,10 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "chair-ok": "Anna Berg chairs the Brookvale city council.",
         "premier-ok": "Mira Kovac is the prime minister of Freedonia.",
         "length-ok": "The Kestrel Bridge is 400 metres long.",
+        "coach-page": "The head coach of Harrow Vale Rovers is Marco Bellini.",
+        "head-words": "Priya Natarajan is the head of the county archive service.",
+        "trustees-words": "The archive's board of trustees is chaired by Tom Baker.",
+        "sponsor": "The club's stadium, Quarry Lane, is sponsored by Vale Breweries.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -159,7 +176,7 @@ def test_a_number_in_another_slot_does_not_support(labels: dict, answer_id: str)
     assert only(labels, answer_id) == "not_supported"
 
 
-@pytest.mark.parametrize("answer_id", ["designer", "founder"])
+@pytest.mark.parametrize("answer_id", ["designer", "founder", "sponsor"])
 def test_an_invented_detail_about_a_covered_subject_is_not_supported(
     labels: dict, answer_id: str
 ) -> None:
@@ -173,7 +190,9 @@ def test_superseded_support_with_reworded_current_version_is_stale(
     assert only(labels, answer_id) == "stale"
 
 
-@pytest.mark.parametrize("answer_id", ["chair", "premier", "coach", "team"])
+@pytest.mark.parametrize(
+    "answer_id", ["chair", "premier", "coach", "team", "coach-page", "head-words", "trustees-words"]
+)
 def test_a_role_given_to_someone_else_is_contradicted(labels: dict, answer_id: str) -> None:
     assert only(labels, answer_id) == "contradicted"
 

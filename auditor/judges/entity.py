@@ -9,6 +9,7 @@ when every other word matches.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -59,13 +60,14 @@ class EntityConsistencyJudge(LocalJudge):
     names a holder for (chair, head of government, coach, chief executive, team, ...) to
     someone else (:func:`role_conflicts`; a clear conflict, ``scores["conflict"]``, even
     when the claim's name occurs elsewhere in the evidence). A name that the evidence
-    merely never mentions is missing support, not a refutation
-    (``scores["missing_detail"]`` when a whole name of the claim is absent from evidence that
-    names the claim's subject: "designed by Maria Lopez" against a text about the bridge).
+    merely never mentions is missing support, not a refutation: when the evidence names
+    the claim's subject but not one of the claim's names (none of its words, or not its
+    last word), the vote is 1 with ``scores["missing_detail"]`` ("designed by Maria Lopez"
+    against a text about the bridge; "sponsored by Vale Breweries" beside a "Harrow Vale").
     """
 
     name = "entity_consistency"
-    version = "3"
+    version = "4"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -99,12 +101,15 @@ class EntityConsistencyJudge(LocalJudge):
             vote = 1.0
             out |= {"support": 0.0, "conflict": 1.0}
         elif (
-            vote == 1.0
-            and not conflicts
+            not conflicts
+            and missing
             and subject_in_evidence(pair.claim, pair.evidence)
-            and any(r.tokens <= set(missing) for r in _name_runs(pair.claim))
+            and any(r.tokens <= set(missing) or r.head in missing for r in _name_runs(pair.claim))
         ):
-            out["missing_detail"] = 1.0  # a whole name the evidence about the claim never gives
+            # a name the evidence about the claim never gives (all of it, or its last word:
+            # "Vale Breweries" beside a "Harrow Vale")
+            vote = 1.0
+            out["missing_detail"] = 1.0
         return (
             vote,
             out,
@@ -131,6 +136,8 @@ class _Run:
     kind: str
     left: str | None
     right: str | None
+    head: str = ""
+    """The run's last name token ("breweries" of "Vale Breweries")."""
 
 
 def _name_runs(sentence: str) -> list[_Run]:
@@ -152,7 +159,7 @@ def _name_runs(sentence: str) -> list[_Run]:
         kind = "acronym" if all(w.isupper() for w in kept) else "name"
         left = next((t for s, e, t in reversed(words) if e <= m.start()), None)
         right = next((t for s, e, t in words if s >= m.end()), None)
-        runs.append(_Run(names, kind, left, right))
+        runs.append(_Run(names, kind, left, right, kept[-1].lower()))
     return runs
 
 
@@ -196,12 +203,12 @@ _NAME = (
 _ROLES: dict[str, tuple[str, ...]] = {
     "chair": ("chair", "chairs", "chaired", "chairman", "chairwoman", "chairperson"),
     "head_of_government": ("prime minister", "premier", "head of government", "chancellor"),
-    "president": ("president",),
+    "president": ("president", "head of state"),
     "coach": ("coach", "coaches", "coached", "head coach", "manager", "manages", "managed"),
     "chief_executive": ("chief executive", "chief executive officer", "ceo", "managing director"),
     "mayor": ("mayor",),
     "captain": ("captain", "captains", "captained", "skipper"),
-    "leader": ("leader", "leads", "led"),
+    "leader": ("leader", "leads", "led", "head", "heads", "headed", "head of"),
     "founder": ("founder", "founded", "co-founder", "co-founded"),
     "director": ("director", "directed"),
     "governor": ("governor",),
@@ -216,20 +223,51 @@ _CUE = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
+_VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "heads"})
+"""Cues that are verbs: the name after them is what the role is about ("Elena Sousa
+coaches Harrow Vale Rovers"), the holder stands before."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
 _TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
 _LINK = r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains)\s+)(?:the\s+)?(?:\w+\s+)?"
 
 
+_QUALIFIERS = frozenset(
+    {
+        "assistant",
+        "deputy",
+        "vice",
+        "former",
+        "interim",
+        "acting",
+        "youth",
+        "honorary",
+        "previously",
+        "formerly",
+        "ex",
+        "co",
+        "associate",
+        "joint",
+    }
+)
+"""Words up to three before a role cue that make it another role ("deputy chair", "the
+youth team is coached by")."""
+
+
 @dataclass(frozen=True)
 class RoleFact:
     """``holder`` holds ``role`` (a role family, or ``team`` with ``holder`` the team and
-    ``about`` the player) in one sentence; name tokens are lower-cased."""
+    ``about`` the player) in one sentence; name tokens are lower-cased. ``topic`` holds the
+    sentence's other content words (stemmed; what the role is about when it names nothing:
+    "the board of trustees"), ``pairs`` the adjacent pairs among them ("financ",
+    "committe")."""
 
     role: str
     holder: frozenset[str]
-    about: frozenset[str]
+    about: tuple[frozenset[str], ...]
+    """The sentence's other names, one token set per name."""
+    topic: frozenset[str] = frozenset()
+    pairs: frozenset[tuple[str, str]] = frozenset()
 
 
 def _tokens(name: str) -> frozenset[str]:
@@ -244,15 +282,27 @@ def role_facts(sentence: str) -> list[RoleFact]:
     sentence is what the role is ``about`` (the council, the country, the club)."""
     names = [(m.start(), m.end(), _tokens(m.group(0))) for m in re.finditer(_NAME, sentence)]
     names = [(s, e, t) for s, e, t in names if t]
+    cues = list(_CUE.finditer(sentence))
+    topic, pairs = _topic(sentence, [(s, e) for s, e, _ in names] + [c.span() for c in cues])
     facts: list[RoleFact] = []
-    for cue in _CUE.finditer(sentence):
+    for cue in cues:
         family = _FAMILY[cue.group(1).lower()]
         cs, ce = cue.span()
+        qualifier = next(
+            (w for w in re.findall(r"[a-z]+", sentence[:cs].lower())[-3:] if w in _QUALIFIERS),
+            None,
+        )
+        if qualifier:  # "deputy chair", "the youth team is coached by": another role
+            family = f"{family}:{qualifier}"
         after = sentence[ce:]
         holder: frozenset[str] | None = None
         # "Prime Minister Mira Kovac", "chaired by Anna Berg", "led by ...", "coach: X"
         m = re.match(rf"(?:\s+by|\s*:)?\s+({_NAME})", after)
-        if m and not re.match(r"\s+(?:of|for|at)\b", after):
+        if (
+            m
+            and cue.group(1).lower() not in _VERB_CUES
+            and not re.match(r"\s+(?:of|for|at)\b", after)
+        ):
             holder = _tokens(m.group(1))
         if holder is None:  # "the prime minister of Freedonia is Jonas Alder"
             m = re.match(
@@ -278,13 +328,73 @@ def role_facts(sentence: str) -> list[RoleFact]:
             while (co := _CO_HOLDER.match(sentence, pos)) is not None:
                 holder |= _tokens(co.group(1))
                 pos = co.end()
-        about = frozenset().union(*(t for _, _, t in names)) - holder
-        facts.append(RoleFact(family, holder, about))
+        about = tuple(t - holder for _, _, t in names if t - holder)
+        facts.append(RoleFact(family, holder, about, topic, pairs))
     for m in _TEAM.finditer(sentence):
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
-            facts.append(RoleFact("team", team, player))
+            facts.append(RoleFact("team", team, (player,), topic, pairs))
     return facts
+
+
+def _topic(
+    sentence: str, skip: list[tuple[int, int]]
+) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """Stemmed content words of ``sentence`` outside the ``skip`` spans (names, role cues),
+    and the pairs of them that stand next to each other."""
+    words = [
+        (stem(w.group(0).lower()) if not any(s <= w.start() < e for s, e in skip) else None)
+        for w in _WORD_POS.finditer(sentence)
+    ]
+    kept = [
+        None if w is None or w in _SKIP or w in _GENERIC or w[0].isdigit() else w for w in words
+    ]
+    pairs = frozenset(
+        (a, b) for a, b in itertools.pairwise(kept) if a is not None and b is not None
+    )
+    return frozenset(w for w in kept if w is not None), pairs
+
+
+_GENERIC = frozenset({"sinc", "since", "now", "current", "currently", "new", "also", "serv"})
+_TOPIC_COVERAGE = 0.5
+"""Share of a claim's role topic an evidence sentence must hold when the claim names
+nothing the role is about ("the library board of trustees")."""
+
+
+def _name_sets(text: str) -> tuple[frozenset[str], ...]:
+    """One token set per name in ``text``."""
+    return tuple(t for m in re.finditer(_NAME, text) if (t := _tokens(m.group(0))))
+
+
+def _share_a_name(a: tuple[frozenset[str], ...], b: tuple[frozenset[str], ...]) -> bool:
+    """Whether one name of ``a`` is all in ``b`` or the reverse ("Dunmore Rovers" and
+    "Rovers" do; "Dunmore Rovers" and "Harrow Vale Rovers" do not)."""
+    in_a, in_b = frozenset().union(*a), frozenset().union(*b)
+    return any(n <= in_b for n in a) or any(n <= in_a for n in b)
+
+
+def _same_subject(
+    claim: RoleFact, stated: RoleFact, passage_names: tuple[frozenset[str], ...]
+) -> bool:
+    """Whether an evidence role fact is about what the claim's role is about: a name they
+    share (a sentence that names nothing else takes its passage's names: "The head coach is
+    Elena Sousa" in a page about the Rovers), or, when the claim names nothing, most of its
+    topic words without a modifier of its replaced ("audit committee" is not "finance
+    committee")."""
+    if claim.about:
+        return _share_a_name(
+            claim.about, stated.about or tuple(n for n in passage_names if n - stated.holder)
+        )
+    if not claim.topic:
+        return False
+    shared = claim.topic & stated.topic
+    if len(shared) / len(claim.topic) < _TOPIC_COVERAGE:
+        return False
+    return not any(
+        modifier not in shared and head in shared and (m, head) in stated.pairs
+        for modifier, head in claim.pairs
+        for m in stated.topic - claim.topic
+    )
 
 
 def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
@@ -301,10 +411,12 @@ def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     claimed = [f for s in sentences(claim) for f in role_facts(s)]
     if not claimed:
         return []
-    stated = [f for text in evidence for s in sentences(text) for f in role_facts(s)]
+    stated = [
+        (f, _name_sets(text)) for text in evidence for s in sentences(text) for f in role_facts(s)
+    ]
     found: list[str] = []
     for fact in claimed:
-        same = [f for f in stated if f.role == fact.role and fact.about & f.about]
+        same = [f for f, names in stated if f.role == fact.role and _same_subject(fact, f, names)]
         if any(f.holder & fact.holder for f in same):
             continue
         found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
