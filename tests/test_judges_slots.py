@@ -178,6 +178,11 @@ ARCHIVES_PAGE = (
     "Priya Natarajan chairs the board of trustees."
 )
 
+CRICKETER_PAGE = (
+    "Dev Patel is an English cricketer. He joined Teal Valley Cricket Club in 2022 after "
+    "five seasons with Oakridge CC."
+)
+
 
 @pytest.mark.parametrize(
     "claim,evidence,holder",
@@ -200,6 +205,8 @@ ARCHIVES_PAGE = (
             ARCHIVES_PAGE,
             "chair: natarajan priya",
         ),
+        # "He" at the start of a sentence is the page's first name
+        ("Dev Patel plays for Oakridge CC.", CRICKETER_PAGE, "team: club cricket teal valley"),
     ],
 )
 def test_a_role_is_about_what_its_page_or_its_words_name(
@@ -213,6 +220,7 @@ def test_a_role_is_about_what_its_page_or_its_words_name(
     [
         ("Elena Sousa coaches Harrow Vale Rovers.", ROVERS_PAGE),
         ("Tomas Lindqvist heads the county archive service.", ARCHIVES_PAGE),
+        ("Dev Patel plays for Teal Valley Cricket Club.", CRICKETER_PAGE),
         # another role: a qualifier before the cue
         ("Marco Bellini is the assistant coach of Harrow Vale Rovers.", ROVERS_PAGE),
         (

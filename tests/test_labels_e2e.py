@@ -1,10 +1,10 @@
 """The labels of claims nobody tuned for, end to end (issue 13, items 4 and 5).
 
 A small corpus of a user's own (a credit union, an aquarium, a bridge, a library whose
-opening hours changed, a council, a country, three football clubs, a county archive) and
-answers phrased unlike the documents go through :class:`auditor.Auditor` (rules extractor, evidence
-index, the default offline panel and shipped stacker, labels) into a SQLite ledger;
-labels are read back from the ledger.
+opening hours changed, a council, a country, three football clubs, a county archive, a
+cricketer) and answers phrased unlike the documents go through :class:`auditor.Auditor`
+(rules extractor, evidence index, the default offline panel and shipped stacker, labels)
+into a SQLite ledger; labels are read back from the ledger.
 """
 
 from __future__ import annotations
@@ -97,6 +97,12 @@ DOCS = [
         "archive. Priya Natarajan chairs the board of trustees.",
         None,
     ),
+    (
+        "cricketer",
+        "Dev Patel is an English cricketer. He joined Teal Valley Cricket Club in 2022 "
+        "after five seasons with Oakridge CC.",
+        None,
+    ),
 ]
 COURSE = Context(
     id="c1",
@@ -131,6 +137,7 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "head-words": "Priya Natarajan is the head of the county archive service.",
         "trustees-words": "The archive's board of trustees is chaired by Tom Baker.",
         "sponsor": "The club's stadium, Quarry Lane, is sponsored by Vale Breweries.",
+        "team-pronoun": "Dev Patel plays for Oakridge CC.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -191,7 +198,17 @@ def test_superseded_support_with_reworded_current_version_is_stale(
 
 
 @pytest.mark.parametrize(
-    "answer_id", ["chair", "premier", "coach", "team", "coach-page", "head-words", "trustees-words"]
+    "answer_id",
+    [
+        "chair",
+        "premier",
+        "coach",
+        "team",
+        "coach-page",
+        "head-words",
+        "trustees-words",
+        "team-pronoun",
+    ],
 )
 def test_a_role_given_to_someone_else_is_contradicted(labels: dict, answer_id: str) -> None:
     assert only(labels, answer_id) == "contradicted"

@@ -412,7 +412,10 @@ def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     if not claimed:
         return []
     stated = [
-        (f, _name_sets(text)) for text in evidence for s in sentences(text) for f in role_facts(s)
+        (f, _name_sets(text))
+        for text in evidence
+        for s in _resolved_sentences(text)
+        for f in role_facts(s)
     ]
     found: list[str] = []
     for fact in claimed:
@@ -421,6 +424,20 @@ def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
             continue
         found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
     return sorted(set(found))
+
+
+_PRONOUN = re.compile(r"^(?:He|She|It|They)\b")
+
+
+def _resolved_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, a sentence-initial "He", "She", "It" or "They" replaced
+    by the text's first name ("Dev Patel is a cricketer. He joined Teal Valley CC in
+    2022." -> "Dev Patel joined Teal Valley CC in 2022.")."""
+    parts = sentences(text)
+    first = next((m.group(0) for m in re.finditer(_NAME, text) if _tokens(m.group(0))), None)
+    if first is None:
+        return parts
+    return [_PRONOUN.sub(first, s) for s in parts]
 
 
 def claim_subject(text: str) -> frozenset[str]:
