@@ -239,6 +239,28 @@ def test_the_same_holder_another_role_or_another_thing_is_no_conflict(
     assert role_conflicts(claim, [evidence]) == []
 
 
+def test_a_role_given_to_the_same_holder_in_other_words_is_support() -> None:
+    page = (
+        "Brightwell Foods is a bakery company based in Lanford. Its chief executive is "
+        "Hannah Cole, who joined in 2019."
+    )
+    value, scores, raw = judge(
+        "entity_consistency", "Hannah Cole is the CEO of Brightwell Foods.", page
+    )
+    assert raw["missing"] == ["ceo"] and raw["roles_confirmed"] is True
+    assert value == 0.0 and scores["support"] == 1.0
+    # another holder: a conflict, not support
+    value, scores, raw = judge(
+        "entity_consistency", "Mark Dunn is the CEO of Brightwell Foods.", page
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0 and raw["roles_confirmed"] is False
+    # a name other than the role word missing: no support from the role
+    value, _, _ = judge(
+        "entity_consistency", "Hannah Cole, the CEO of Brightwell Foods, lives in Dover.", page
+    )
+    assert value != 0.0
+
+
 def test_a_name_whose_last_word_the_evidence_never_gives_is_a_missing_detail() -> None:
     claim = "The club's stadium, Quarry Lane, is sponsored by Vale Breweries."
     page = "Harrow Vale Rovers play at Quarry Lane, a stadium with 8,400 seats."

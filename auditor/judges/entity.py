@@ -95,11 +95,16 @@ class EntityConsistencyJudge(LocalJudge):
             if vote == 1.0
             else []
         )
-        roles = role_conflicts(pair.claim, pair.evidence)
+        roles, confirmed = _roles(pair.claim, pair.evidence)
         out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
             out |= {"support": 0.0, "conflict": 1.0}
+        elif confirmed and set(missing) <= _CUE_WORDS:
+            # every role the claim gives is given to the same holder; only role words
+            # ("CEO" for "chief executive") are not found as written
+            vote = 0.0
+            out["support"] = 1.0
         elif (
             not conflicts
             and missing
@@ -119,6 +124,7 @@ class EntityConsistencyJudge(LocalJudge):
                     "missing": missing,
                     "conflicts": conflicts,
                     "role_conflicts": roles,
+                    "roles_confirmed": confirmed,
                 },
                 sort_keys=True,
             ),
@@ -223,6 +229,8 @@ _CUE = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
+_CUE_WORDS = frozenset(w for cues in _ROLES.values() for c in cues for w in c.split())
+"""Single words of the role cues ("ceo", "prime", "minister", ...)."""
 _VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "heads"})
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
@@ -408,9 +416,21 @@ def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     the claim's holder (so "Anna Berg, who succeeded Peter Holm, chairs the council"
     contradicts "Peter Holm chairs the council", and a sentence that also names Peter
     Holm as chair does not)."""
+    return _roles(claim, evidence)[0]
+
+
+def roles_confirmed(claim: str, evidence: Sequence[str]) -> bool:
+    """True when the claim names a holder for a role and, for every such role, the
+    evidence gives the same role about the same thing to that holder ("Hannah Cole is the
+    CEO of Brightwell Foods" against "Its chief executive is Hannah Cole")."""
+    return _roles(claim, evidence)[1]
+
+
+def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
+    """(:func:`role_conflicts`, :func:`roles_confirmed`)."""
     claimed = [f for s in sentences(claim) for f in role_facts(s)]
     if not claimed:
-        return []
+        return [], False
     stated = [
         (f, _name_sets(text))
         for text in evidence
@@ -418,12 +438,14 @@ def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
         for f in role_facts(s)
     ]
     found: list[str] = []
+    confirmed = 0
     for fact in claimed:
         same = [f for f, names in stated if f.role == fact.role and _same_subject(fact, f, names)]
         if any(f.holder & fact.holder for f in same):
+            confirmed += 1
             continue
         found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
-    return sorted(set(found))
+    return sorted(set(found)), confirmed == len(claimed)
 
 
 _PRONOUN = re.compile(r"^(?:He|She|It|They)\b")
