@@ -206,6 +206,26 @@ def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "lead_in",
+    [
+        "Based on the documents provided, ",
+        "According to the sources, ",
+        "From the provided context, ",
+        "Based on what I found, ",
+        "In the documents you shared, ",
+    ],
+)
+def test_an_attribution_to_the_answers_own_sources_is_not_part_of_the_claim(
+    rules: RuleExtractor, lead_in: str
+) -> None:
+    claims = rules.extract(_answer(lead_in + "Brightwell Foods runs six bakeries."))
+    assert [c.text for c in claims if c.factual] == ["Brightwell Foods runs six bakeries"]
+    start = claims[0].spans[0][0]
+    assert start == len(lead_in)  # the claim's span starts after the attribution
+
+
+@pytest.mark.slow
 def test_example_lists_stay_whole_and_labels_are_split_off(rules: RuleExtractor) -> None:
     answer = _answer("- Dosage: the amount depends on factors such as age, weight and sex.")
     claims = rules.extract(answer)
@@ -344,6 +364,11 @@ def test_registry_and_component() -> None:
         "Let me explain.",
         "Happy travels!",
         "Take care!",
+        # meta sentences about the answer's own sources
+        "I could not find information about that in the sources I have.",
+        "I couldn't find any details on the founder.",
+        "The provided documents do not mention who designed it.",
+        "The sources don't say when it opened.",
     ],
 )
 def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
@@ -360,6 +385,8 @@ def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
         "Let me explain is the title of a 2004 song.",
         "Stay Safe was the campaign slogan in 2020.",
         "If you have a fever above 39 degrees, the clinic opens at 8 am.",
+        "I did not find the answer surprising, because the river had flooded twice.",
+        "The documents state that the bridge opened in 1932.",
     ],
 )
 def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:

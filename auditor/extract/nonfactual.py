@@ -54,6 +54,13 @@ _REFUSAL = re.compile(
     r"|i (?:do not|don't) have (?:access|the ability|the capability|enough information|"
     r"information|personal|real-time|any information|the information|current)\b.*"
     r"|(?:there is|i have) no (?:information|data|record) (?:available )?(?:on|about)\b.*"
+    r"|i (?:could not|couldn't|was unable to|was not able to|did not|didn't|cannot|can't) "
+    r"find (?:any |the |much |more |specific |further |relevant )*(?:information|details?|data|"
+    r"anything|mention|evidence|records?|sources?|(?:an?|any) answers?|the answer (?:to|in|about))"
+    r"\b.*"
+    r"|(?:the |my |these )?(?:provided )?(?:documents?|sources?|context|passages?|search results)"
+    r"(?: provided| given| i have)? (?:do not|don't|does not|doesn't|did not|didn't) "
+    r"(?:mention|say|state|contain|provide|include|cover|specify|address)\b.*"
     r"|it (?:is|'s|would be) (?:not appropriate|inappropriate) for me\b.*)$",
     _FLAGS,
 )

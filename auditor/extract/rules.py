@@ -125,7 +125,14 @@ _LEAD_IN = re.compile(
     r"second(?:ly)?|third(?:ly)?|meanwhile|nevertheless|nonetheless|yes|no|so|well|"
     r"actually|basically|essentially|importantly|interestingly|notably|similarly|likewise|"
     r"on the other hand|that said|to summarize|to sum up|ultimately|of course|sure|"
-    r"in other words|again|instead)\s*,\s*"
+    r"in other words|again|instead"
+    # an attribution to the answer's own sources, not part of what it states
+    r"|(?:based on|according to|from|in|per) (?:the |my |these |your |what )?(?:(?:provided|given|"
+    r"available|retrieved|supplied) )?(?:documents?|sources?|context|information|passages?|"
+    r"search results|data|texts?|excerpts?|materials?|i (?:found|can (?:find|see)))"
+    r"(?: (?:provided|given|available|above|i (?:have|found|was given)|"
+    r"you (?:provided|shared|gave)))?"
+    r")\s*,\s*"
     r"|(?:it(?:'s|\u2019s| is) (?:also )?(?:worth (?:noting|mentioning|pointing out)|"
     r"important to (?:note|remember|mention|understand|point out))|(?:please )?note|"
     r"keep in mind|remember)\s+that\s+)+",
