@@ -2,7 +2,7 @@
 
     python bench/bench_index_open.py prepare --work DIR [--data DIR] [--claims 10]
                                      [--docs 45000] [--seed 0]
-    python bench/bench_index_open.py open --work DIR [--repeat 1] [--profile OUT.prof]
+    python bench/bench_index_open.py open --work DIR [--profile OUT.prof]
 
 ``prepare`` builds an index of ``--docs`` one-sentence documents (the WiCE pool
 shape) without paying ~12 minutes of encoder CPU: the evidence sentences of the first
@@ -24,6 +24,13 @@ first on ``PYTHONPATH``) prints one JSON line: the import of the index module, t
 ``EvidenceIndex.open`` call and the first search (``lexical`` mode, one claim, k=5: no
 encoder is loaded, so the time is the index's own), each in seconds, plus peak memory.
 ``--profile`` writes a cProfile of the open and the search.
+
+To compare two versions of the code (as docs/performance.md does): ``prepare`` once
+with each (``PYTHONPATH=<checkout>``; the same input gives the same manifest but for
+``created_at``), then alternate ``open`` runs of the two in fresh interpreters, and
+whole audits with ``bench/audit_overhead.py run --work W [--stages] [--warm] --rows
+OUT.json`` after copying each prepared ``index``, ``base.db`` and ``answers.jsonl`` into
+the same folder ``W`` (the run id names the index folder, so rows compare exactly).
 """
 
 from __future__ import annotations

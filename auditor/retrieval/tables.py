@@ -270,10 +270,6 @@ class VersionTable(Sequence[DocumentVersion]):
         self.load_all()
         return (self._cache[i] for i in range(len(self)))
 
-    def stored(self, i: int) -> DocumentVersion:
-        """The version at row ``i`` as its segment file holds it (no later changes)."""
-        return self._stored(i)
-
     def load_all(self) -> None:
         """Read every record not read yet (one pass per file, for rebuilds)."""
         if len(self._cache) == len(self):
