@@ -42,8 +42,7 @@ def visible_start(doc: DocumentVersion) -> datetime | None:
 def version_times(versions: Sequence[DocumentVersion]) -> VersionTimes:
     """Timestamps of ``versions`` (in version order within each document)."""
     n = len(versions)
-    visible = np.array([_ts(visible_start(v), -np.inf) for v in versions], dtype=np.float64)
-    valid_to = np.array([_ts(v.valid_to, np.inf) for v in versions], dtype=np.float64)
+    visible, valid_to = version_stamps(versions)
     newer = np.full(n, np.inf, dtype=np.float64)
     has_newer = np.zeros(n, dtype=bool)
     earliest_later: dict[str, float] = {}
@@ -56,6 +55,52 @@ def version_times(versions: Sequence[DocumentVersion]) -> VersionTimes:
         else:
             earliest_later[doc_id] = float(visible[i])
     return VersionTimes(visible, valid_to, newer, has_newer)
+
+
+def version_stamps(
+    versions: Sequence[DocumentVersion],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(visible_from, valid_to)`` of each version as :func:`version_times` computes them
+    (POSIX seconds; ``-inf`` undated, ``+inf`` open): what a segment stores so that an
+    index opens without reading its version records."""
+    visible = np.array([_ts(visible_start(v), -np.inf) for v in versions], dtype=np.float64)
+    valid_to = np.array([_ts(v.valid_to, np.inf) for v in versions], dtype=np.float64)
+    return visible, valid_to
+
+
+def valid_to_stamp(value: datetime | None) -> float:
+    """One ``valid_to`` as :func:`version_stamps` writes it."""
+    return _ts(value, np.inf)
+
+
+def times_from_stamps(
+    visible: NDArray[np.float64],
+    valid_to: NDArray[np.float64],
+    has_newer: NDArray[np.bool_],
+    order: NDArray[np.int64],
+) -> VersionTimes:
+    """:func:`version_times` from stored columns, indexed by storage row.
+
+    ``visible`` and ``valid_to`` are per storage row, ``has_newer`` says per storage row
+    whether a later version of the same document exists, and ``order`` lists the rows in
+    version order, where each document's versions are contiguous (the index keeps them
+    so): the earliest start among a version's newer versions is then found by walking
+    each document's block backwards, with no document id needed.
+    """
+    n = len(order)
+    vis = visible[order]
+    newer_pos = np.full(n, np.inf, dtype=np.float64)
+    for p in np.flatnonzero(has_newer[order])[::-1].tolist():
+        if p + 1 < n:
+            newer_pos[p] = min(float(vis[p + 1]), float(newer_pos[p + 1]))
+    newer = np.empty(n, dtype=np.float64)
+    newer[order] = newer_pos
+    return VersionTimes(
+        np.asarray(visible, dtype=np.float64),
+        np.asarray(valid_to, dtype=np.float64),
+        newer,
+        np.asarray(has_newer, dtype=np.bool_),
+    )
 
 
 def as_of_masks(

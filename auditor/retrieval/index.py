@@ -29,11 +29,22 @@ from auditor.retrieval.asof import (
     VersionTimes,
     as_of_masks,
     normalise_as_of,
+    times_from_stamps,
+    valid_to_stamp,
+    version_stamps,
     version_times,
     visible_start,
 )
 from auditor.retrieval.chunking import DEFAULT_MAX_CHARS, chunk_document
 from auditor.retrieval.segments import Catalog, write_versions
+from auditor.retrieval.tables import (
+    ChunkIds,
+    VersionTable,
+    chunk_table_rows,
+    ids_to_bytes,
+    read_tables,
+    write_tables,
+)
 from auditor.types import Chunk, DocumentVersion, Hit
 
 MODES = ("dense", "lexical", "hybrid")
@@ -199,20 +210,21 @@ class _Corpus:
     Version rows are in storage order (the order segments added them); ``order``
     lists the storage rows in version order (each document's versions together, by
     date), which is the order :meth:`EvidenceIndex.versions` and the corpus digest use.
+    ``versions`` and ``chunk_ids`` read from an index are :class:`VersionTable` and
+    :class:`ChunkIds`: a version record is read when it is first asked for.
     """
 
-    versions: list[DocumentVersion]
-    chunk_ids: list[str]
+    versions: Sequence[DocumentVersion]
+    chunk_ids: Sequence[str]
     chunk_version: NDArray[np.int64]
     chunk_start: NDArray[np.int64]
     chunk_end: NDArray[np.int64]
     vectors: NDArray[np.float32]
     order: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    stored_valid_to: list[datetime | None] = field(default_factory=list)
-    """``valid_to`` of each version as its segment file holds it (before later changes)."""
     segments: list[str] = field(default_factory=list)
     """Segment folders (format 2); empty for a format-1 generation."""
-    n_chunks: int = 0
+    times: VersionTimes | None = None
+    """:func:`version_times` by storage row (``None``: computed from the versions)."""
     sentences: _Sentences = field(default_factory=_no_sentences)
     """The stored sentence rows (of the chunks in ``sentences_known``)."""
     sentences_known: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
@@ -221,11 +233,15 @@ class _Corpus:
 
     def ordered(self) -> list[DocumentVersion]:
         """The versions in version order."""
+        if isinstance(self.versions, VersionTable):
+            self.versions.load_all()
         return [self.versions[i] for i in self.order.tolist()]
 
 
 def _row_times(corpus: _Corpus) -> VersionTimes:
     """:func:`version_times` of the corpus, indexed by storage row."""
+    if corpus.times is not None:
+        return corpus.times
     t = version_times(corpus.ordered())
     order = corpus.order
 
@@ -355,6 +371,8 @@ class EvidenceIndex:
 
     def chunks(self) -> list[Chunk]:
         """Every chunk, in storage order."""
+        if isinstance(self._corpus.versions, VersionTable):
+            self._corpus.versions.load_all()
         return [self.chunk(i) for i in range(len(self))]
 
     @property
@@ -1164,7 +1182,7 @@ def _write_generation(
     notes: list[str] = []
     row_of = {k: i for i, k in enumerate(keys)}
     remap = np.array([row_of[(v.doc_id, v.version)] for v in corpus.versions], dtype=np.int64)
-    chunk_ids = corpus.chunk_ids + [c.chunk_id for c in new_chunks]
+    chunk_ids = [*corpus.chunk_ids, *(c.chunk_id for c in new_chunks)]
     chunk_version = np.concatenate(
         [
             remap[corpus.chunk_version] if len(remap) else corpus.chunk_version,
@@ -1226,6 +1244,7 @@ def _write_generation(
         sentences,
     )
     np.save(temp / store.ORDER, np.arange(len(versions), dtype=np.int64))
+    np.save(temp / store.HAS_NEWER, np.array(has_newer, dtype=np.bool_).reshape(len(versions)))
     store.write_json(temp / store.VALID_TO, {})
     manifest = _manifest(
         generation=generation,
@@ -1343,6 +1362,7 @@ def _write_growth(
         dense.write_index(dense_index, temp / store.DENSE)
     known = {catalog.doc_id[r] for r in plan.rows}
     catalog.extend(seg_versions, [_file_source(v) for v in seg_versions])
+    np.save(temp / store.HAS_NEWER, _has_newer(catalog.doc_id, order))
     manifest = _manifest(
         generation=generation,
         dim=dim,
@@ -1369,10 +1389,24 @@ def _write_growth(
     return manifest, tuple(notes)
 
 
+def _has_newer(doc_ids: Sequence[str], order: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Per storage row: whether a version of the same document comes later in ``order``
+    (:func:`version_times`'s ``has_newer``, from the document ids alone)."""
+    out = np.zeros(len(doc_ids), dtype=np.bool_)
+    seen: set[str] = set()
+    for r in order[::-1].tolist():
+        d = doc_ids[r]
+        if d in seen:
+            out[r] = True
+        else:
+            seen.add(d)
+    return out
+
+
 def _write_segment(
     folder: Path,
     versions: list[DocumentVersion],
-    chunk_ids: list[str],
+    chunk_ids: Sequence[str],
     chunk_version: NDArray[np.int64],
     starts: NDArray[np.int64],
     ends: NDArray[np.int64],
@@ -1380,16 +1414,23 @@ def _write_segment(
     lex: lexical.LexicalSegment,
     sentences: _Sentences,
 ) -> None:
-    """Write one immutable segment: versions (+ catalogue), chunks, vectors, BM25 counts,
-    and the sentence rows of its multi-sentence chunks (chunk row in the segment, start
-    and end in the version text) with their vectors."""
+    """Write one immutable segment: versions (+ catalogue), the binary chunk and version
+    tables (:mod:`auditor.retrieval.tables`), vectors, BM25 counts, and the sentence rows
+    of its multi-sentence chunks (chunk row in the segment, start and end in the version
+    text) with their vectors. Chunk ids that are not 32 hex characters (none that
+    :func:`~auditor.retrieval.chunking.chunk_id` makes) keep the ``chunks.jsonl`` form."""
     folder.mkdir()
-    write_versions(folder, versions, [_file_source(v) for v in versions])
-    with open(folder / store.CHUNKS, "w", encoding="utf-8") as fh:
-        for cid, vrow, s, e in zip(
-            chunk_ids, chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True
-        ):
-            fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
+    offsets = write_versions(folder, versions, [_file_source(v) for v in versions])
+    id_bytes = ids_to_bytes(chunk_ids)
+    if id_bytes is not None:
+        visible, valid_to = version_stamps(versions)
+        write_tables(folder, id_bytes, chunk_version, starts, ends, offsets, visible, valid_to)
+    else:
+        with open(folder / store.CHUNKS, "w", encoding="utf-8") as fh:
+            for cid, vrow, s, e in zip(
+                chunk_ids, chunk_version.tolist(), starts.tolist(), ends.tolist(), strict=True
+            ):
+                fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
     np.save(folder / store.VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
     np.save(
         folder / store.SENTENCE_SPANS,
@@ -1508,36 +1549,43 @@ def _read_corpus(
     """Read a generation (format 1: one set of files; format 2: segments).
 
     Without ``chunks`` / ``vectors`` only the versions are read (what an ingest that
-    adds a segment needs).
+    adds a segment needs). Segments with binary tables are memory-mapped and their
+    version records left on disk until asked for; segments without are parsed.
     """
-    seg_dirs = [gen / s["name"] for s in manifest.get("segments", [])]
-    if int(manifest["format_version"]) == 1:
-        seg_dirs = [gen]
-    versions: list[DocumentVersion] = []
-    ids: list[str] = []
-    vrows: list[int] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    parts: list[NDArray[np.float32]] = []
-    entries: list[dict[str, Any]] = (
-        [{}] if int(manifest["format_version"]) == 1 else list(manifest.get("segments", []))
-    )
+    fmt1 = int(manifest["format_version"]) == 1
+    seg_dirs = [gen] if fmt1 else [gen / s["name"] for s in manifest.get("segments", [])]
+    entries: list[dict[str, Any]] = [{}] if fmt1 else list(manifest.get("segments", []))
     dim = int(manifest.get("dimension") or embedding.EMBEDDING_DIM)
+    table = VersionTable()
+    ids = ChunkIds()
+    columns: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]] = []
+    visible_parts: list[NDArray[np.float64]] = []
+    valid_to_parts: list[NDArray[np.float64]] = []
+    parts: list[NDArray[np.float32]] = []
     sentence_parts: list[_Sentences] = []
     known: list[NDArray[np.bool_]] = []
     for folder, entry in zip(seg_dirs, entries, strict=True):
-        with open(folder / store.VERSIONS, encoding="utf-8") as fh:
-            for line in fh:
-                versions.append(store.record_to_version(json.loads(line)))
+        tables = None if fmt1 else read_tables(folder)
+        if tables is not None:
+            table.add_records(folder, tables.version_offsets)
+            times = np.asarray(tables.version_times, dtype=np.float64)
+            visible_parts.append(times[:, 0])
+            valid_to_parts.append(times[:, 1])
+        else:
+            loaded = _parse_versions(folder / store.VERSIONS)
+            table.add_loaded(folder, loaded)
+            visible, valid_to = version_stamps(loaded)
+            visible_parts.append(visible)
+            valid_to_parts.append(valid_to)
         first_chunk = len(ids)
         if chunks:
-            with open(folder / store.CHUNKS, encoding="utf-8") as fh:
-                for line in fh:
-                    rec = json.loads(line)
-                    ids.append(rec["chunk_id"])
-                    vrows.append(rec["v"])
-                    starts.append(rec["start"])
-                    ends.append(rec["end"])
+            if tables is not None:
+                ids.add(tables.chunk_ids)
+                columns.append(chunk_table_rows(tables))
+            else:
+                seg_ids, seg_columns = _parse_chunks(folder / store.CHUNKS)
+                ids.add(seg_ids)
+                columns.append(seg_columns)
         if vectors:
             parts.append(np.load(folder / store.VECTORS, mmap_mode="r"))
         if chunks and vectors:
@@ -1546,41 +1594,45 @@ def _read_corpus(
             known.append(np.full(n_seg, seg_sentences is not None, dtype=np.bool_))
             if seg_sentences is not None:
                 sentence_parts.append(seg_sentences)
-    stored = [v.valid_to for v in versions]
-    if int(manifest["format_version"]) == 1:
-        order = np.arange(len(versions), dtype=np.int64)
+    n = len(table)
+    if fmt1:
+        order = np.arange(n, dtype=np.int64)
     else:
         order = np.load(gen / store.ORDER).astype(np.int64)
         for row, iso in dict(store.read_json(gen / store.VALID_TO)).items():
             r = int(row)
-            if not 0 <= r < len(versions):
+            if not 0 <= r < n:
                 raise AuditorError(f"{gen / store.VALID_TO}: row {row} out of range")
-            versions[r] = replace(versions[r], valid_to=parse_datetime(iso))
-    if len(versions) != manifest["versions"] or sorted(order.tolist()) != list(
-        range(len(versions))
-    ):
+            table.valid_to[r] = parse_datetime(iso)
+    if n != manifest["versions"] or not np.array_equal(np.sort(order), np.arange(n)):
         raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
+    vrows, starts, ends = (
+        np.concatenate([c[k] for c in columns]) if columns else np.zeros(0, dtype=np.int64)
+        for k in range(3)
+    )
     corpus = _Corpus(
-        versions,
+        table,
         ids,
-        np.array(vrows, dtype=np.int64),
-        np.array(starts, dtype=np.int64),
-        np.array(ends, dtype=np.int64),
+        vrows,
+        starts,
+        ends,
         np.zeros((0, 0), dtype=np.float32),
         order=order,
-        stored_valid_to=stored,
-        segments=[] if int(manifest["format_version"]) == 1 else [p.name for p in seg_dirs],
-        n_chunks=int(manifest["chunks"]),
+        segments=[] if fmt1 else [p.name for p in seg_dirs],
     )
-    has_newer = _row_times(corpus).has_newer.tolist()
-    corpus.versions = [
-        v if v.superseded == s else replace(v, superseded=bool(s))
-        for v, s in zip(versions, has_newer, strict=True)
-    ]
+    has_newer = _read_has_newer(gen, n)
+    if has_newer is not None:
+        visible = np.concatenate(visible_parts) if visible_parts else np.zeros(0)
+        valid_to = np.concatenate(valid_to_parts) if valid_to_parts else np.zeros(0)
+        for r, when in table.valid_to.items():
+            valid_to[r] = valid_to_stamp(when)
+        corpus.times = times_from_stamps(visible, valid_to, has_newer, order)
+    else:  # written before has_newer.npy: from the versions, as before
+        corpus.times = _row_times(corpus)
+    table.set_superseded(corpus.times.has_newer)
     if chunks and len(ids) != manifest["chunks"]:
         raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
     if vectors:
-        dim = int(manifest.get("dimension") or embedding.EMBEDDING_DIM)
         arrays = [np.asarray(a, dtype=np.float32).reshape(-1, dim) for a in parts]
         corpus.vectors = (
             arrays[0]
@@ -1597,6 +1649,50 @@ def _read_corpus(
             np.concatenate(known) if known else np.zeros(len(ids), dtype=np.bool_)
         )
     return corpus
+
+
+def _read_has_newer(gen: Path, n: int) -> NDArray[np.bool_] | None:
+    """``has_newer.npy`` of a generation (``None`` when it was written before it)."""
+    path = gen / store.HAS_NEWER
+    if not path.is_file():
+        return None
+    try:
+        arr = np.load(path)
+    except (OSError, ValueError) as exc:
+        raise AuditorError(f"{path}: cannot read index table ({exc}; damaged index)") from None
+    if arr.shape != (n,) or arr.dtype != np.bool_:
+        raise AuditorError(
+            f"{path}: expected bool ({n},), found {arr.dtype.name} {arr.shape} (damaged index)"
+        )
+    return np.asarray(arr, dtype=np.bool_)
+
+
+def _parse_versions(path: Path) -> list[DocumentVersion]:
+    """Every record of a ``versions.jsonl``."""
+    with open(path, encoding="utf-8") as fh:
+        return [store.record_to_version(json.loads(line)) for line in fh]
+
+
+def _parse_chunks(
+    path: Path,
+) -> tuple[list[str], tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]]:
+    """The ids and (version row, start, end) columns of a ``chunks.jsonl``."""
+    ids: list[str] = []
+    vrows: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            ids.append(rec["chunk_id"])
+            vrows.append(rec["v"])
+            starts.append(rec["start"])
+            ends.append(rec["end"])
+    return ids, (
+        np.array(vrows, dtype=np.int64),
+        np.array(starts, dtype=np.int64),
+        np.array(ends, dtype=np.int64),
+    )
 
 
 def _join_sentences(parts: list[_Sentences], dim: int) -> _Sentences:

@@ -34,8 +34,9 @@ COLUMNS = ("doc_id", "version", "digest", "file_source", "offset")
 
 def write_versions(
     folder: Path, versions: Sequence[DocumentVersion], file_sources: Sequence[str | None]
-) -> None:
-    """Write ``versions.jsonl`` and its ``catalog.json`` into the segment ``folder``."""
+) -> list[int]:
+    """Write ``versions.jsonl`` and its ``catalog.json`` into the segment ``folder``;
+    return the byte offset of each record and, last, the file's size."""
     offsets: list[int] = []
     pos = 0
     with open(folder / store.VERSIONS, "wb") as fh:
@@ -52,6 +53,7 @@ def write_versions(
         "offset": offsets,
     }
     (folder / CATALOG).write_text(json.dumps(catalog, ensure_ascii=False), encoding="utf-8")
+    return [*offsets, pos]
 
 
 @dataclass

@@ -5,9 +5,14 @@ the live one::
 
     DIR/CURRENT              "gen-000003"
     DIR/gen-000003/          manifest.json (lists the segments), order.npy (version
-                             order), valid_to.json (valid_to changed since a segment
-                             was written), dense.faiss (hnsw/ivf/ivfpq)
-    DIR/gen-000003/seg-000001/   versions.jsonl, chunks.jsonl, vectors.npy,
+                             order), has_newer.npy (per version row: a newer version
+                             of its document exists), valid_to.json (valid_to
+                             changed since a segment was written), dense.faiss
+                             (hnsw/ivf/ivfpq)
+    DIR/gen-000003/seg-000001/   versions.jsonl + catalog.json (the version records),
+                                 tables.json, chunks.npy, chunk_ids.npy,
+                                 version_offsets.npy, version_times.npy (binary
+                                 chunk and version tables), vectors.npy,
                                  sentence_spans.npy, sentences.npy,
                                  lexical/ (BM25 term counts)   one per ingest
     DIR/.lock                held (flock) by a running ingest or compact
@@ -20,6 +25,15 @@ hard-links the live one's segments (copy-on-write without copying) and adds its
 own, so growing the index writes only what is new. Format 1 (one set of files at
 the generation root, no segments) is still read; the next ingest or compact
 rewrites it as format 2.
+
+The binary tables (:mod:`auditor.retrieval.tables`) let an index open without parsing
+a record: chunk rows and ids, version record offsets and version dates are arrays,
+memory-mapped, and a version record is read when a search returns one of its chunks.
+A segment written before them has ``chunks.jsonl`` (one JSON line per chunk) instead,
+and a generation written before them has no ``has_newer.npy``: both are still read
+(in full, as before); the next rewrite (``compact``, a rebuilding ingest) writes the
+tables. The manifest does not change with them, so an index's identity (its digest
+in the ledger) is the same in either form.
 
 ``sentence_spans.npy`` (int64 rows: chunk row in the segment, start, end in the
 version text) and ``sentences.npy`` (their float32 embeddings, same encoder as
@@ -58,6 +72,7 @@ SENTENCE_SPANS = "sentence_spans.npy"
 DENSE = "dense.faiss"
 LEXICAL = "lexical"
 ORDER = "order.npy"
+HAS_NEWER = "has_newer.npy"
 VALID_TO = "valid_to.json"
 SEG_PREFIX = "seg-"
 LOCK = ".lock"
