@@ -18,6 +18,7 @@ from auditor.demo import prepare_sample_index, sample_path
 from auditor.errors import AuditorError
 from auditor.retrieval import EvidenceIndex, compact, ingest, make_document, store
 from auditor.retrieval import tables as tables_mod
+from auditor.retrieval.index import segments_without_tables
 from auditor.retrieval.tables import ChunkIds, VersionTable, ids_to_bytes
 from tests._ledger_compare import ledger_rows
 from tests.test_index_growth import _docs, _results
@@ -138,10 +139,12 @@ def test_growth_new_versions_compact_and_hnsw_from_a_jsonl_index(tmp_path: Path)
     names = [s["name"] for s in idx.manifest["segments"]]
     assert len(names) == 4
     assert [(gen / n / store.CHUNKS).is_file() for n in names] == [True, True, False, False]
+    assert segments_without_tables(ix, idx.manifest) == 2  # what `auditor ingest` notes
     assert (gen / store.HAS_NEWER).is_file()  # written from the catalogue
     assert _results(ix) == expected  # mixed segments: the same content and search results
     compact(ix)
     assert _is_binary(ix) and _results(ix) == expected
+    assert segments_without_tables(ix, EvidenceIndex.open(ix).manifest) == 0
     ingest([], ix, index_type="hnsw")  # a rebuilding ingest
     assert _is_binary(ix)
     hnsw = _results(ix)

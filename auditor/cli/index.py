@@ -182,6 +182,7 @@ def ingest(
         f"ledger {mask_url(db)}"
     )
     _note_missing_sentences(manifest, index)
+    _note_missing_tables(manifest, index)
     if len(manifest.get("segments", [])) >= COMPACT_HINT_SEGMENTS:
         typer.echo(
             f"note: the index has {len(manifest['segments'])} segments; "
@@ -200,6 +201,20 @@ def _note_missing_sentences(manifest: dict[str, Any], index: Path) -> None:
             f"note: {missing} segment(s) of the index were written before evidence "
             "sentence embeddings were stored at ingest, so audits encode their sentences; "
             f"`auditor compact --index {index}` stores them once",
+            err=True,
+        )
+
+
+def _note_missing_tables(manifest: dict[str, Any], index: Path) -> None:
+    """Tell the user when segments written by an older version lack the binary tables."""
+    from auditor.retrieval.index import segments_without_tables
+
+    missing = segments_without_tables(index, manifest) if manifest else 0
+    if missing:
+        typer.echo(
+            f"note: {missing} segment(s) of the index were written before the chunk and "
+            "version tables were stored in binary, so every open parses them; "
+            f"`auditor compact --index {index}` converts them once",
             err=True,
         )
 

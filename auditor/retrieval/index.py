@@ -38,6 +38,7 @@ from auditor.retrieval.asof import (
 from auditor.retrieval.chunking import DEFAULT_MAX_CHARS, chunk_document
 from auditor.retrieval.segments import Catalog, write_versions
 from auditor.retrieval.tables import (
+    TABLES,
     ChunkIds,
     VersionTable,
     chunk_table_rows,
@@ -1508,6 +1509,18 @@ def segments_without_sentences(manifest: dict[str, Any]) -> int:
     if int(manifest.get("format_version", 1)) == 1:
         return 1
     return sum("sentences" not in entry for entry in manifest.get("segments", []))
+
+
+def segments_without_tables(index_dir: Path, manifest: dict[str, Any]) -> int:
+    """How many segments of the current generation of ``index_dir`` have no binary chunk
+    and version tables (written before they existed; a format-1 index counts as one):
+    opening the index parses their JSON lines in full until a compact."""
+    if int(manifest.get("format_version", 1)) == 1:
+        return 1
+    gen = store.current_generation(index_dir)
+    if gen is None:
+        return 0
+    return sum(not (gen / e["name"] / TABLES).is_file() for e in manifest.get("segments", []))
 
 
 def check_manifest(manifest: Any, where: Path) -> None:
