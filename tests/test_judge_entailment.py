@@ -157,6 +157,27 @@ def test_a_sentence_that_does_not_cover_the_claim_cannot_contradict_it() -> None
     )
 
 
+def test_a_sentence_sharing_only_the_claims_names_cannot_contradict_it() -> None:
+    from auditor.judges.entailment import predicate_words
+
+    claim = "Marta Sousa coaches Harrow Vale Rovers."
+    assert predicate_words(claim) == {"coach"}
+    page = (
+        "Harrow Vale Rovers is a football club founded in 1889 that plays at Quarry Lane, "
+        "a stadium with 8,400 seats. The head coach is Marta Sousa, appointed in June 2023."
+    )
+    vote = build_judge("entailment").judge_sync([JudgePair(claim, (page,))])[0]
+    raw = json.loads(vote.raw)
+    # the first sentence holds the club's name (half the claim's content words) but says
+    # nothing about who coaches it: its contradiction does not count
+    assert vote.scores["max_contradiction"] > 0.5 > vote.scores["confirmed_contradiction"]
+    assert vote.value == 0.0 and not raw["contradicted"]
+    # a sentence about the coaching (naming someone else) still covers the claim
+    judge = build_judge("entailment")
+    assert judge._covers(claim, "The head coach of Harrow Vale Rovers is Elena Ruiz.")
+    assert not judge._covers(claim, "Harrow Vale Rovers is a football club founded in 1889.")
+
+
 def test_a_passage_stating_the_claim_is_found_among_several() -> None:
     claim = "The Harbour Line operates eight branches in the northern district."
     passages = (

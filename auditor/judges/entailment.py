@@ -30,7 +30,9 @@ unchanged reader look them up instead of running the network again.
 Per claim sentence: **support** is the maximum entailment over every chunk read (a
 fact stated in one chunk is supported, whatever else the evidence says); a
 **contradiction** counts only from a chunk that covers the claim's content (at least
-``cover_at`` of its content words) and, for a window that was re-read, only as far as
+``cover_at`` of its content words, and one of them outside its names when it has such
+words: a sentence that shares only "Harrow Vale Rovers" with "Marta Sousa coaches Harrow
+Vale Rovers" says nothing about who coaches it) and, for a window that was re-read, only as far as
 one of its sentences confirms it (a multi-sentence window with an unrelated negated
 sentence pushes this small model towards "contradiction"). A claim sentence is
 contradicted when its confirmed contradiction reaches ``contradict_at`` and exceeds its
@@ -52,6 +54,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +68,7 @@ from auditor.entailment.model import (
     weights_digest,
 )
 from auditor.errors import ConfigError
-from auditor.judges._text import content_words, sentences
+from auditor.judges._text import content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
@@ -84,6 +87,17 @@ class _Chunk:
     confirmed_c: float  # contradiction that counts (0 when the chunk does not cover)
 
 
+@lru_cache(maxsize=4096)
+def predicate_words(claim: str) -> frozenset[str]:
+    """The claim's content words that are not part of a name ("coach" of "Marta Sousa
+    coaches Harrow Vale Rovers")."""
+    from auditor.judges.entity import entities
+
+    names = entities(claim)
+    names |= {stem(n) for n in names}
+    return content_words(claim) - names
+
+
 def coverage(claim: str, chunk: str) -> float:
     """Share of the claim's content words (stemmed, stop words out) found in ``chunk``;
     1.0 for a claim without content words."""
@@ -99,7 +113,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "7"
+    version = "8"
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -268,18 +282,28 @@ class EntailmentJudge(LocalJudge):
         for window in reread:
             inside = [s for s in sentences(window) if (s, part) in scored]
             finer[window] = max(
-                (float(scored[(s, part)][2]) for s in inside if coverage(part, s) >= self.cover_at),
+                (float(scored[(s, part)][2]) for s in inside if self._covers(part, s)),
                 default=0.0,
             )
             sents.extend(s for s in inside if s not in sents and s not in wins)
         for text, kind in [*((w, "window") for w in wins), *((s, "sentence") for s in sents)]:
             probs = scored[(text, part)]
             cov = coverage(part, text)
-            confirmed = float(probs[2]) if cov >= self.cover_at else 0.0
+            confirmed = float(probs[2]) if self._covers(part, text) else 0.0
             if text in finer:
                 confirmed = min(confirmed, float(finer[text]))
             chunks.append(_Chunk(text, kind, cov, probs, confirmed))
         return chunks
+
+    def _covers(self, part: str, chunk: str) -> bool:
+        """Whether ``chunk`` covers the claim sentence's content, so that its
+        contradiction counts: at least ``cover_at`` of its content words, and one of them
+        outside its names when it has such words (a sentence sharing only the names is
+        about the same thing, not about what the claim says of it)."""
+        if coverage(part, chunk) < self.cover_at:
+            return False
+        predicate = predicate_words(part)
+        return not predicate or bool(predicate & content_words(chunk))
 
     def _predict(self, keys: set[Key]) -> dict[Key, np.ndarray]:
         unique = sorted(keys)
