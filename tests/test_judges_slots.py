@@ -239,6 +239,15 @@ def test_the_same_holder_another_role_or_another_thing_is_no_conflict(
     assert role_conflicts(claim, [evidence]) == []
 
 
+def test_a_pronoun_is_read_as_the_name_its_passage_starts_with() -> None:
+    from auditor.judges.entity import _resolved_sentences
+
+    assert _resolved_sentences(CRICKETER_PAGE)[1].startswith("Dev Patel joined")
+    # a passage that does not start with a name is left as it is
+    hours = "The central library opens on Saturdays. It is closed on Sundays. Branch hours vary."
+    assert _resolved_sentences(hours)[1] == "It is closed on Sundays."
+
+
 def test_a_role_given_to_the_same_holder_in_other_words_is_support() -> None:
     page = (
         "Brightwell Foods is a bakery company based in Lanford. Its chief executive is "

@@ -453,13 +453,14 @@ _PRONOUN = re.compile(r"^(?:He|She|It|They)\b")
 
 def _resolved_sentences(text: str) -> list[str]:
     """The sentences of ``text``, a sentence-initial "He", "She", "It" or "They" replaced
-    by the text's first name ("Dev Patel is a cricketer. He joined Teal Valley CC in
-    2022." -> "Dev Patel joined Teal Valley CC in 2022.")."""
+    by the name ``text`` starts with ("Dev Patel is a cricketer. He joined Teal Valley CC
+    in 2022." -> "Dev Patel joined Teal Valley CC in 2022."); unchanged when it does not
+    start with a name."""
     parts = sentences(text)
-    first = next((m.group(0) for m in re.finditer(_NAME, text) if _tokens(m.group(0))), None)
-    if first is None:
+    lead = re.match(rf"\s*({_NAME})", text)
+    if lead is None or not _tokens(lead.group(1)):
         return parts
-    return [_PRONOUN.sub(first, s) for s in parts]
+    return [_PRONOUN.sub(lead.group(1), s) for s in parts]
 
 
 def claim_subject(text: str) -> frozenset[str]:
