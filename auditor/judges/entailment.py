@@ -25,7 +25,12 @@ claim sentence is read against two kinds of chunk of the evidence, cheapest firs
 No pair is read twice: the reader's scores are kept per (window or sentence, claim
 sentence) digest by the loaded model (:meth:`EntailmentModel.predict_cached`), so the
 current and superseded passes of a run and a ``rejudge`` in the same process with an
-unchanged reader look them up instead of running the network again.
+unchanged reader look them up instead of running the network again. Across processes,
+an audit stores the scores its judging asked for with the run (:mod:`auditor.reader_scores`:
+:meth:`EntailmentJudge.keep_reader_scores`, :meth:`EntailmentJudge.take_reader_scores`),
+and a re-judge of the run offers them back to the judge
+(:meth:`EntailmentJudge.offer_reader_scores`), which puts those of its own weights into
+the loaded model's cache before it reads.
 
 Per claim sentence: **support** is the maximum entailment over every chunk read (a
 fact stated in one chunk is supported, whatever else the evidence says); a
@@ -60,6 +65,8 @@ from auditor.entailment.model import (
     WEIGHTS_DIR,
     WINDOW_STRIDE,
     WINDOW_WORDS,
+    PairScore,
+    ScoreJournal,
     evidence_windows,
     load_model,
     weights_digest,
@@ -71,6 +78,7 @@ from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
 Key = tuple[str, str]  # (premise chunk, claim sentence)
+SCORE_LABELS = ("entailment", "neutral", "contradiction")
 
 
 @dataclass
@@ -119,7 +127,11 @@ class EntailmentJudge(LocalJudge):
     ) -> None:
         folder = Path(weights) if weights else WEIGHTS_DIR
         # the weights enter the digest through their sha256 (identity), not their path
-        super().__init__(weights_sha256=weights_digest(folder))
+        self._weights_sha256 = weights_digest(folder)
+        super().__init__(weights_sha256=self._weights_sha256)
+        self._journal: ScoreJournal | None = None
+        self._offered: list[PairScore] = []
+        self._labels: tuple[str, ...] = SCORE_LABELS  # the loaded reader's, once loaded
         if not 0.0 <= reject_below <= support_at <= 1.0:
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
         for name, value in (
@@ -281,13 +293,61 @@ class EntailmentJudge(LocalJudge):
             chunks.append(_Chunk(text, kind, cov, probs, confirmed))
         return chunks
 
+    @property
+    def reader_identity(self) -> tuple[str, bool]:
+        """``(weights sha256, quantised)``: what the reader's pair scores are valid for."""
+        return self._weights_sha256, self.quantize
+
+    def keep_reader_scores(self) -> None:
+        """From now on, keep the score of every pair this judge asks the reader for, read
+        or looked up, until :meth:`take_reader_scores` (an audit stores them with its run)."""
+        if self._journal is None:
+            self._journal = {}
+
+    def take_reader_scores(self) -> list[PairScore]:
+        """The pair scores kept since the last call (see :meth:`keep_reader_scores`), and
+        forget them; empty when nothing is being kept."""
+        if not self._journal:
+            return []
+        order = [self._labels.index(label) for label in self._score_labels()]
+        taken = [
+            (key, (float(row[order[0]]), float(row[order[1]]), float(row[order[2]])))
+            for key, row in self._journal.items()
+        ]
+        self._journal = {}
+        return taken
+
+    def _score_labels(self) -> tuple[str, ...]:
+        missing = sorted(set(SCORE_LABELS) - set(self._labels))
+        if missing:
+            raise ConfigError(
+                f"entailment weights in {self._folder} have labels {list(self._labels)}: "
+                f"reader scores are stored as {list(SCORE_LABELS)}, {missing} missing"
+            )
+        return SCORE_LABELS
+
+    def offer_reader_scores(self, scores: Sequence[PairScore]) -> None:
+        """Pair scores read earlier by this judge's weights (:attr:`reader_identity`), put
+        into the loaded reader's cache before this judge next reads: a pair among them is
+        not read again."""
+        self._offered.extend(scores)
+
     def _predict(self, keys: set[Key]) -> dict[Key, np.ndarray]:
         unique = sorted(keys)
         if not unique:
             return {}
         model = load_model(self._folder, quantize=self.quantize)
+        self._labels = model.labels
+        if self._offered:
+            self._score_labels()
+            order = [SCORE_LABELS.index(label) for label in model.labels]
+            model.preload((key, [probs[i] for i in order]) for key, probs in self._offered)
+            self._offered = []
         probs = model.predict_cached(
-            [k[0] for k in unique], [k[1] for k in unique], batch_size=self.batch_size
+            [k[0] for k in unique],
+            [k[1] for k in unique],
+            batch_size=self.batch_size,
+            journal=self._journal,
         )
         return dict(zip(unique, probs, strict=True))
 
