@@ -134,7 +134,7 @@ class EntailmentModel:
         self._scores[key] = row
         return row
 
-    def preload(self, scores: Iterable[tuple[bytes, Sequence[float]]]) -> int:
+    def preload(self, scores: Iterable[tuple[bytes, Sequence[float] | np.ndarray]]) -> int:
         """Put known pair scores (by :func:`pair_key`, probabilities in :attr:`labels`
         order) into the score cache, as if this model had read them: the caller vouches
         that they were read by these weights with this quantisation (the ledger keys a
@@ -232,6 +232,17 @@ def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:
             f"entailment weights digest not found in {weights_dir}/SHA256; "
             "train them with `auditor train-judge`"
         ) from None
+
+
+def weights_labels(weights_dir: Path = WEIGHTS_DIR) -> tuple[str, ...]:
+    """The class labels of the weights in ``weights_dir``, in output order, read from
+    their ``config.json`` (without loading them)."""
+    path = Path(weights_dir) / "config.json"
+    try:
+        id2label = json.loads(path.read_text(encoding="utf-8"))["id2label"]
+        return tuple(str(id2label[str(i)]) for i in range(len(id2label)))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: no readable id2label ({type(exc).__name__}: {exc})") from None
 
 
 def load_model(

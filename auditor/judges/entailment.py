@@ -62,6 +62,8 @@ from pathlib import Path
 import numpy as np
 
 from auditor.entailment.model import (
+    INFERENCE_MAX_LENGTH,
+    SCORE_CACHE_SIZE,
     WEIGHTS_DIR,
     WINDOW_STRIDE,
     WINDOW_WORDS,
@@ -69,7 +71,9 @@ from auditor.entailment.model import (
     ScoreJournal,
     evidence_windows,
     load_model,
+    pair_key,
     weights_digest,
+    weights_labels,
 )
 from auditor.errors import ConfigError
 from auditor.judges._text import content_words, sentences
@@ -130,8 +134,8 @@ class EntailmentJudge(LocalJudge):
         self._weights_sha256 = weights_digest(folder)
         super().__init__(weights_sha256=self._weights_sha256)
         self._journal: ScoreJournal | None = None
-        self._offered: list[PairScore] = []
-        self._labels: tuple[str, ...] = SCORE_LABELS  # the loaded reader's, once loaded
+        self._offered: dict[bytes, np.ndarray] = {}  # stored scores, in the reader's order
+        self._offered_to: object | None = None  # the loaded reader that has them
         if not 0.0 <= reject_below <= support_at <= 1.0:
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
         for name, value in (
@@ -309,7 +313,7 @@ class EntailmentJudge(LocalJudge):
         forget them; empty when nothing is being kept."""
         if not self._journal:
             return []
-        order = [self._labels.index(label) for label in self._score_labels()]
+        order = [self._labels().index(label) for label in SCORE_LABELS]
         taken = [
             (key, (float(row[order[0]]), float(row[order[1]]), float(row[order[2]])))
             for key, row in self._journal.items()
@@ -317,36 +321,58 @@ class EntailmentJudge(LocalJudge):
         self._journal = {}
         return taken
 
-    def _score_labels(self) -> tuple[str, ...]:
-        missing = sorted(set(SCORE_LABELS) - set(self._labels))
+    def offer_reader_scores(self, scores: Sequence[PairScore]) -> None:
+        """Pair scores read earlier by this judge's weights (:attr:`reader_identity`): a
+        pair among them is not read again. When every pair the judge asks for is among
+        them, the reader is not even loaded; otherwise they go into the loaded reader's
+        cache before it reads."""
+        if not scores:
+            return
+        order = [SCORE_LABELS.index(label) for label in self._labels()]
+        for key, probs in scores:
+            self._offered.pop(key, None)
+            if len(self._offered) >= SCORE_CACHE_SIZE:  # bounded like the reader's cache
+                del self._offered[next(iter(self._offered))]
+            self._offered[key] = np.array([probs[i] for i in order], dtype=np.float64)
+        self._offered_to = None  # the reader has not got these yet
+
+    def _labels(self) -> tuple[str, ...]:
+        """The reader's class labels (from its config, without loading it); the three
+        that reader scores are stored as must be among them."""
+        labels = weights_labels(self._folder)
+        missing = sorted(set(SCORE_LABELS) - set(labels))
         if missing:
             raise ConfigError(
-                f"entailment weights in {self._folder} have labels {list(self._labels)}: "
+                f"entailment weights in {self._folder} have labels {list(labels)}: "
                 f"reader scores are stored as {list(SCORE_LABELS)}, {missing} missing"
             )
-        return SCORE_LABELS
-
-    def offer_reader_scores(self, scores: Sequence[PairScore]) -> None:
-        """Pair scores read earlier by this judge's weights (:attr:`reader_identity`), put
-        into the loaded reader's cache before this judge next reads: a pair among them is
-        not read again."""
-        self._offered.extend(scores)
+        return labels
 
     def _predict(self, keys: set[Key]) -> dict[Key, np.ndarray]:
         unique = sorted(keys)
         if not unique:
             return {}
-        model = load_model(self._folder, quantize=self.quantize)
-        self._labels = model.labels
         if self._offered:
-            self._score_labels()
-            order = [SCORE_LABELS.index(label) for label in model.labels]
-            model.preload((key, [probs[i] for i in order]) for key, probs in self._offered)
-            self._offered = []
+            known: dict[bytes, np.ndarray] = {}
+            for p, h in unique:
+                key = pair_key(p, h, INFERENCE_MAX_LENGTH)
+                row = self._offered.get(key)
+                if row is None:
+                    break
+                known[key] = row
+            else:  # every pair known: no need of the reader itself
+                if self._journal is not None:
+                    self._journal.update(known)
+                return dict(zip(unique, known.values(), strict=True))
+        model = load_model(self._folder, quantize=self.quantize)
+        if self._offered and self._offered_to is not model:
+            model.preload(self._offered.items())
+            self._offered_to = model
         probs = model.predict_cached(
             [k[0] for k in unique],
             [k[1] for k in unique],
             batch_size=self.batch_size,
+            max_length=INFERENCE_MAX_LENGTH,
             journal=self._journal,
         )
         return dict(zip(unique, probs, strict=True))
