@@ -26,6 +26,7 @@ from auditor.judges.panel import Panel
 from auditor.reader_scores import StoredKey
 from auditor.reader_scores import keep as keep_reader_scores
 from auditor.reader_scores import preload as preload_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
 from auditor.reader_scores import take as take_reader_scores
 from auditor.report.agreement import Agreement, label_agreement
 from auditor.runner import check_members, stored_vote, verdict_record, vote_records
@@ -195,6 +196,7 @@ def rejudge(
             verdicts=[verdict_record(a) for a in audits],
             reader_scores=take_reader_scores(judges, skip=stored),
         )
+        stop_reader_scores(judges)
     new = {
         c.claim_id: c.label
         for c in ledger.claim_results(run_id, panel_digest=new_panel, stacker_digest=new_stacker)

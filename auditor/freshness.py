@@ -32,6 +32,7 @@ from auditor.graph.flow import AuditComponents, build_audit_graph
 from auditor.labels import ClaimSignals, LabelPolicy, has_relevant_evidence
 from auditor.reader_scores import keep as keep_reader_scores
 from auditor.reader_scores import preload as preload_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
 from auditor.reader_scores import take as take_reader_scores
 from auditor.report.card import Figure, build_report_card, report_config
 from auditor.report.claims import claim_records
@@ -848,6 +849,7 @@ def reaudit(
             if marks:  # the marks first: a resumed run re-writes them (idempotent)
                 ledger.record_carried(run_id, marks)
             ledger.record_answer(run_id, result)
+    stop_reader_scores(judges)
     ledger.finish_run(run_id)
     n_carried = len(ledger.carried_claims(run_id))
     ledger.record_run_link(

@@ -34,8 +34,8 @@ class ReaderScoreKeeper(Protocol):
         """``(weights sha256, quantised)`` of the reader the judge reads with."""
         ...
 
-    def keep_reader_scores(self) -> None:
-        """Start keeping the scores of the pairs asked."""
+    def keep_reader_scores(self, on: bool = True) -> None:
+        """Start (or, with ``on=False``, stop) keeping the scores of the pairs asked."""
         ...
 
     def take_reader_scores(self) -> list[PairScore]:
@@ -56,6 +56,12 @@ def keep(judges: Iterable[object]) -> None:
     """Make every reader judge among ``judges`` keep the scores it asks for."""
     for judge in keepers(judges):
         judge.keep_reader_scores()
+
+
+def stop(judges: Iterable[object]) -> None:
+    """Make every reader judge among ``judges`` stop keeping scores (and forget them)."""
+    for judge in keepers(judges):
+        judge.keep_reader_scores(False)
 
 
 def take(

@@ -22,6 +22,7 @@ from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
 from auditor.reader_scores import keep as keep_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
 from auditor.reader_scores import take as take_reader_scores
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
 from auditor.stacking.model import Stacker
@@ -214,6 +215,7 @@ def execute_audit(
                 committed([result.answer_id])
             else:  # written to the ledger by a worker
                 committed([result])
+    stop_reader_scores(judges)  # (a batch that raised leaves its scores to the next run's drain)
     if written != len(todo):  # an engine that lost answers must not finish the run
         raise RuntimeError(f"run {run_id[:12]}: {written} of {len(todo)} answers were written")
     ledger.finish_run(run_id)

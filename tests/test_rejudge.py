@@ -280,8 +280,11 @@ def test_a_rejudge_reuses_the_stored_votes_of_unchanged_judges(
             toml.read_text() + "[judges.params]\nsupport_at = 0.6\n"  # the entailment member
         )
         revised = replay(ledger, run, load_panel(changed), stacker)
-        assert model.requested_pairs > asked  # a judge of another digest votes again
-        # ... on the pair scores the re-judge stored with the run (tests/test_reader_scores.py)
-        assert model.forward_pairs == before
+        # a judge of another digest votes again, on the reader's pair scores the re-judge
+        # stored with the run: nothing read, the reader not even asked
+        # (tests/test_reader_scores.py)
+        assert model.forward_pairs == before and model.requested_pairs == asked
+    entailment = [v for a in revised for v in a.votes if v.judge == "entailment"]
+    assert entailment and all(v.error is None for v in entailment)
     overlap = [[v for v in a.votes if v.judge == "content_overlap"] for a in revised]
     assert overlap == [[v for v in a.votes if v.judge == "content_overlap"] for a in reused]

@@ -29,8 +29,9 @@ unchanged reader look them up instead of running the network again. Across proce
 an audit stores the scores its judging asked for with the run (:mod:`auditor.reader_scores`:
 :meth:`EntailmentJudge.keep_reader_scores`, :meth:`EntailmentJudge.take_reader_scores`),
 and a re-judge of the run offers them back to the judge
-(:meth:`EntailmentJudge.offer_reader_scores`), which puts those of its own weights into
-the loaded model's cache before it reads.
+(:meth:`EntailmentJudge.offer_reader_scores`): when every pair it asks for is among those
+of its own weights it does not even load the reader, otherwise they go into the loaded
+model's cache before it reads.
 
 Per claim sentence: **support** is the maximum entailment over every chunk read (a
 fact stated in one chunk is supported, whatever else the evidence says); a
@@ -302,10 +303,13 @@ class EntailmentJudge(LocalJudge):
         """``(weights sha256, quantised)``: what the reader's pair scores are valid for."""
         return self._weights_sha256, self.quantize
 
-    def keep_reader_scores(self) -> None:
+    def keep_reader_scores(self, on: bool = True) -> None:
         """From now on, keep the score of every pair this judge asks the reader for, read
-        or looked up, until :meth:`take_reader_scores` (an audit stores them with its run)."""
-        if self._journal is None:
+        or looked up, until :meth:`take_reader_scores` (an audit stores them with its
+        run); ``on=False`` stops keeping them and forgets those kept."""
+        if not on:
+            self._journal = None
+        elif self._journal is None:
             self._journal = {}
 
     def take_reader_scores(self) -> list[PairScore]:
