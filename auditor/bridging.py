@@ -4,7 +4,10 @@ evidence, store the new votes and verdicts beside the old ones, report agreement
 Evidence is read back from the ledger (chunk texts, ranks, relevance, superseded
 flags), so web pages that changed since the run do not matter. Votes are keyed
 by the new judges' digests, verdicts by the new panel and stacker digests;
-nothing is overwritten. Re-running the same bridge adds nothing.
+nothing is overwritten. Re-running the same bridge adds nothing. A judge whose digest
+already voted is not asked again, and the entailment reader's pair scores stored with
+the run (:mod:`auditor.reader_scores`) are put into the reader's cache first, so a
+changed entailment judge with the same weights reads no pair the run already read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ from auditor.extract.base import Extraction, Extractor
 from auditor.graph.flow import AuditComponents, build_audit_graph, panel_weights
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
+from auditor.reader_scores import StoredKey
+from auditor.reader_scores import keep as keep_reader_scores
+from auditor.reader_scores import preload as preload_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
+from auditor.reader_scores import take as take_reader_scores
 from auditor.report.agreement import Agreement, label_agreement
 from auditor.runner import check_members, stored_vote, verdict_record, vote_records
 from auditor.stacking.model import Stacker
@@ -174,8 +182,10 @@ def rejudge(
     n_votes = n_verdicts = 0
     reused = existing >= {c.claim_id for c in old}
     if not reused:
-        audits = replay(ledger, run_id, panel, stacker, second_opinion=second_opinion)
         judges = [*panel.members, *([second_opinion] if second_opinion else [])]
+        take_reader_scores(judges)  # nothing left over from another use of these judges
+        keep_reader_scores(judges)
+        audits, stored = _replay(ledger, run_id, panel, stacker, second_opinion, True)
         digests = {j.name: j.digest for j in judges}
         n_votes, n_verdicts = ledger.record_bridge(
             run_id,
@@ -184,7 +194,9 @@ def rejudge(
             judges=[j.component() for j in judges],
             votes=[v for a in audits for v in vote_records(a, digests)],
             verdicts=[verdict_record(a) for a in audits],
+            reader_scores=take_reader_scores(judges, skip=stored),
         )
+        stop_reader_scores(judges)
     new = {
         c.claim_id: c.label
         for c in ledger.claim_results(run_id, panel_digest=new_panel, stacker_digest=new_stacker)
@@ -225,8 +237,25 @@ def replay(
 
     A judge whose digest already voted on a claim (against its current or its superseded
     evidence) in this run is not asked again: its stored vote is used (failed votes are
-    cast again); ``reuse_votes=False`` casts every vote again."""
+    cast again); ``reuse_votes=False`` casts every vote again. The entailment reader's
+    pair scores stored with the run are offered to the panel's reader judges (those of
+    the same weights go into the reader's cache before it reads)."""
+    return _replay(ledger, run_id, panel, stacker, second_opinion, reuse_votes)[0]
+
+
+def _replay(
+    ledger: Ledger,
+    run_id: str,
+    panel: Panel,
+    stacker: Stacker,
+    second_opinion: Judge | None,
+    reuse_votes: bool,
+) -> tuple[list[ClaimAudit], frozenset[StoredKey]]:
+    """:func:`replay`, and the keys of the reader scores the run already stored."""
     check_members(panel, stacker)
+    stored = preload_reader_scores(
+        ledger, run_id, [*panel.members, *([second_opinion] if second_opinion else [])]
+    )
     run = stored_run(ledger, run_id)
     components = AuditComponents(
         extractor=_NoExtractor(),
@@ -241,7 +270,7 @@ def replay(
     state = build_audit_graph(components, entry="judge").invoke(
         {"answers": list(run.answers.values()), "audits": run.audits}
     )
-    return state["audits"]
+    return state["audits"], stored
 
 
 def stored_votes(ledger: Ledger, run_id: str) -> KnownVotes:

@@ -30,11 +30,16 @@ from auditor.evidence import Evidence, gather_evidence
 from auditor.extract.base import Extraction, Extractor
 from auditor.graph.flow import AuditComponents, build_audit_graph
 from auditor.labels import ClaimSignals, LabelPolicy, has_relevant_evidence
+from auditor.reader_scores import keep as keep_reader_scores
+from auditor.reader_scores import preload as preload_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
+from auditor.reader_scores import take as take_reader_scores
 from auditor.report.card import Figure, build_report_card, report_config
 from auditor.report.claims import claim_records
 from auditor.report.compare import Comparison, compare_runs
 from auditor.runner import (
     answer_results,
+    audit_judges,
     index_component,
     judge_digests,
     run_components,
@@ -764,6 +769,12 @@ def reaudit(
         audits_of.setdefault(audit.claim.answer_id, []).append(audit)
     graph = build_audit_graph(components, entry="judge")
     extractor = components.extractor.component
+    # the reader reads no pair the parent run already read (unchanged passages of a
+    # re-judged claim), and keeps what this run asks for, stored with its answers
+    judges = audit_judges(components)
+    preload_reader_scores(ledger, parent, judges)
+    take_reader_scores(judges)
+    keep_reader_scores(judges)
     rejudged: dict[str, str] = {}
     todo = [a for a in answers if a.id not in done]
     for start in range(0, len(todo), batch_size):
@@ -827,11 +838,18 @@ def reaudit(
                 for a in batch
             ],
         }
-        for result in answer_results(state, seq_of, digests):  # type: ignore[arg-type]
+        results = answer_results(
+            state,  # type: ignore[arg-type]
+            seq_of,
+            digests,
+            take_reader_scores(judges),
+        )
+        for result in results:
             marks = [carried[c.claim_id] for c in result.claims if c.claim_id in carried]
             if marks:  # the marks first: a resumed run re-writes them (idempotent)
                 ledger.record_carried(run_id, marks)
             ledger.record_answer(run_id, result)
+    stop_reader_scores(judges)
     ledger.finish_run(run_id)
     n_carried = len(ledger.carried_claims(run_id))
     ledger.record_run_link(

@@ -208,7 +208,8 @@ class AuditWorker:
         _set_threads(threads)
         from auditor._auditor import Auditor
         from auditor.graph.flow import AuditState, build_audit_graph
-        from auditor.runner import answer_results, index_component, run_components
+        from auditor.reader_scores import keep, take
+        from auditor.runner import answer_results, audit_judges, index_component, run_components
 
         self._auditor = Auditor(
             spec.index_dir,
@@ -229,9 +230,12 @@ class AuditWorker:
                 "was the index or a config file changed during the run?"
             )
         self._batch: dict[str, Any] = {}
+        judges = self._judges = audit_judges(components)
+        keep(judges)  # the reader scores of each batch ride with its answers
 
         def collect(state: AuditState) -> list[str]:
-            results = answer_results(state, self._batch["seq_of"], self._batch["digests"])
+            batch = self._batch
+            results = answer_results(state, batch["seq_of"], batch["digests"], take(judges))
             self._batch["results"] = results
             return [r.answer_id for r in results]
 
@@ -252,6 +256,9 @@ class AuditWorker:
         """Audit one batch: its rows (SQLite), or the ids of the answers written (PG)."""
         if self._error is not None:
             raise RayEngineError(f"this Ray worker could not start: {self._error}")
+        from auditor.reader_scores import take
+
+        take(self._judges)  # nothing left over from a batch that failed
         self._batch = {"seq_of": seq_of, "digests": digests}
         self._graph.invoke({"answers": answers})
         results: list[AnswerResult] = self._batch.pop("results")

@@ -10,7 +10,7 @@ last committed answer left off.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
 from auditor.digest import content_digest, sha256_text
@@ -19,7 +19,11 @@ from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
 from auditor.gctune import collecting_less
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
+from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
+from auditor.reader_scores import keep as keep_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
+from auditor.reader_scores import take as take_reader_scores
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
 from auditor.stacking.model import Stacker
 from auditor.steps import ClaimAudit, judged_text
@@ -28,6 +32,7 @@ from ledger import (
     AnswerResult,
     ClaimRecord,
     Ledger,
+    ReaderScoreRecord,
     RetrievalRecord,
     VerdictRecord,
     VoteRecord,
@@ -114,6 +119,12 @@ def judge_digests(components: AuditComponents, roles: Mapping[str, Component]) -
     return digests
 
 
+def audit_judges(components: AuditComponents) -> list[Judge]:
+    """The judges of an audit: the panel's members, then any second opinion."""
+    so = components.second_opinion
+    return [*components.panel.members, *([so] if so is not None else [])]
+
+
 def execute_audit(
     answers: Sequence[Answer],
     components: AuditComponents,
@@ -155,6 +166,9 @@ def execute_audit(
     todo = [(seq, a) for seq, a in enumerate(answers) if a.id not in done]
     seq_of = {a.id: seq for seq, a in todo}
     digests = judge_digests(components, roles)
+    judges = audit_judges(components)
+    take_reader_scores(judges)  # nothing left over from another run of these judges
+    keep_reader_scores(judges)
     written = 0
     if progress:
         progress(len(done), len(answers))
@@ -172,7 +186,7 @@ def execute_audit(
         return answer_ids
 
     def write(state: AuditState) -> list[str]:
-        results = answer_results(state, seq_of, digests)
+        results = answer_results(state, seq_of, digests, take_reader_scores(judges))
         ledger.record_answers(run_id, results)  # the whole batch: one transaction
         return committed([r.answer_id for r in results])
 
@@ -201,6 +215,7 @@ def execute_audit(
                 committed([result.answer_id])
             else:  # written to the ledger by a worker
                 committed([result])
+    stop_reader_scores(judges)  # (a batch that raised leaves its scores to the next run's drain)
     if written != len(todo):  # an engine that lost answers must not finish the run
         raise RuntimeError(f"run {run_id[:12]}: {written} of {len(todo)} answers were written")
     ledger.finish_run(run_id)
@@ -275,9 +290,14 @@ def verdict_record(audit: ClaimAudit) -> VerdictRecord:
 
 
 def answer_results(
-    state: AuditState, seq_of: Mapping[str, int], judge_digests: Mapping[str, str]
+    state: AuditState,
+    seq_of: Mapping[str, int],
+    judge_digests: Mapping[str, str],
+    reader_scores: Sequence[ReaderScoreRecord] = (),
 ) -> list[AnswerResult]:
-    """Group a finished batch state into one ledger record per answer."""
+    """Group a finished batch state into one ledger record per answer; the entailment
+    reader scores the batch's judging asked for (:mod:`auditor.reader_scores`) ride
+    with its first answer."""
     audits_of: dict[str, list[ClaimAudit]] = {a.id: [] for a in state["answers"]}
     for audit in state["audits"]:
         audits_of[audit.claim.answer_id].append(audit)
@@ -333,6 +353,8 @@ def answer_results(
                 extraction=_extraction_record(extractions[answer.id]),
             )
         )
+    if reader_scores and results:
+        results[0] = replace(results[0], reader_scores=tuple(reader_scores))
     return results
 
 

@@ -202,6 +202,24 @@ class SupersededVoteRow(SQLModel, table=True):
     created_at: datetime | None = _ts()
 
 
+class ReaderScoreRow(SQLModel, table=True):
+    """The entailment reader's class probabilities for one (evidence window or sentence,
+    claim sentence) pair that a run's judging read, keyed by the weights that read it
+    (their sha256 and whether they ran dynamically quantised), the pair's digest and the
+    token limit it was read at: a re-judge of the run with the same weights finds them
+    here instead of running the network again."""
+
+    __tablename__ = "reader_score"
+    run_id: str = Field(primary_key=True, max_length=64, foreign_key="run.run_id")
+    weights_digest: str = Field(primary_key=True, max_length=64)
+    quantized: bool = Field(primary_key=True)
+    pair_digest: str = Field(primary_key=True, max_length=32)
+    max_length: int = Field(primary_key=True)
+    entailment: float
+    neutral: float
+    contradiction: float
+
+
 class VerdictRow(SQLModel, table=True):
     """The stacked probability and label of a claim under one panel + stacker version."""
 

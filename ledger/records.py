@@ -115,6 +115,21 @@ class VerdictRecord:
 
 
 @dataclass(frozen=True)
+class ReaderScoreRecord:
+    """The entailment reader's probabilities for one (premise chunk, claim sentence) pair:
+    valid only for the weights (``weights_digest``, ``quantized``) and token limit
+    (``max_length``) that read it. ``pair_digest``: 32 hex digits over the two texts."""
+
+    weights_digest: str
+    quantized: bool
+    pair_digest: str
+    max_length: int
+    entailment: float
+    neutral: float
+    contradiction: float
+
+
+@dataclass(frozen=True)
 class AnswerResult:
     """Everything one audited answer produced; written in one transaction."""
 
@@ -135,6 +150,10 @@ class AnswerResult:
     """The extractor that actually produced the claims (a fallback's, when one happened)."""
     extraction: Mapping[str, Any] = field(default_factory=dict)
     """Fallback reason, notes, raw output and usage of the extraction."""
+    reader_scores: Sequence[ReaderScoreRecord] = ()
+    """Entailment reader scores the run's judging asked for, written with this answer (a
+    batch's scores ride with one of its answers; the rows are keyed by pair, so a pair
+    written twice is stored once)."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from ledger.records import (
     ClaimResult,
     ComponentLike,
     DocumentVersionLike,
+    ReaderScoreRecord,
     RunInfo,
     VerdictRecord,
     VoteRecord,
@@ -109,6 +110,24 @@ def _vote_row(run_id: str, v: VoteRecord, now: datetime) -> dict[str, Any]:
         "error": v.error,
         "created_at": now,
     }
+
+
+def _reader_score_rows(run_id: str, scores: Iterable[ReaderScoreRecord]) -> list[dict[str, Any]]:
+    """The ``reader_score`` rows of a run's reader scores, one per key."""
+    rows = {
+        (r.weights_digest, r.quantized, r.pair_digest, r.max_length): {
+            "run_id": run_id,
+            "weights_digest": r.weights_digest,
+            "quantized": r.quantized,
+            "pair_digest": r.pair_digest,
+            "max_length": r.max_length,
+            "entailment": float(r.entailment),
+            "neutral": float(r.neutral),
+            "contradiction": float(r.contradiction),
+        }
+        for r in scores
+    }
+    return list(rows.values())
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -416,6 +435,7 @@ class Ledger:
                     m.JudgeVoteRow,
                     m.SupersededVoteRow,
                     m.VerdictRow,
+                    m.ReaderScoreRow,
                 )
             }
             roles = {
@@ -431,6 +451,9 @@ class Ledger:
             )
             for result in results:
                 self._answer_rows(conn, run_id, result, now, roles, tables)
+            tables[m.ReaderScoreRow] = _reader_score_rows(
+                run_id, (score for r in results for score in r.reader_scores)
+            )
             for model, rows in tables.items():
                 self._insert_ignore(conn, model, rows)
 
@@ -1023,11 +1046,13 @@ class Ledger:
         judges: Sequence[ComponentLike],
         votes: Sequence[VoteRecord],
         verdicts: Sequence[VerdictRecord],
+        reader_scores: Sequence[ReaderScoreRecord] = (),
     ) -> tuple[int, int]:
         """Store a re-judging of a run's claims by another panel/stacker version beside the
-        old verdicts, in one transaction: the components, the new judges' votes and the
-        verdicts keyed by the new panel and stacker digests. Nothing is overwritten; rows
-        already there are kept. Returns ``(new votes, new verdicts)``."""
+        old verdicts, in one transaction: the components, the new judges' votes, the
+        verdicts keyed by the new panel and stacker digests and the entailment reader
+        scores the re-judging asked for (beside the run's own). Nothing is overwritten;
+        rows already there are kept. Returns ``(new votes, new verdicts)``."""
         self.get_run(run_id)
         table = _table(m.VerdictRow)
         with self._tx() as conn:
@@ -1059,7 +1084,36 @@ class Ledger:
                 ],
             )
             after = conn.execute(select(func.count()).select_from(table).where(where)).scalar_one()
+            self._insert_ignore(conn, m.ReaderScoreRow, _reader_score_rows(run_id, reader_scores))
         return n_votes, int(after) - int(before)
+
+    def reader_scores(
+        self, run_id: str, *, weights_digest: str, quantized: bool
+    ) -> list[ReaderScoreRecord]:
+        """The entailment reader scores stored with a run for one set of weights (their
+        sha256 and whether they ran quantised), at every token limit: one range scan of
+        the ``reader_score`` primary key."""
+        table = _table(m.ReaderScoreRow)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(
+                    table.c.pair_digest,
+                    table.c.max_length,
+                    table.c.entailment,
+                    table.c.neutral,
+                    table.c.contradiction,
+                ).where(
+                    table.c.run_id == run_id,
+                    table.c.weights_digest == weights_digest,
+                    table.c.quantized == quantized,
+                )
+            ).all()
+        return [
+            ReaderScoreRecord(
+                weights_digest, quantized, str(p), int(n), float(e), float(u), float(c)
+            )
+            for p, n, e, u, c in rows
+        ]
 
     def verdict_versions(self, run_id: str) -> list[dict[str, Any]]:
         """The panel/stacker versions with verdicts in a run (the run's own first, then

@@ -365,3 +365,26 @@ def test_char_diff_marks_removed_and_added_text() -> None:
     long = "x" * 200
     shown = char_diff(long + " 30 " + long, long + " 45 " + long, context=10)
     assert shown == "...xxxxxxxxx [-30-]{+45+} xxxxxxxxx..."  # 10 characters each side
+
+
+def test_a_reaudit_reads_no_reader_pair_its_parent_run_read(
+    make_world: Callable[..., World],
+) -> None:
+    """Started afresh (empty reader cache, as in a new process), a full re-audit reads only
+    the entailment pairs its parent run did not store, and stores every pair it asked."""
+    from auditor.entailment.model import load_model, weights_digest
+
+    world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
+    model = load_model()
+
+    def keys(run_id: str) -> set[tuple[str, int]]:
+        rows = world.ledger.reader_scores(run_id, weights_digest=weights_digest(), quantized=False)
+        return {(r.pair_digest, r.max_length) for r in rows}
+
+    with Auditor(world.index, world.ledger) as auditor:
+        model.clear_scores()
+        before = model.forward_pairs
+        full = reaudit(auditor, world.run_id, as_of=T2, only_impacted=False)
+    parent, child = keys(world.run_id), keys(full.run_id)
+    assert parent & child  # pairs both runs asked: read once, by the parent
+    assert model.forward_pairs - before == len(child - parent)

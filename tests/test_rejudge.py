@@ -267,10 +267,11 @@ def test_a_rejudge_reuses_the_stored_votes_of_unchanged_judges(
         fresh = replay(ledger, run, load_panel(toml), stacker)  # no stored votes of this panel
         rejudge(ledger, run, load_panel(toml), stacker, n_boot=50)  # stores them
         model.clear_scores()
-        before = model.forward_pairs
+        before, asked = model.forward_pairs, model.requested_pairs
         other = Stacker(members=members, coef=(2.0, 2.0), intercept=-1.0, fitted_on="test")
         reused = replay(ledger, run, load_panel(toml), other)
         assert model.forward_pairs == before  # the reader read nothing again
+        assert model.requested_pairs == asked  # nor was it asked: the votes were stored
         assert seen(reused) == seen(fresh)
         assert [a.verdict for a in reused] != [None] * len(reused)
 
@@ -279,6 +280,11 @@ def test_a_rejudge_reuses_the_stored_votes_of_unchanged_judges(
             toml.read_text() + "[judges.params]\nsupport_at = 0.6\n"  # the entailment member
         )
         revised = replay(ledger, run, load_panel(changed), stacker)
-        assert model.forward_pairs > before  # a judge of another digest votes again
+        # a judge of another digest votes again, on the reader's pair scores the re-judge
+        # stored with the run: nothing read, the reader not even asked
+        # (tests/test_reader_scores.py)
+        assert model.forward_pairs == before and model.requested_pairs == asked
+    entailment = [v for a in revised for v in a.votes if v.judge == "entailment"]
+    assert entailment and all(v.error is None for v in entailment)
     overlap = [[v for v in a.votes if v.judge == "content_overlap"] for a in revised]
     assert overlap == [[v for v in a.votes if v.judge == "content_overlap"] for a in reused]

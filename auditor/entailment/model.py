@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +35,13 @@ WINDOW_STRIDE = 150
 SCORE_CACHE_SIZE = 262_144
 """Most pair scores a loaded model keeps (:meth:`EntailmentModel.predict_cached`; about
 65 MB); the oldest go first."""
+
+PairScore = tuple[bytes, tuple[float, float, float]]
+"""A pair's key (:func:`pair_key`) with its (entailment, neutral, contradiction)
+probabilities, as stored with a run (:mod:`auditor.reader_scores`)."""
+ScoreJournal = dict[bytes, np.ndarray]
+"""Pair scores asked of a model, by pair key (:func:`pair_key`): what a run's judging
+read or looked up, to be stored with the run (:meth:`EntailmentModel.predict_cached`)."""
 
 
 def base_model_path() -> str:
@@ -81,13 +88,16 @@ class EntailmentModel:
         *,
         batch_size: int = 32,
         max_length: int = INFERENCE_MAX_LENGTH,
+        journal: ScoreJournal | None = None,
     ) -> np.ndarray:
         """:meth:`predict`, reading each (premise, hypothesis) pair at most once per loaded
         model: scores are kept per digest of the pair's texts and ``max_length`` (the
         model itself fixes the weights and their quantisation), so every pass of a run
         over the same claim sentence and window (current and superseded evidence, a
-        ``rejudge`` in the same process with an unchanged reader) looks them up.
-        Repeated pairs within the call are read once."""
+        ``rejudge`` in the same process with an unchanged reader) looks them up, as do
+        the scores :meth:`preload` put there (a run's, stored in the ledger).
+        Repeated pairs within the call are read once. ``journal`` receives the score of
+        every pair asked, read or looked up, by :func:`pair_key`."""
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses must have the same length")
         n = len(premises)
@@ -95,12 +105,14 @@ class EntailmentModel:
         out = np.zeros((n, len(self.labels)), dtype=np.float64)
         missing: dict[bytes, list[int]] = {}
         for i, (p, h) in enumerate(zip(premises, hypotheses, strict=True)):
-            key = _pair_key(p, h, max_length)
+            key = pair_key(p, h, max_length)
             hit = self._scores.get(key)
             if hit is None:
                 missing.setdefault(key, []).append(i)
             else:
                 out[i] = hit
+                if journal is not None:
+                    journal[key] = hit
         if missing:
             first = [rows[0] for rows in missing.values()]
             probs = self.predict(
@@ -111,13 +123,35 @@ class EntailmentModel:
             )
             for (key, rows), row in zip(missing.items(), probs, strict=True):
                 out[rows] = row
-                if len(self._scores) >= SCORE_CACHE_SIZE:
-                    del self._scores[next(iter(self._scores))]
-                self._scores[key] = row.copy()  # not a view keeping the whole batch alive
+                kept = self._keep(key, row.copy())  # not a view keeping the batch alive
+                if journal is not None:
+                    journal[key] = kept
         return out
 
+    def _keep(self, key: bytes, row: np.ndarray) -> np.ndarray:
+        if key not in self._scores and len(self._scores) >= SCORE_CACHE_SIZE:
+            del self._scores[next(iter(self._scores))]
+        self._scores[key] = row
+        return row
+
+    def preload(self, scores: Iterable[tuple[bytes, Sequence[float] | np.ndarray]]) -> int:
+        """Put known pair scores (by :func:`pair_key`, probabilities in :attr:`labels`
+        order) into the score cache, as if this model had read them: the caller vouches
+        that they were read by these weights with this quantisation (the ledger keys a
+        run's stored scores by both). Returns how many were added."""
+        width = len(self.labels)
+        added = 0
+        for key, probs in scores:
+            row = np.asarray(probs, dtype=np.float64)
+            if row.shape != (width,):
+                raise ValueError(f"pair scores: expected {width} probabilities, got {row.shape}")
+            added += key not in self._scores
+            self._keep(key, row)
+        return added
+
     def clear_scores(self) -> None:
-        """Forget the cached pair scores (benchmarks timing the reader itself)."""
+        """Forget the cached pair scores (benchmarks timing the reader itself; tests
+        simulating a new process)."""
         self._scores.clear()
 
     def predict(
@@ -160,14 +194,33 @@ class EntailmentModel:
         return out
 
 
-def _pair_key(premise: str, hypothesis: str, max_length: int) -> bytes:
+def pair_key(premise: str, hypothesis: str, max_length: int) -> bytes:
+    """The score-cache key of a pair read at ``max_length`` tokens: the 16-byte blake2b
+    digest of the two texts (length-prefixed), then ``max_length`` (4 bytes)."""
     digest = hashlib.blake2b(digest_size=16)
     for part in (premise, hypothesis):
         data = part.encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data)
-    digest.update(max_length.to_bytes(4, "little"))
-    return digest.digest()
+    return digest.digest() + max_length.to_bytes(4, "little")
+
+
+def split_pair_key(key: bytes) -> tuple[str, int]:
+    """``(pair digest as 32 hex digits, max_length)`` of a :func:`pair_key`."""
+    if len(key) != 20:
+        raise ValueError(f"pair key: expected 20 bytes, got {len(key)}")
+    return key[:16].hex(), int.from_bytes(key[16:], "little")
+
+
+def join_pair_key(pair_digest: str, max_length: int) -> bytes:
+    """The :func:`pair_key` of a stored ``(pair digest, max_length)``."""
+    try:
+        digest = bytes.fromhex(pair_digest)
+    except ValueError:
+        digest = b""
+    if len(digest) != 16:
+        raise ValueError(f"pair digest: expected 32 hex digits, got {pair_digest!r}")
+    return digest + max_length.to_bytes(4, "little")
 
 
 def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:
@@ -179,6 +232,17 @@ def weights_digest(weights_dir: Path = WEIGHTS_DIR) -> str:
             f"entailment weights digest not found in {weights_dir}/SHA256; "
             "train them with `auditor train-judge`"
         ) from None
+
+
+def weights_labels(weights_dir: Path = WEIGHTS_DIR) -> tuple[str, ...]:
+    """The class labels of the weights in ``weights_dir``, in output order, read from
+    their ``config.json`` (without loading them)."""
+    path = Path(weights_dir) / "config.json"
+    try:
+        id2label = json.loads(path.read_text(encoding="utf-8"))["id2label"]
+        return tuple(str(id2label[str(i)]) for i in range(len(id2label)))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: no readable id2label ({type(exc).__name__}: {exc})") from None
 
 
 def load_model(

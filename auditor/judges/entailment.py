@@ -25,7 +25,13 @@ claim sentence is read against two kinds of chunk of the evidence, cheapest firs
 No pair is read twice: the reader's scores are kept per (window or sentence, claim
 sentence) digest by the loaded model (:meth:`EntailmentModel.predict_cached`), so the
 current and superseded passes of a run and a ``rejudge`` in the same process with an
-unchanged reader look them up instead of running the network again.
+unchanged reader look them up instead of running the network again. Across processes,
+an audit stores the scores its judging asked for with the run (:mod:`auditor.reader_scores`:
+:meth:`EntailmentJudge.keep_reader_scores`, :meth:`EntailmentJudge.take_reader_scores`),
+and a re-judge of the run offers them back to the judge
+(:meth:`EntailmentJudge.offer_reader_scores`): when every pair it asks for is among those
+of its own weights it does not even load the reader, otherwise they go into the loaded
+model's cache before it reads.
 
 Per claim sentence: **support** is the maximum entailment over every chunk read (a
 fact stated in one chunk is supported, whatever else the evidence says); a
@@ -60,12 +66,18 @@ from pathlib import Path
 import numpy as np
 
 from auditor.entailment.model import (
+    INFERENCE_MAX_LENGTH,
+    SCORE_CACHE_SIZE,
     WEIGHTS_DIR,
     WINDOW_STRIDE,
     WINDOW_WORDS,
+    PairScore,
+    ScoreJournal,
     evidence_windows,
     load_model,
+    pair_key,
     weights_digest,
+    weights_labels,
 )
 from auditor.errors import ConfigError
 from auditor.judges._text import content_words, sentences, stem
@@ -74,6 +86,7 @@ from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
 Key = tuple[str, str]  # (premise chunk, claim sentence)
+SCORE_LABELS = ("entailment", "neutral", "contradiction")
 
 
 @dataclass
@@ -133,7 +146,11 @@ class EntailmentJudge(LocalJudge):
     ) -> None:
         folder = Path(weights) if weights else WEIGHTS_DIR
         # the weights enter the digest through their sha256 (identity), not their path
-        super().__init__(weights_sha256=weights_digest(folder))
+        self._weights_sha256 = weights_digest(folder)
+        super().__init__(weights_sha256=self._weights_sha256)
+        self._journal: ScoreJournal | None = None
+        self._offered: dict[bytes, np.ndarray] = {}  # stored scores, in the reader's order
+        self._offered_to: object | None = None  # the loaded reader that has them
         if not 0.0 <= reject_below <= support_at <= 1.0:
             raise ConfigError("entailment: need 0 <= reject_below <= support_at <= 1")
         for name, value in (
@@ -305,13 +322,86 @@ class EntailmentJudge(LocalJudge):
         predicate = predicate_words(part)
         return not predicate or bool(predicate & content_words(chunk))
 
+    @property
+    def reader_identity(self) -> tuple[str, bool]:
+        """``(weights sha256, quantised)``: what the reader's pair scores are valid for."""
+        return self._weights_sha256, self.quantize
+
+    def keep_reader_scores(self, on: bool = True) -> None:
+        """From now on, keep the score of every pair this judge asks the reader for, read
+        or looked up, until :meth:`take_reader_scores` (an audit stores them with its
+        run); ``on=False`` stops keeping them and forgets those kept."""
+        if not on:
+            self._journal = None
+        elif self._journal is None:
+            self._journal = {}
+
+    def take_reader_scores(self) -> list[PairScore]:
+        """The pair scores kept since the last call (see :meth:`keep_reader_scores`), and
+        forget them; empty when nothing is being kept."""
+        if not self._journal:
+            return []
+        order = [self._labels().index(label) for label in SCORE_LABELS]
+        taken = [
+            (key, (float(row[order[0]]), float(row[order[1]]), float(row[order[2]])))
+            for key, row in self._journal.items()
+        ]
+        self._journal = {}
+        return taken
+
+    def offer_reader_scores(self, scores: Sequence[PairScore]) -> None:
+        """Pair scores read earlier by this judge's weights (:attr:`reader_identity`): a
+        pair among them is not read again. When every pair the judge asks for is among
+        them, the reader is not even loaded; otherwise they go into the loaded reader's
+        cache before it reads."""
+        if not scores:
+            return
+        order = [SCORE_LABELS.index(label) for label in self._labels()]
+        for key, probs in scores:
+            self._offered.pop(key, None)
+            if len(self._offered) >= SCORE_CACHE_SIZE:  # bounded like the reader's cache
+                del self._offered[next(iter(self._offered))]
+            self._offered[key] = np.array([probs[i] for i in order], dtype=np.float64)
+        self._offered_to = None  # the reader has not got these yet
+
+    def _labels(self) -> tuple[str, ...]:
+        """The reader's class labels (from its config, without loading it); the three
+        that reader scores are stored as must be among them."""
+        labels = weights_labels(self._folder)
+        missing = sorted(set(SCORE_LABELS) - set(labels))
+        if missing:
+            raise ConfigError(
+                f"entailment weights in {self._folder} have labels {list(labels)}: "
+                f"reader scores are stored as {list(SCORE_LABELS)}, {missing} missing"
+            )
+        return labels
+
     def _predict(self, keys: set[Key]) -> dict[Key, np.ndarray]:
         unique = sorted(keys)
         if not unique:
             return {}
+        if self._offered:
+            known: dict[bytes, np.ndarray] = {}
+            for p, h in unique:
+                key = pair_key(p, h, INFERENCE_MAX_LENGTH)
+                row = self._offered.get(key)
+                if row is None:
+                    break
+                known[key] = row
+            else:  # every pair known: no need of the reader itself
+                if self._journal is not None:
+                    self._journal.update(known)
+                return dict(zip(unique, known.values(), strict=True))
         model = load_model(self._folder, quantize=self.quantize)
+        if self._offered and self._offered_to is not model:
+            model.preload(self._offered.items())
+            self._offered_to = model
         probs = model.predict_cached(
-            [k[0] for k in unique], [k[1] for k in unique], batch_size=self.batch_size
+            [k[0] for k in unique],
+            [k[1] for k in unique],
+            batch_size=self.batch_size,
+            max_length=INFERENCE_MAX_LENGTH,
+            journal=self._journal,
         )
         return dict(zip(unique, probs, strict=True))
 
