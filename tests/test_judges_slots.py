@@ -339,3 +339,24 @@ def test_a_possessive_name_in_the_claim_matches_the_same_name_in_the_evidence(
     assert value == 0.0 and scores["support"] == 1.0
     value, _, _ = judge("entity_consistency", claim, "The Great Tower Hamburg used kerosene.")
     assert value == 1.0
+
+
+@pytest.mark.parametrize(
+    "claim,value",
+    [
+        ("The club finished second in the 2023-24 season.", 1.0),
+        ("The club finished fourth in the 2023-24 season.", 0.0),
+        ("Lanford is the third largest city in the county.", 1.0),
+        # a rank in no slot the evidence fills, and a number of seconds: no conflict
+        ("The first team plays at Quarry Lane.", ABSTAIN),
+    ],
+)
+def test_a_rank_in_the_same_slot_is_a_number_too(claim: str, value: float) -> None:
+    page = (
+        "Harrow Vale Rovers is a football club founded in 1889. The club finished fourth in "
+        "the 2023-24 season, its best result in 20 years. Lanford is the second largest city "
+        "in the county."
+    )
+    vote, scores, _ = judge("numeric_consistency", claim, page)
+    assert vote == value
+    assert (scores.get("conflict") == 1.0) == (value == 1.0)

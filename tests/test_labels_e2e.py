@@ -138,6 +138,7 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "trustees-words": "The archive's board of trustees is chaired by Tom Baker.",
         "sponsor": "The club's stadium, Quarry Lane, is sponsored by Vale Breweries.",
         "team-pronoun": "Dev Patel plays for Oakridge CC.",
+        "rank": "The Dunmore Rovers finished first in the league last season.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -217,6 +218,11 @@ def test_a_role_given_to_someone_else_is_contradicted(labels: dict, answer_id: s
 @pytest.mark.parametrize("answer_id", ["chair-ok", "premier-ok", "length-ok", "course-ok"])
 def test_the_right_holder_or_number_stays_supported(labels: dict, answer_id: str) -> None:
     assert only(labels, answer_id) == "supported"
+
+
+def test_a_rank_in_the_same_slot_is_a_conflict(labels: dict) -> None:
+    # "finished first" against "finished third in the league last season"
+    assert only(labels, "rank") == "contradicted"
 
 
 def test_a_conflict_with_the_cited_context_is_weighed_before_support(labels: dict) -> None:

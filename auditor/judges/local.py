@@ -8,12 +8,14 @@ the labelling step uses to tell ``contradicted`` from ``not_supported``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from auditor.errors import ConfigError
 from auditor.judges._text import (
+    STOP_WORDS,
     Quantity,
     content_words,
     negation_count,
@@ -159,12 +161,15 @@ class NumericConsistencyJudge(LocalJudge):
     two bare years) and no evidence sentence states the claimed one; that is a clear
     conflict (``scores["conflict"]``) which the labelling step weighs before support. A
     number whose slot no evidence fills is missing support (``scores["missing_detail"]``
-    when some sentence is about the claim), not a refutation. Abstains when the claim
-    holds no number.
+    when some sentence is about the claim), not a refutation. A rank ("finished second")
+    is contradicted when a sentence about the claim gives another rank in the same slot
+    (the same word before or after it: "finished fourth") and none gives the claimed one
+    (:func:`ordinals`; ranks are never missing support). Abstains when the claim holds no
+    number and no rank in conflict.
     """
 
     name = "numeric_consistency"
-    version = "3"
+    version = "4"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -174,11 +179,21 @@ class NumericConsistencyJudge(LocalJudge):
         # the years of a claim's own time scope ("From 2004 to 2005, ...") say when, not
         # what: the labelling step checks them against the versions' validity
         claimed = quantities(strip_period(pair.claim))
-        if not claimed:
+        ranks = ordinals(pair.claim)
+        if not claimed and not ranks:
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
         if not pair.evidence:
             return ABSTAIN, {}, _raw(reason="no evidence")
         anchors = [s for _, s in _anchor_sentences(pair, self.anchor_coverage)]
+        rank_conflicts = _rank_conflicts(ranks, anchors[:3], pair.evidence)
+        if rank_conflicts:
+            return (
+                1.0,
+                {"support": 0.0, "contradiction": 1.0, "conflict": 1.0},
+                _raw(conflicts=rank_conflicts),
+            )
+        if not claimed:
+            return ABSTAIN, {}, _raw(reason="no numbers in claim")
         anchor_q = [quantities(s) for s in anchors]
         every_q = [q for text in pair.evidence for q in quantities(text)]
         matched, conflicts, missing = [], [], []
@@ -215,6 +230,70 @@ class NumericConsistencyJudge(LocalJudge):
                 _raw(matched=matched, missing=missing),
             )
         return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
+
+
+_ORDINAL_WORDS = {
+    w: i + 1
+    for i, w in enumerate(
+        (
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+        )
+    )
+}
+_ORDINAL = re.compile(
+    r"\b(?:(" + "|".join(_ORDINAL_WORDS) + r")|(\d{1,3})(?:st|nd|rd|th))\b(?!\s*,)", re.I
+)
+_WORD_RE = re.compile(r"[A-Za-z0-9]+")
+Rank = tuple[int, str | None, str | None]
+"""A rank's value and the content words before and after it (stemmed)."""
+
+
+def ordinals(sentence: str) -> list[Rank]:
+    """The ranks in ``sentence`` ("finished fourth", "the 3rd largest") with their slot:
+    the nearest content word before and after (stemmed). "Second" after a number (a unit
+    of time) and a leading "First," (an enumeration) are no ranks."""
+    out = []
+    for m in _ORDINAL.finditer(sentence):
+        before = _WORD_RE.findall(sentence[: m.start()])
+        if before and before[-1][0].isdigit():
+            continue
+        value = _ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
+        left = next(
+            (stem(w.lower()) for w in reversed(before) if w.lower() not in STOP_WORDS), None
+        )
+        after = _WORD_RE.findall(sentence[m.end() :])
+        right = next((stem(w.lower()) for w in after if w.lower() not in STOP_WORDS), None)
+        out.append((value, left, right))
+    return out
+
+
+def _same_rank_slot(a: Rank, b: Rank) -> bool:
+    """The same word before or after both ranks."""
+    return (a[1] is not None and a[1] == b[1]) or (a[2] is not None and a[2] == b[2])
+
+
+def _rank_conflicts(ranks: list[Rank], anchors: list[str], evidence: Sequence[str]) -> list[str]:
+    """Ranks of the claim that an evidence sentence about it gives another value in the
+    same slot (the same word before or after: "finished second" against "finished
+    fourth"), when no evidence sentence gives the claimed one there."""
+    stated = [r for text in evidence for s in sentences(text) for r in ordinals(s)]
+    found = []
+    for rank in ranks:
+        if any(r[0] == rank[0] and _same_rank_slot(rank, r) for r in stated):
+            continue
+        rivals = {r[0] for s in anchors for r in ordinals(s) if _same_rank_slot(rank, r)}
+        if rivals - {rank[0]}:
+            found.append(f"rank {rank[0]} vs {', '.join(map(str, sorted(rivals - {rank[0]})))}")
+    return found
 
 
 def _show(q: Quantity) -> str:
