@@ -432,8 +432,9 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     if not claimed:
         return [], False
     stated = [
-        (f, _name_sets(text))
+        (f, names)
         for text in evidence
+        for names in (_name_sets(text),)
         for s in _resolved_sentences(text)
         for f in role_facts(s)
     ]

@@ -285,12 +285,15 @@ def _rank_conflicts(ranks: list[Rank], anchors: list[str], evidence: Sequence[st
     """Ranks of the claim that an evidence sentence about it gives another value in the
     same slot (the same word before or after: "finished second" against "finished
     fourth"), when no evidence sentence gives the claimed one there."""
+    if not ranks:
+        return []
     stated = [r for text in evidence for s in sentences(text) for r in ordinals(s)]
+    about = [r for s in anchors for r in ordinals(s)]
     found = []
     for rank in ranks:
         if any(r[0] == rank[0] and _same_rank_slot(rank, r) for r in stated):
             continue
-        rivals = {r[0] for s in anchors for r in ordinals(s) if _same_rank_slot(rank, r)}
+        rivals = {r[0] for r in about if _same_rank_slot(rank, r)}
         if rivals - {rank[0]}:
             found.append(f"rank {rank[0]} vs {', '.join(map(str, sorted(rivals - {rank[0]})))}")
     return found
