@@ -148,7 +148,14 @@ def policy_from_dict(data: dict[str, Any], *, source: str) -> LabelPolicy:
             raise ConfigError(f"{source}: field {name!r}: not a label policy field{hint}")
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise ConfigError(f"{source}: field {name!r}: expected a number, got {value!r}")
+    whole = {f.name for f in fields(LabelPolicy) if f.type in ("int", int)}
+    for name in whole & data.keys():
+        if not float(data[name]).is_integer():
+            raise ConfigError(
+                f"{source}: field {name!r}: expected a whole number, got {data[name]!r}"
+            )
     try:
-        return LabelPolicy(**{k: float(v) for k, v in data.items()})
+        values: dict[str, Any] = {k: int(v) if k in whole else float(v) for k, v in data.items()}
+        return LabelPolicy(**values)
     except ValueError as exc:
         raise ConfigError(f"{source}: {exc}") from None

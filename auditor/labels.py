@@ -12,7 +12,10 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 3. supported by a superseded version (stacked p < threshold) while the current evidence
    states otherwise in the same slot (a *clear conflict*, see 5), or matches it clearly
    better (cosine margin ``stale_margin``) than the current version of the same document
-   with a stacked probability no higher than against current evidence, or while the
+   with a stacked probability lower than against current evidence (or the same, when
+   the current version holds a smaller share of the claim's content words: a current
+   version judged the same and still holding every word, "has 640 beds" in a longer
+   sentence, is not outdated by a closer cosine), or while the
    current evidence never states one of its details (see 6): ``stale`` (the update changed
    what the claim states), unless the claim states its own time and that version was
    valid then (``supported``: a true statement about the past);
@@ -28,8 +31,10 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 6. a detail that the evidence about the claim never states (``scores["missing_detail"]``
    reaching ``missing_detail_at``: a number whose slot no evidence fills, a name absent
    from evidence that names the subject): ``not_supported``;
-7. an undecided panel (more than ``max_abstain_share`` of the members abstained, or
-   the stacked probability within ``undecided_band`` of the threshold): ``unknown``;
+7. an undecided panel (more than ``max_abstain_share`` of the members abstained, unless
+   at least ``unanimous_members`` voted, all one way, with the stacked probability on
+   their side; or the stacked probability within ``undecided_band`` of the threshold):
+   ``unknown``;
 8. supported by current evidence (p < threshold): ``supported``; else rule 4, else
    ``contradicted`` when the contradiction signal reaches ``contradiction_at``, else
    ``not_supported``.
@@ -65,6 +70,11 @@ class LabelPolicy:
     ``scores["missing_detail"]`` of a non-abstaining judge at least this high) makes the
     claim ``not_supported`` even when the stacked probability says supported or the panel
     is undecided; a value above 1 switches the rule off."""
+    unanimous_members: int = 3
+    """An undecided panel (more than ``max_abstain_share`` abstained) still decides when at
+    least this many members voted, all of them the same way, and the stacked probability
+    is on their side ("the chief executive is Dr Miriam Osei": the reader, the name judge
+    and the content-word judge all find it, five lexical members have no opinion)."""
     stale_margin: float = 0.05
     """A claim supported by a superseded version that is this much closer (cosine) to it
     than to the current version of the same document is ``stale`` even when the panel
@@ -87,6 +97,8 @@ class LabelPolicy:
             raise ValueError(f"missing_detail_at: must be in (0, 2], got {self.missing_detail_at}")
         if not 0.0 < self.stale_margin <= 2.0:
             raise ValueError(f"stale_margin: must be in (0, 2], got {self.stale_margin}")
+        if self.unanimous_members < 1:
+            raise ValueError(f"unanimous_members: must be at least 1, got {self.unanimous_members}")
         if not 0.0 <= self.undecided_band < 0.5:
             raise ValueError(f"undecided_band: must be in [0, 0.5), got {self.undecided_band}")
 
@@ -215,6 +227,22 @@ def _relevant(
     )
 
 
+def _coverage(scores: Sequence[tuple[float, float]]) -> float:
+    """The largest share of the claim's content words one evidence text holds (1.0 when no
+    shares were measured, so the cosine margin alone decides)."""
+    return max((cov for _, cov in scores), default=1.0)
+
+
+def _unanimous(votes: Sequence[Vote], p: float, policy: LabelPolicy) -> bool:
+    """At least ``unanimous_members`` members voted, all on one side, and ``p`` on it too."""
+    sides = [v.value > 0.5 for v in votes if v.value != ABSTAIN and v.error is None]
+    return (
+        len(sides) >= policy.unanimous_members
+        and len(set(sides)) == 1
+        and sides[0] == (p >= policy.threshold)
+    )
+
+
 def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = None) -> bool:
     """True when any current or superseded evidence is relevant to the claim (rule 2): a
     claim without it is ``unknown`` whatever the panel says, so it is not judged."""
@@ -275,7 +303,13 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
         and signals.superseded_margin is not None
         and signals.superseded_margin >= policy.stale_margin
         and signals.p_superseded is not None
-        and signals.p_superseded <= p
+        and (
+            signals.p_superseded < p
+            or (
+                signals.p_superseded == p
+                and _coverage(signals.current_scores) < _coverage(signals.superseded_scores)
+            )
+        )
     )
     if closer_to_old and not past:
         return Label.STALE, (
@@ -307,7 +341,9 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"(p={p:.2f}; from {', '.join(missing)})"
         )
     abstained = sum(v.value == ABSTAIN for v in signals.votes)
-    if abstained > policy.max_abstain_share * len(signals.votes):
+    if abstained > policy.max_abstain_share * len(signals.votes) and not _unanimous(
+        signals.votes, p, policy
+    ):
         return Label.UNKNOWN, (
             f"panel undecided: {abstained} of {len(signals.votes)} members abstained"
         )

@@ -154,17 +154,20 @@ def to_pairs(records: list[Record]) -> list[Any]:
 
 
 def _code_digest(judge: Any) -> str:
-    """Digest of the source of the judge's module and the shared text helpers: a code
+    """Digest of the source of the judge's module and the shared text helpers it uses: a code
     change invalidates cached votes even when the judge's name, version and params do not
     change."""
     import inspect
 
+    import auditor.judges._pronouns as pronouns
     import auditor.judges._text as text_helpers
 
-    sources = [
-        inspect.getsource(inspect.getmodule(type(judge)) or type(judge)),
-        inspect.getsource(text_helpers),
-    ]
+    module = inspect.getmodule(type(judge))
+    sources = [inspect.getsource(module or type(judge)), inspect.getsource(text_helpers)]
+    if module is not None and any(
+        getattr(v, "__module__", None) == pronouns.__name__ for v in vars(module).values()
+    ):
+        sources.append(inspect.getsource(pronouns))
     return sha256_text("\n".join(sources))[:8]
 
 

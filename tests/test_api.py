@@ -276,8 +276,13 @@ def test_config_validation_names_the_field(tmp_path: Path) -> None:
     policy.write_text("threshold = 1.5\n")
     with pytest.raises(ConfigError, match="threshold: must be in"):
         load_policy(policy)
-    policy.write_text("threshold = 0.6\n")
-    assert load_policy(policy).threshold == 0.6
+    policy.write_text("unanimous_members = 2.5\n")
+    with pytest.raises(ConfigError, match="'unanimous_members': expected a whole number"):
+        load_policy(policy)
+    policy.write_text("threshold = 0.6\nunanimous_members = 4\n")
+    loaded = load_policy(policy)
+    assert loaded.threshold == 0.6 and loaded.unanimous_members == 4
+    assert isinstance(loaded.unanimous_members, int)
     assert AuditConfig.from_dict(AuditConfig(k=5).to_dict()) == AuditConfig(k=5)
 
 

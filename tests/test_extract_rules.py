@@ -369,6 +369,11 @@ def test_registry_and_component() -> None:
         "I couldn't find any details on the founder.",
         "The provided documents do not mention who designed it.",
         "The sources don't say when it opened.",
+        "The sources I was given do not say who designed the bridge.",
+        "The documents you gave me don't mention the mayor.",
+        "None of the documents mention who designed the railway stations.",
+        "Neither of the sources says when it opened.",
+        "There is no information in the documents about the repair cost.",
     ],
 )
 def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
@@ -387,6 +392,8 @@ def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
         "If you have a fever above 39 degrees, the clinic opens at 8 am.",
         "I did not find the answer surprising, because the river had flooded twice.",
         "The documents state that the bridge opened in 1932.",
+        "None of the passengers were injured in the crash.",
+        "The sources of the river are in the Cairngorms.",
     ],
 )
 def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:

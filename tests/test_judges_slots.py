@@ -240,12 +240,29 @@ def test_the_same_holder_another_role_or_another_thing_is_no_conflict(
 
 
 def test_a_pronoun_is_read_as_the_name_its_passage_starts_with() -> None:
-    from auditor.judges.entity import _resolved_sentences
+    from auditor.judges._pronouns import resolved_sentences
 
-    assert _resolved_sentences(CRICKETER_PAGE)[1].startswith("Dev Patel joined")
-    # a passage that does not start with a name is left as it is
-    hours = "The central library opens on Saturdays. It is closed on Sundays. Branch hours vary."
-    assert _resolved_sentences(hours)[1] == "It is closed on Sundays."
+    assert resolved_sentences(CRICKETER_PAGE)[1].startswith("Dev Patel joined")
+    museum = "The Harbour Museum in Port Ellis opened in 1988. Its director is Colin Marsh."
+    assert resolved_sentences(museum)[1] == "The Harbour Museum's director is Colin Marsh."
+    # a passage opening with "The ..." before its first verb lends that phrase
+    hours = "The central library is open on Saturdays. It is closed on Sundays."
+    assert resolved_sentences(hours)[1] == "The central library is closed on Sundays."
+    # a passage that starts with neither is left as it is
+    vague = "Opening hours vary by branch. It is closed on Sundays."
+    assert resolved_sentences(vague)[1] == "It is closed on Sundays."
+
+
+def test_a_pronoun_sentence_is_an_anchor_for_the_polarity_judge() -> None:
+    page = (
+        "The central library is open from 9 am to 8 pm on weekdays and from 10 am to 4 pm "
+        "on Saturdays. It is closed on Sundays. Branch libraries open four days a week."
+    )
+    value, _, raw = judge("negation_polarity", "The central library is open on Sundays.", page)
+    assert value == 1.0 and raw["antonyms"] == ["open"]
+    assert raw["sentence"] == "The central library is closed on Sundays."
+    value, _, _ = judge("negation_polarity", "The central library is open on Saturdays.", page)
+    assert value == 0.0
 
 
 def test_a_role_given_to_the_same_holder_in_other_words_is_support() -> None:
@@ -360,3 +377,123 @@ def test_a_rank_in_the_same_slot_is_a_number_too(claim: str, value: float) -> No
     vote, scores, _ = judge("numeric_consistency", claim, page)
     assert vote == value
     assert (scores.get("conflict") == 1.0) == (value == 1.0)
+
+
+UNIVERSITY_PAGE = (
+    "The University of Kestrel Bay was established in 1965 and has about 18,000 students. "
+    "Its vice-chancellor is Professor Ruth Adeyemi. The university has five faculties."
+)
+BRIDGE_PAGE = (
+    "Tamsford Bridge is a suspension bridge over the river Orme. It was opened in 1931 by "
+    "Queen Mary. The main span is 320 metres long."
+)
+FESTIVAL_PAGE = (
+    "The Port Ellis Folk Festival takes place every August on the seafront. It was founded "
+    "in 2002 by the musician Ruth Calloway. The festival is organised by the Ellis Arts "
+    "Trust, whose chair is Dominic Reyes."
+)
+TRUST_PAGE = (
+    "Northmere Hospitals Trust runs four hospitals in Westshire. Dr Miriam Osei became chief "
+    "executive in January 2025, succeeding Dr Alan Pryce. The trust employs 7,900 staff."
+)
+COMPANY_PAGE = (
+    "Quillon Software makes accounting software for small firms. In 2025 the company moved "
+    "its headquarters from Dunmore to Ashby. Petra Lind, who founded the company, stepped "
+    "down as chair in March 2025 and was replaced by Omar Haddad."
+)
+CLUB_PAGE = (
+    "Port Ellis Rowing Club was formed in 1899. In 2024 the club relocated from Quay Road to "
+    "a new boathouse at Mill Wharf. Its captain is now Tomasz Nowak."
+)
+
+
+@pytest.mark.parametrize(
+    "claim,page,conflict",
+    [
+        # a title is not part of the name: two professors are two people
+        (
+            "The vice-chancellor of the University of Kestrel Bay is Professor Daniel Okafor.",
+            UNIVERSITY_PAGE,
+            "head_of_government:vice: adeyemi ruth",
+        ),
+        # who did it ("opened by", "founded ... by the musician") is a role of its own
+        ("Tamsford Bridge was opened by King George V.", BRIDGE_PAGE, "by:open: mary queen"),
+        (
+            "The Port Ellis Folk Festival was founded by the singer Martin Hale in 2002.",
+            FESTIVAL_PAGE,
+            "founder: calloway ruth",
+        ),
+        (
+            "Dominic Reyes founded the Port Ellis Folk Festival in 2010.",
+            FESTIVAL_PAGE,
+            "founder: calloway ruth",
+        ),
+        # a predecessor ("succeeding Dr Alan Pryce") neither holds the role nor is its subject
+        (
+            "The chief executive of the Northmere trust is Dr Alan Pryce.",
+            TRUST_PAGE,
+            "chief_executive: miriam osei",
+        ),
+        # a name the evidence says was left for another
+        ("Quillon Software is headquartered in Dunmore.", COMPANY_PAGE, "moved: dunmore -> ashby"),
+        (
+            "Port Ellis Rowing Club's boathouse is on Quay Road.",
+            CLUB_PAGE,
+            "moved: quay road -> wharf",
+        ),
+    ],
+)
+def test_slots_filled_by_someone_else(claim: str, page: str, conflict: str) -> None:
+    value, scores, raw = judge("entity_consistency", claim, page)
+    assert raw["role_conflicts"] == [conflict]
+    assert value == 1.0 and scores["conflict"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "claim,page",
+    [
+        (
+            "Professor Ruth Adeyemi is the vice-chancellor of the University of Kestrel Bay.",
+            UNIVERSITY_PAGE,
+        ),
+        ("Tamsford Bridge was opened by Queen Mary.", BRIDGE_PAGE),
+        ("The Port Ellis Folk Festival was founded by Ruth Calloway.", FESTIVAL_PAGE),
+        ("The Ellis Arts Trust is chaired by Dominic Reyes.", FESTIVAL_PAGE),
+        ("The chief executive of the Northmere trust is Dr Miriam Osei.", TRUST_PAGE),
+        ("Quillon Software is headquartered in Ashby.", COMPANY_PAGE),
+        ("Quillon Software moved its headquarters from Dunmore to Ashby.", COMPANY_PAGE),
+        # a claim that places itself in the past is not contradicted by the move
+        ("Quillon Software was originally headquartered in Dunmore.", COMPANY_PAGE),
+        ("Tomasz Nowak captains Port Ellis Rowing Club.", CLUB_PAGE),
+    ],
+)
+def test_the_same_holder_or_a_past_claim_is_no_slot_conflict(claim: str, page: str) -> None:
+    _, scores, raw = judge("entity_consistency", claim, page)
+    assert raw["role_conflicts"] == [] and "conflict" not in scores
+
+
+def test_a_relative_clause_before_the_role_does_not_hold_it() -> None:
+    page = "Anna Berg, who succeeded Peter Holm, chairs the council."
+    assert role_conflicts("Peter Holm chairs the council.", [page]) == ["chair: anna berg"]
+    assert role_conflicts("Anna Berg chairs the council.", [page]) == []
+
+
+def test_two_years_conflict_only_when_they_date_the_same_event() -> None:
+    # 2025 dates the chair stepping down, not the founding: missing, not contradicted
+    value, scores, raw = judge(
+        "numeric_consistency", "Quillon Software was founded by Petra Lind in 2009.", COMPANY_PAGE
+    )
+    assert value == 1.0 and "conflict" not in scores and raw["missing"] == ["2009 year"]
+    # the same event in other words ("established" for "founded") is a conflict
+    value, scores, raw = judge(
+        "numeric_consistency", "The University of Kestrel Bay was founded in 1972.", UNIVERSITY_PAGE
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0
+    assert raw["conflicts"] == ["1972 year vs 1965 year"]
+    # a sentence read through its pronoun ("It was founded in 2002") dates the claim too
+    value, scores, raw = judge(
+        "numeric_consistency",
+        "Dominic Reyes founded the Port Ellis Folk Festival in 2010.",
+        FESTIVAL_PAGE,
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0

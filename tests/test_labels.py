@@ -174,6 +174,43 @@ def test_stale_when_a_superseded_version_matches_clearly_better() -> None:
     assert strict[0] is Label.SUPPORTED
 
 
+def test_an_equally_judged_current_version_holding_every_word_is_not_outdated() -> None:
+    # "St Oswin's Hospital has 640 beds": the current version says it inside a longer
+    # sentence (a lower cosine) and the panel judges both versions the same
+    same = {"p_current": 0.24, "stale_relevance": 0.95, "p_superseded": 0.24}
+    kept = {"current_scores": [(0.7, 1.0)], "superseded_scores": [(0.95, 1.0)]}
+    assert label(**same, **kept, superseded_margin=0.16) is Label.SUPPORTED
+    # judged the same but the current version lost some of the claim's words: stale
+    lost = {"current_scores": [(0.7, 0.6)], "superseded_scores": [(0.95, 1.0)]}
+    assert label(**same, **lost, superseded_margin=0.16) is Label.STALE
+    # the superseded version judged better: stale, whatever the words
+    better = {**same, "p_superseded": 0.2}
+    assert label(**better, **kept, superseded_margin=0.16) is Label.STALE
+
+
+def test_a_unanimous_minority_of_the_panel_decides() -> None:
+    # five members without an opinion, three agreeing: not undecided
+    quiet = tuple(Vote(f"q{i}", 0.5) for i in range(5))
+    agree = (Vote("a", 0.0), Vote("b", 0.0), Vote("c", 0.0))
+    assert label(p_current=0.43, votes=(*quiet, *agree)) is Label.SUPPORTED
+    # two agreeing members are too few; a dissenting one breaks unanimity
+    assert label(p_current=0.43, votes=(*quiet, *agree[:2])) is Label.UNKNOWN
+    split = (*quiet, *agree[:2], Vote("c", 1.0))
+    assert label(p_current=0.43, votes=split) is Label.UNKNOWN
+    # the stacked probability must be on their side
+    assert label(p_current=0.6, votes=(*quiet, *agree)) is Label.UNKNOWN
+    # a failed member is no vote
+    failed = (*quiet, *agree[:2], Vote("c", 0.0, error="timeout"))
+    assert label(p_current=0.43, votes=failed) is Label.UNKNOWN
+    # the count is a policy setting
+    five = decide_label(
+        ClaimSignals(True, 0.8, 0.43, (*quiet, *agree)), LabelPolicy(unanimous_members=4)
+    )
+    assert five[0] is Label.UNKNOWN
+    with pytest.raises(ValueError, match="unanimous_members"):
+        LabelPolicy(unanimous_members=0)
+
+
 def test_stale_margin_is_validated() -> None:
     with pytest.raises(ValueError, match="stale_margin"):
         LabelPolicy(stale_margin=0.0)

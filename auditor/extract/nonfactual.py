@@ -46,6 +46,13 @@ _GREETING = re.compile(
     _FLAGS,
 )
 
+_SOURCES = r"(?:documents?|sources?|context|passages?|search results)"
+_GIVEN = (
+    r"(?: provided| given| available(?: to me)?| i have| i had| i (?:was|have been) "
+    r"(?:given|provided)| you (?:gave|provided|shared|sent)(?: me)?)?"
+)
+"""How an answer names its own sources: "the documents", "the sources I was given"."""
+
 _REFUSAL = re.compile(
     r"^(?:unfortunately,? )?(?:as an? (?:ai|(?:large |an ai |ai )?language model)\b.*"
     r"|(?:i'm|i am) (?:sorry|afraid|just an ai|not able|unable|an ai)\b.*"
@@ -53,14 +60,22 @@ _REFUSAL = re.compile(
     r"|i (?:can ?not|can't|won't|am unable to|am not able to|do not know|don't know)\b.*"
     r"|i (?:do not|don't) have (?:access|the ability|the capability|enough information|"
     r"information|personal|real-time|any information|the information|current)\b.*"
-    r"|(?:there is|i have) no (?:information|data|record) (?:available )?(?:on|about)\b.*"
+    r"|(?:there is|i have) no (?:information|data|record) (?:available )?"
+    r"(?:in the (?:provided |given )?" + _SOURCES + r" )?(?:on|about)\b.*"
     r"|i (?:could not|couldn't|was unable to|was not able to|did not|didn't|cannot|can't) "
     r"find (?:any |the |much |more |specific |further |relevant )*(?:information|details?|data|"
     r"anything|mention|evidence|records?|sources?|(?:an?|any) answers?|the answer (?:to|in|about))"
     r"\b.*"
-    r"|(?:the |my |these )?(?:provided )?(?:documents?|sources?|context|passages?|search results)"
-    r"(?: provided| given| i have)? (?:do not|don't|does not|doesn't|did not|didn't) "
+    r"|(?:the |my |these )?(?:provided |given |available )?"
+    + _SOURCES
+    + _GIVEN
+    + r" (?:do not|don't|does not|doesn't|did not|didn't) "
     r"(?:mention|say|state|contain|provide|include|cover|specify|address)\b.*"
+    r"|(?:none|neither) of the (?:provided |given )?"
+    + _SOURCES
+    + _GIVEN
+    + r" (?:mentions?|says?|states?|contains?|provides?|includes?|covers?|specif(?:y|ies)"
+    r"|address(?:es)?)\b.*"
     r"|it (?:is|'s|would be) (?:not appropriate|inappropriate) for me\b.*)$",
     _FLAGS,
 )

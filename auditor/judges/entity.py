@@ -15,7 +15,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from auditor.judges._text import _MONTH_NAMES, STOP_WORDS, content_words, sentences, stem
+from auditor.judges._pronouns import NAME_PATTERN, resolved_sentences
+from auditor.judges._text import (
+    _MONTH_NAMES,
+    STOP_WORDS,
+    content_words,
+    sentences,
+    stem,
+)
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
@@ -29,7 +36,10 @@ _MONTHS = frozenset(
     {*_MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 )
 _POSSESSIVE = re.compile(r"['\u2019]s$")
-_SKIP = STOP_WORDS | _MONTHS | {"i", "mr", "mrs", "ms", "dr"}
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "rev"})
+"""Titles before a name: not part of it ("Professor Ruth Adeyemi" and "Professor Daniel
+Okafor" share no name)."""
+_SKIP = STOP_WORDS | _MONTHS | _TITLES | {"i"}
 
 
 def entities(text: str) -> frozenset[str]:
@@ -59,7 +69,10 @@ class EntityConsistencyJudge(LocalJudge):
     slot (next to the same content word), or when the evidence gives a role the claim
     names a holder for (chair, head of government, coach, chief executive, team, ...) to
     someone else (:func:`role_conflicts`; a clear conflict, ``scores["conflict"]``, even
-    when the claim's name occurs elsewhere in the evidence). A name that the evidence
+    when the claim's name occurs elsewhere in the evidence; who did something in the
+    passive, "opened in 1931 by Queen Mary", is a role too), or says the claim's name was
+    left for another ("moved its headquarters from Dunmore to Ashby":
+    :func:`transition_conflicts`). A name that the evidence
     merely never mentions is missing support, not a refutation: when the evidence names
     the claim's subject but not one of the claim's names (none of its words, or not its
     last word), the vote is 1 with ``scores["missing_detail"]`` ("designed by Maria Lopez"
@@ -67,7 +80,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "4"
+    version = "5"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -96,6 +109,7 @@ class EntityConsistencyJudge(LocalJudge):
             else []
         )
         roles, confirmed = _roles(pair.claim, pair.evidence)
+        roles += transition_conflicts(pair.claim, pair.evidence)
         out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
@@ -157,7 +171,7 @@ def _name_runs(sentence: str) -> list[_Run]:
     ]
     runs = []
     for m in matches:
-        parts = [w.strip("'-") for w in m.group(0).split()]
+        parts = [_POSSESSIVE.sub("", w).strip("'-") for w in m.group(0).split()]
         names = frozenset(w.lower() for w in parts if w and w.lower() not in _SKIP and len(w) > 1)
         if not names:
             continue
@@ -202,10 +216,7 @@ def _conflicts(
 
 # --- who holds a role ------------------------------------------------------------------
 
-_NAME = (
-    r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|van|von|la|du|del)?\s*"
-    r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
-)
+_NAME = NAME_PATTERN
 _ROLES: dict[str, tuple[str, ...]] = {
     "chair": ("chair", "chairs", "chaired", "chairman", "chairwoman", "chairperson"),
     "head_of_government": ("prime minister", "premier", "head of government", "chancellor"),
@@ -235,6 +246,24 @@ _VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "he
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
+_BY = r"(?:\s+(?:in|on|at|during)\s+[^,.;:]{1,25}?)?\s+by\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
+"""What may stand between a role word and its holder: "by", after a date and a
+description ("founded in 2002 by the musician Ruth Calloway")."""
+_HOLDER_AFTER = re.compile(rf"(?:{_BY}|\s*:\s*|\s+)({_NAME})")
+"""The holder after a role cue: "Prime Minister Mira Kovac", "chaired by Anna Berg",
+"founded in 2002 by the musician Ruth Calloway", "coach: Tom Bale"."""
+_PREDECESSOR = re.compile(
+    rf"\b(?:succeeding|replacing|succeeded|replaced|(?:took|taking) over from|in place of)"
+    rf"(?!\s+by\b)\s+(?:the\s+)?({_NAME})"
+)
+"""A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
+nor what the role is about."""
+_RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
+_AGENT = re.compile(
+    rf"\b([a-z]+ed|built|written|won|held|made|drawn|sung|taught|run|sold|bought){_BY}({_NAME})"
+)
+"""A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
+Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
 _TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
 _LINK = r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains)\s+)(?:the\s+)?(?:\w+\s+)?"
@@ -292,6 +321,8 @@ def role_facts(sentence: str) -> list[RoleFact]:
     names = [(s, e, t) for s, e, t in names if t]
     cues = list(_CUE.finditer(sentence))
     topic, pairs = _topic(sentence, [(s, e) for s, e, _ in names] + [c.span() for c in cues])
+    predecessors = {m.start(1) for m in _PREDECESSOR.finditer(sentence)}
+    names = [(s, e, t) for s, e, t in names if s not in predecessors]
     facts: list[RoleFact] = []
     for cue in cues:
         family = _FAMILY[cue.group(1).lower()]
@@ -305,7 +336,7 @@ def role_facts(sentence: str) -> list[RoleFact]:
         after = sentence[ce:]
         holder: frozenset[str] | None = None
         # "Prime Minister Mira Kovac", "chaired by Anna Berg", "led by ...", "coach: X"
-        m = re.match(rf"(?:\s+by|\s*:)?\s+({_NAME})", after)
+        m = _HOLDER_AFTER.match(after)
         if (
             m
             and cue.group(1).lower() not in _VERB_CUES
@@ -314,14 +345,16 @@ def role_facts(sentence: str) -> list[RoleFact]:
             holder = _tokens(m.group(1))
         if holder is None:  # "the prime minister of Freedonia is Jonas Alder"
             m = re.match(
-                rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?{_NAME}(?:'s)?)?\s+(?:is|was|"
+                rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?{_NAME}(?:'s)?(?:\s+[a-z]+){{0,2}}?)?"
+                rf"\s+(?:is|was|"
                 rf"has been|remains)\s+(?:now\s+)?({_NAME})",
                 after,
             )
             if m:
                 holder = _tokens(m.group(1))
         if holder is None:  # "Anna Berg, the chair", "Lena Fisk leads", "X became president"
-            before = sentence[:cs]
+            # "Anna Berg, who succeeded Peter Holm, chairs": the relative clause left out
+            before = _RELATIVE.sub(" ", sentence[:cs])
             m = re.search(rf"({_NAME}){_LINK}$|({_NAME})\s+$", before)
             if (
                 m
@@ -331,18 +364,31 @@ def role_facts(sentence: str) -> list[RoleFact]:
                 holder = _tokens(m.group(1) or m.group(2))
         if not holder:
             continue
-        if m is not None:  # "founded by Larry Page and Sergey Brin": every one of them
-            pos = m.end() + (ce if m.string is after else 0)
-            while (co := _CO_HOLDER.match(sentence, pos)) is not None:
-                holder |= _tokens(co.group(1))
-                pos = co.end()
+        if m is not None and m.string is after:  # "founded by Larry Page and Sergey Brin"
+            holder = _with_co_holders(sentence, m.end() + ce, holder)
         about = tuple(t - holder for _, _, t in names if t - holder)
         facts.append(RoleFact(family, holder, about, topic, pairs))
+    for m in _AGENT.finditer(sentence):
+        verb = m.group(1).lower()
+        holder = _tokens(m.group(2))
+        if verb in _FAMILY or not holder:
+            continue
+        holder = _with_co_holders(sentence, m.end(), holder)
+        about = tuple(t - holder for _, _, t in names if t - holder)
+        facts.append(RoleFact(f"by:{stem(verb)}", holder, about, topic, pairs))
     for m in _TEAM.finditer(sentence):
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
             facts.append(RoleFact("team", team, (player,), topic, pairs))
     return facts
+
+
+def _with_co_holders(sentence: str, pos: int, holder: frozenset[str]) -> frozenset[str]:
+    """``holder`` with the names listed right after it at ``pos`` (", B", " and C")."""
+    while (co := _CO_HOLDER.match(sentence, pos)) is not None:
+        holder |= _tokens(co.group(1))
+        pos = co.end()
+    return holder
 
 
 def _topic(
@@ -435,7 +481,7 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
         (f, names)
         for text in evidence
         for names in (_name_sets(text),)
-        for s in _resolved_sentences(text)
+        for s in resolved_sentences(text)
         for f in role_facts(s)
     ]
     found: list[str] = []
@@ -449,19 +495,40 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     return sorted(set(found)), confirmed == len(claimed)
 
 
-_PRONOUN = re.compile(r"^(?:He|She|It|They)\b")
+_TRANSITION = re.compile(
+    r"\b(?:mov|relocat|chang|switch|renam|transferr|shift)\w*\b[^.;]{0,40}?\bfrom\s+"
+    rf"(?:the\s+)?({_NAME})\s+to\s+(?:(?:the|a|an|its|their)\s+)?(?:[a-z]+\s+){{0,3}}?"
+    rf"(?:(?:at|in|on)\s+)?({_NAME})"
+)
+_PAST_CLAIM = re.compile(
+    r"\b(?:until|before|formerly|previously|originally|used to|once|first|earlier)\b", re.I
+)
 
 
-def _resolved_sentences(text: str) -> list[str]:
-    """The sentences of ``text``, a sentence-initial "He", "She", "It" or "They" replaced
-    by the name ``text`` starts with ("Dev Patel is a cricketer. He joined Teal Valley CC
-    in 2022." -> "Dev Patel joined Teal Valley CC in 2022."); unchanged when it does not
-    start with a name."""
-    parts = sentences(text)
-    lead = re.match(rf"\s*({_NAME})", text)
-    if lead is None or not _tokens(lead.group(1)):
-        return parts
-    return [_PRONOUN.sub(lead.group(1), s) for s in parts]
+def transition_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
+    """Names the claim gives that the evidence says were left for another ("moved its
+    headquarters from Dunmore to Ashby" against "Quillon is headquartered in Dunmore"): an
+    evidence sentence with a change verb (moved, relocated, changed, switched, renamed,
+    transferred) "from X to Y" in a passage naming the claim's subject, sharing a content
+    word with the claim outside its names, where the claim names X and not Y. A claim
+    that places itself in the past ("until", "formerly", "originally") is not in conflict."""
+    if _PAST_CLAIM.search(claim):
+        return []
+    names = entities(claim)
+    subject = claim_subject(claim)
+    words = content_words(claim) - names
+    found = []
+    for text in evidence:
+        if not subject or not subject <= _words(text.lower()):
+            continue
+        for sentence in resolved_sentences(text):
+            if not words & content_words(sentence):
+                continue
+            for m in _TRANSITION.finditer(sentence):
+                old, new = _tokens(m.group(1)), _tokens(m.group(2))
+                if old and new and old <= names and not new & names:
+                    found.append(f"moved: {' '.join(sorted(old))} -> {' '.join(sorted(new))}")
+    return sorted(set(found))
 
 
 def claim_subject(text: str) -> frozenset[str]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from auditor.errors import ConfigError
+from auditor.judges._pronouns import resolved_sentences
 from auditor.judges._text import (
     STOP_WORDS,
     Quantity,
@@ -43,11 +44,16 @@ def _coverage(claim_words: frozenset[str], text: str) -> float:
 
 
 def _anchor_sentences(pair: JudgePair, min_coverage: float) -> list[tuple[float, str]]:
-    """Evidence sentences sorted by content-word coverage of the claim (best first)."""
+    """Evidence sentences sorted by content-word coverage of the claim (best first; of two
+    alike, the one with fewer other words), a sentence-initial pronoun read as the name its
+    passage starts with ("It is closed on Sundays" in a page about the library)."""
     claim_words = content_words(pair.claim)
-    scored = [(_coverage(claim_words, s), s) for text in pair.evidence for s in sentences(text)]
-    scored = [item for item in scored if item[0] >= min_coverage]
-    return sorted(scored, key=lambda item: -item[0])
+    scored = [
+        (_coverage(claim_words, s), len(content_words(s) - claim_words), s)
+        for text in pair.evidence
+        for s in resolved_sentences(text)
+    ]
+    return [(c, s) for c, _, s in sorted(scored, key=lambda i: (-i[0], i[1])) if c >= min_coverage]
 
 
 def _band(
@@ -169,7 +175,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "4"
+    version = "5"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -178,7 +184,8 @@ class NumericConsistencyJudge(LocalJudge):
     def score(self, pair: JudgePair) -> Result:
         # the years of a claim's own time scope ("From 2004 to 2005, ...") say when, not
         # what: the labelling step checks them against the versions' validity
-        claimed = quantities(strip_period(pair.claim))
+        claim_text = strip_period(pair.claim)
+        claimed = quantities(claim_text)
         ranks = ordinals(pair.claim)
         if not claimed and not ranks:
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
@@ -207,11 +214,14 @@ class NumericConsistencyJudge(LocalJudge):
             if in_anchor or (not anchors and elsewhere):
                 matched.append(shown)
                 continue
+            event = _event_words(claim_text, q) if q.unit == "year" else frozenset()
             rivals = [
                 _show(e)
-                for qs in anchor_q[:3]
+                for sentence, qs in zip(anchors[:3], anchor_q[:3], strict=False)
                 for e in qs
-                if e.value != q.value and _conflicting(q, e)
+                if e.value != q.value
+                and _conflicting(q, e)
+                and (not event or event & _event_words(sentence, e))
             ]
             if rivals and not elsewhere:
                 conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
@@ -299,6 +309,48 @@ def _rank_conflicts(ranks: list[Rank], anchors: list[str], evidence: Sequence[st
     return found
 
 
+_CLAUSE_END = re.compile(r"[,;:()]|\band\b|\bbut\b|\bwhile\b|\bwho\b|\bwhich\b")
+
+
+def _event_words(sentence: str, q: Quantity, before: int = 2, after: int = 2) -> frozenset[str]:
+    """What a year dates: the nearest ``before`` lower-case content words before it and
+    ``after`` after it in its clause, stemmed ("was founded by Petra Lind in 2009" ->
+    {"found"}; names, months and numbers are skipped). Two years conflict only when their
+    clauses share one: "founded in 2009" is not contradicted by "stepped down as chair in
+    March 2025"."""
+
+    def kept(text: str) -> list[str]:
+        return [w for w in _WORD_RE.findall(text) if w.islower() and w not in STOP_WORDS]
+
+    left = kept(_CLAUSE_END.split(sentence[: q.start])[-1])[-before:]
+    right = kept(_CLAUSE_END.split(sentence[q.end :])[0])[:after]
+    return frozenset(_EVENT_CLASS.get(stem(w), stem(w)) for w in left + right)
+
+
+_EVENT_CLASS = {
+    **dict.fromkeys(
+        (
+            "found",
+            "establish",
+            "open",
+            "creat",
+            "start",
+            "launch",
+            "form",
+            "incorporat",
+            "began",
+            "begun",
+            "inaugurat",
+        ),
+        "begin",
+    ),
+    **dict.fromkeys(("built", "construct", "complet"), "build"),
+    **dict.fromkeys(("died", "death"), "die"),
+    "birth": "born",
+}
+"""Stems that date the same event ("founded in 1965" against "established in 1972")."""
+
+
 def _show(q: Quantity) -> str:
     value = f"{q.value:.0f}" if q.unit == "year" else f"{q.value:,.6f}".rstrip("0").rstrip(".")
     return value + (f" {q.unit}" if q.unit else "")
@@ -362,7 +414,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "2"
+    version = "3"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
