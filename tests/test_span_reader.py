@@ -281,6 +281,22 @@ def test_the_shipped_reader_marks_a_wrong_year_within_the_budget() -> None:
     assert 1 <= localizer.calls <= 6
 
 
+def test_a_second_localisation_reads_no_pair_again() -> None:
+    """The span reader goes through the loaded reader's score cache."""
+    from auditor.entailment.model import load_model
+
+    answer = Answer(id="a", question="", answer="The Tamsford Bridge opened in 1985 to traffic.")
+    evidence = "The Tamsford Bridge opened to traffic in 1931 after four years of work."
+    audit = _audit(answer, (0, len(answer.answer)), Label.CONTRADICTED, evidence)
+    model = load_model()
+    localize_audits([audit], {"a": answer}, ReaderLocalizer(max_calls=6))
+    read = model.forward_pairs
+    again = ReaderLocalizer(max_calls=6)
+    (out,) = localize_audits([audit], {"a": answer}, again)
+    assert again.calls >= 1 and model.forward_pairs == read
+    assert out.verdict is not None and out.verdict.error_spans
+
+
 def test_the_shipped_reader_reads_a_claim_longer_than_its_window() -> None:
     """A claim past the model's length is read up to MAX_HYPOTHESIS_TOKENS, not a crash."""
     text = "The bridge, " + "which was painted red and blue, " * 60 + "opened in 1985."

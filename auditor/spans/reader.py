@@ -149,7 +149,10 @@ a longer hypothesis would leave the tokenizer nothing to truncate)."""
 
 def entailment_scorer(weights_dir: str | Path | None = None, batch_size: int = 32) -> Scorer:
     """P(entailment) from the cross-encoder in ``weights_dir`` (default: the shipped one);
-    a hypothesis longer than :data:`MAX_HYPOTHESIS_TOKENS` tokens is read up to there."""
+    a hypothesis longer than :data:`MAX_HYPOTHESIS_TOKENS` tokens is read up to there.
+    Pairs go through the loaded reader's score cache, so a (window, claim) pair the
+    entailment judge already read in this process, or a second localisation of the same
+    claim, runs no forward pass."""
     from auditor.entailment.model import load_model
 
     model = load_model(weights_dir)
@@ -165,7 +168,7 @@ def entailment_scorer(weights_dir: str | Path | None = None, batch_size: int = 3
 
     def score(premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         fitted = [fit(h) for h in hypotheses]
-        return model.predict(premises, fitted, batch_size=batch_size)[:, column]
+        return model.predict_cached(premises, fitted, batch_size=batch_size)[:, column]
 
     return score
 
