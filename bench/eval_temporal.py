@@ -277,9 +277,31 @@ def audit(
                 extra += 1
                 continue
             labels[row.answer_id] = row.label or "none"
+            REASONS[row.answer_id] = row.reason or ""
     if extra:
         print(f"  note: {extra} answers gave more than one factual claim (first one scored)")
     return labels
+
+
+REASONS: dict[str, str] = {}
+"""Each scored claim's recorded reason, by case id (for ``--dump``)."""
+
+
+def dump(path: Path, part: str, cases: Sequence[Case], labels: dict[str, str]) -> None:
+    """Append one JSON line per case: its id, kind, gold, label, reason and claim."""
+    with path.open("a", encoding="utf-8") as out:
+        for c in cases:
+            row = {
+                "part": part,
+                "id": c.answer_id,
+                "kind": c.kind,
+                "gold": c.gold,
+                "label": labels.get(c.answer_id, "no_claim"),
+                "reason": REASONS.get(c.answer_id, ""),
+                "claim": c.claim,
+                "as_of": c.as_of.isoformat() if c.as_of else None,
+            }
+            out.write(json.dumps(row) + "\n")
 
 
 def _unsupported(label: str) -> str:
@@ -327,8 +349,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="LabelPolicy.min_coverage (0: relevance by cosine alone)",
     )
+    parser.add_argument(
+        "--dump", type=Path, default=None, help="write every case's label and reason (JSONL)"
+    )
     args = parser.parse_args(argv)
     from auditor.labels import LabelPolicy
+
+    if args.dump is not None:
+        args.dump.write_text("", encoding="utf-8")
 
     overrides = {
         name: value
@@ -360,6 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{time.perf_counter() - t0:.0f} s"
             )
             score(cases, labels, "SituatedQA (dev) before/between/after", targets)
+            if args.dump is not None:
+                dump(args.dump, "situated", cases, labels)
         if args.only in (None, "timeqa"):
             tqa = timeqa_timelines(tqa_path, args.n_timeqa, rng)
             cases = timeqa_cases(tqa)
@@ -370,6 +400,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{time.perf_counter() - t0:.0f} s"
             )
             score(cases, labels, "TimeQA (human train) per-period as-of", targets)
+            if args.dump is not None:
+                dump(args.dump, "timeqa", cases, labels)
         if args.only in (None, "unknown"):
             removed = {t.key for i, t in enumerate(sqa) if i % 2 == 0}
             kept = [t for t in sqa if t.key not in removed]
@@ -394,6 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"claims, {time.perf_counter() - t0:.0f} s"
             )
             score(cases, labels, "SituatedQA with the needed document removed", targets)
+            if args.dump is not None:
+                dump(args.dump, "unknown", cases, labels)
     return 0
 
 

@@ -374,6 +374,8 @@ def test_registry_and_component() -> None:
         "None of the documents mention who designed the railway stations.",
         "Neither of the sources says when it opened.",
         "There is no information in the documents about the repair cost.",
+        "The documents I have access to don't cover the zoo's opening hours.",
+        "Here's what I found.",
     ],
 )
 def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:

@@ -434,6 +434,12 @@ CLUB_PAGE = (
             TRUST_PAGE,
             "chief_executive: miriam osei",
         ),
+        # "run by" and "operated by" name the same role
+        (
+            "The Skerry Isles ferry is run by CalMac.",
+            "The Skerry Isles ferry is operated by Northlink Marine. It sails twice a day.",
+            "by:operat: marine northlink",
+        ),
         # a name the evidence says was left for another
         ("Quillon Software is headquartered in Dunmore.", COMPANY_PAGE, "moved: dunmore -> ashby"),
         (
@@ -470,6 +476,22 @@ def test_slots_filled_by_someone_else(claim: str, page: str, conflict: str) -> N
 def test_the_same_holder_or_a_past_claim_is_no_slot_conflict(claim: str, page: str) -> None:
     _, scores, raw = judge("entity_consistency", claim, page)
     assert raw["role_conflicts"] == [] and "conflict" not in scores
+
+
+def test_head_before_a_noun_is_a_role_of_its_own() -> None:
+    # "head keeper" is not the leader of the town that "Brackwater" also names
+    claim = "Laura Finch is the head keeper at Brackwater Zoo."
+    assert [f.role for f in role_facts(claim)] == ["head keeper"]
+    assert role_conflicts(claim, ["Brackwater has been led by Mayor Ian Doyle since 2015."]) == []
+    old_page = "Brackwater Zoo covers 40 hectares. Its head keeper is Laura Finch."
+    value, _, raw = judge("entity_consistency", claim, old_page)
+    assert raw["roles_confirmed"] is True and value == 0.0
+    other = "Brackwater Zoo covers 40 hectares. Its head keeper is Tom Hale."
+    assert role_conflicts(claim, [other]) == ["head keeper: hale tom"]
+    # "head of" stays the leader
+    assert [f.role for f in role_facts("Tomas Lindqvist is head of the library service.")] == [
+        "leader"
+    ]
 
 
 def test_a_relative_clause_before_the_role_does_not_hold_it() -> None:

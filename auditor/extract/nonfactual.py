@@ -48,8 +48,8 @@ _GREETING = re.compile(
 
 _SOURCES = r"(?:documents?|sources?|context|passages?|search results)"
 _GIVEN = (
-    r"(?: provided| given| available(?: to me)?| i have| i had| i (?:was|have been) "
-    r"(?:given|provided)| you (?:gave|provided|shared|sent)(?: me)?)?"
+    r"(?: provided| given| available(?: to me)?| i (?:have|had)(?: access to)?"
+    r"| i (?:was|have been) (?:given|provided)| you (?:gave|provided|shared|sent)(?: me)?)?"
 )
 """How an answer names its own sources: "the documents", "the sources I was given"."""
 
@@ -120,7 +120,7 @@ _HEDGE = re.compile(
 )
 
 _META = re.compile(
-    r"^(?:(?:here|below) (?:is|are|'s)\b[^.!]*[:.]?|.{0,60}:|(?:for example|for instance|"
+    r"^(?:(?:here|below)(?: is| are|'s|\u2019s)\b[^.!]*[:.!]?|.{0,60}:|(?:for example|for instance|"
     r"in summary|in conclusion|to summarize|to sum up|note|example|summary)[.:!]?"
     r"|(?:yes|no|yeah|yep|nope|correct|right|indeed|exactly)[.!]?)$",
     _FLAGS,

@@ -252,6 +252,8 @@ description ("founded in 2002 by the musician Ruth Calloway")."""
 _HOLDER_AFTER = re.compile(rf"(?:{_BY}|\s*:\s*|\s+)({_NAME})")
 """The holder after a role cue: "Prime Minister Mira Kovac", "chaired by Anna Berg",
 "founded in 2002 by the musician Ruth Calloway", "coach: Tom Bale"."""
+_COMPOUND = re.compile(r"\s+(?!(?:of|is|was|has|since|at|for|and|by|the)\b)([a-z]+)\b")
+"""The noun after "head" that makes another role of it ("head keeper", not "head of")."""
 _PREDECESSOR = re.compile(
     rf"\b(?:succeeding|replacing|succeeded|replaced|(?:took|taking) over from|in place of)"
     rf"(?!\s+by\b)\s+(?:the\s+)?({_NAME})"
@@ -259,6 +261,8 @@ _PREDECESSOR = re.compile(
 """A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
 nor what the role is about."""
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
+_AGENT_CLASS = {"run": "operat", "manag": "operat", "own": "operat"}
+"""Passive verbs that name the same role ("run by" and "operated by")."""
 _AGENT = re.compile(
     rf"\b([a-z]+ed|built|written|won|held|made|drawn|sung|taught|run|sold|bought){_BY}({_NAME})"
 )
@@ -333,6 +337,9 @@ def role_facts(sentence: str) -> list[RoleFact]:
         )
         if qualifier:  # "deputy chair", "the youth team is coached by": another role
             family = f"{family}:{qualifier}"
+        compound = _COMPOUND.match(sentence, ce) if cue.group(1).lower() == "head" else None
+        if compound:  # "head keeper", "head chef": a role of its own
+            family, ce = f"head {compound.group(1).lower()}", compound.end()
         after = sentence[ce:]
         holder: frozenset[str] | None = None
         # "Prime Minister Mira Kovac", "chaired by Anna Berg", "led by ...", "coach: X"
@@ -375,7 +382,8 @@ def role_facts(sentence: str) -> list[RoleFact]:
             continue
         holder = _with_co_holders(sentence, m.end(), holder)
         about = tuple(t - holder for _, _, t in names if t - holder)
-        facts.append(RoleFact(f"by:{stem(verb)}", holder, about, topic, pairs))
+        role = _AGENT_CLASS.get(stem(verb), stem(verb))
+        facts.append(RoleFact(f"by:{role}", holder, about, topic, pairs))
     for m in _TEAM.finditer(sentence):
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
