@@ -32,9 +32,9 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    reaching ``missing_detail_at``: a number whose slot no evidence fills, a name absent
    from evidence that names the subject): ``not_supported``;
 7. an undecided panel (more than ``max_abstain_share`` of the members abstained, unless
-   at least ``unanimous_members`` voted, all one way, with the stacked probability on
-   their side; or the stacked probability within ``undecided_band`` of the threshold):
-   ``unknown``;
+   at least ``unanimous_members`` voted, every one of them "supported", with the stacked
+   probability below the threshold too; or the stacked probability within
+   ``undecided_band`` of the threshold): ``unknown``;
 8. supported by current evidence (p < threshold): ``supported``; else rule 4, else
    ``contradicted`` when the contradiction signal reaches ``contradiction_at``, else
    ``not_supported``.
@@ -71,10 +71,12 @@ class LabelPolicy:
     claim ``not_supported`` even when the stacked probability says supported or the panel
     is undecided; a value above 1 switches the rule off."""
     unanimous_members: int = 3
-    """An undecided panel (more than ``max_abstain_share`` abstained) still decides when at
-    least this many members voted, all of them the same way, and the stacked probability
-    is on their side ("the chief executive is Dr Miriam Osei": the reader, the name judge
-    and the content-word judge all find it, five lexical members have no opinion)."""
+    """An undecided panel (more than ``max_abstain_share`` abstained) is still ``supported``
+    when at least this many members voted, every one of them "supported", and the stacked
+    probability is below the threshold ("the chief executive is Dr Miriam Osei": the
+    reader, the name judge and the content-word judge all find it, five lexical members
+    have no opinion). Never the other way: a few "hallucinated" votes beside many
+    abstentions stay ``unknown``."""
     stale_margin: float = 0.05
     """A claim supported by a superseded version that is this much closer (cosine) to it
     than to the current version of the same document is ``stale`` even when the panel
@@ -233,13 +235,16 @@ def _coverage(scores: Sequence[tuple[float, float]]) -> float:
     return max((cov for _, cov in scores), default=1.0)
 
 
-def _unanimous(votes: Sequence[Vote], p: float, policy: LabelPolicy) -> bool:
-    """At least ``unanimous_members`` members voted, all on one side, and ``p`` on it too."""
-    sides = [v.value > 0.5 for v in votes if v.value != ABSTAIN and v.error is None]
+def _unanimous_support(votes: Sequence[Vote], p: float, policy: LabelPolicy) -> bool:
+    """At least ``unanimous_members`` members voted, every one of them supported, and
+    ``p`` is below the threshold too. Only support is decided this way: members that
+    abstain mostly find nothing about the claim, and a few lexical members voting
+    "hallucinated" beside them is what unrelated evidence of the same shape looks like."""
+    decided = [v.value for v in votes if v.value != ABSTAIN and v.error is None]
     return (
-        len(sides) >= policy.unanimous_members
-        and len(set(sides)) == 1
-        and sides[0] == (p >= policy.threshold)
+        len(decided) >= policy.unanimous_members
+        and all(value < 0.5 for value in decided)
+        and p < policy.threshold
     )
 
 
@@ -341,7 +346,7 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"(p={p:.2f}; from {', '.join(missing)})"
         )
     abstained = sum(v.value == ABSTAIN for v in signals.votes)
-    if abstained > policy.max_abstain_share * len(signals.votes) and not _unanimous(
+    if abstained > policy.max_abstain_share * len(signals.votes) and not _unanimous_support(
         signals.votes, p, policy
     ):
         return Label.UNKNOWN, (

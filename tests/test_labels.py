@@ -188,8 +188,8 @@ def test_an_equally_judged_current_version_holding_every_word_is_not_outdated() 
     assert label(**better, **kept, superseded_margin=0.16) is Label.STALE
 
 
-def test_a_unanimous_minority_of_the_panel_decides() -> None:
-    # five members without an opinion, three agreeing: not undecided
+def test_a_unanimous_minority_of_the_panel_decides_support_only() -> None:
+    # five members without an opinion, three finding it supported: supported
     quiet = tuple(Vote(f"q{i}", 0.5) for i in range(5))
     agree = (Vote("a", 0.0), Vote("b", 0.0), Vote("c", 0.0))
     assert label(p_current=0.43, votes=(*quiet, *agree)) is Label.SUPPORTED
@@ -197,16 +197,19 @@ def test_a_unanimous_minority_of_the_panel_decides() -> None:
     assert label(p_current=0.43, votes=(*quiet, *agree[:2])) is Label.UNKNOWN
     split = (*quiet, *agree[:2], Vote("c", 1.0))
     assert label(p_current=0.43, votes=split) is Label.UNKNOWN
-    # the stacked probability must be on their side
+    # the stacked probability must say supported too
     assert label(p_current=0.6, votes=(*quiet, *agree)) is Label.UNKNOWN
+    # three "hallucinated" votes beside five abstentions decide nothing
+    against = (Vote("a", 1.0), Vote("b", 1.0), Vote("c", 1.0))
+    assert label(p_current=0.88, votes=(*quiet, *against)) is Label.UNKNOWN
     # a failed member is no vote
     failed = (*quiet, *agree[:2], Vote("c", 0.0, error="timeout"))
     assert label(p_current=0.43, votes=failed) is Label.UNKNOWN
     # the count is a policy setting
-    five = decide_label(
+    four = decide_label(
         ClaimSignals(True, 0.8, 0.43, (*quiet, *agree)), LabelPolicy(unanimous_members=4)
     )
-    assert five[0] is Label.UNKNOWN
+    assert four[0] is Label.UNKNOWN
     with pytest.raises(ValueError, match="unanimous_members"):
         LabelPolicy(unanimous_members=0)
 
