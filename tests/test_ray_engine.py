@@ -173,7 +173,11 @@ def test_cli_ray_engine_resumes_a_partial_run(
     assert same(
         sorted(lines, key=lambda r: r["id"]), sorted(demo["run"].answers, key=lambda r: r["id"])
     )
-    assert "10/10 answers" in err and "claims/s" in err and "complete" in err
+    assert "complete" in err
+    final = [line for line in err.splitlines() if "10/10 answers" in line]
+    # the rate (with the claims counted beside it) is shown once half a second has
+    # passed; the six remaining answers may all commit sooner on an idle machine
+    assert final and ("claims/s" in final[-1] or "0:00 elapsed" in final[-1])
     assert_same_run(db, demo, info.run_id)
 
 
