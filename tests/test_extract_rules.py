@@ -191,6 +191,61 @@ def test_pronoun_in_a_coordinated_clause_and_after_a_name_label(rules: RuleExtra
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Harrow Vale Hospice opened in 1994. It has 28 beds and its medical director is "
+            "Dr Hannah Roe.",
+            [
+                "Harrow Vale Hospice opened in 1994",
+                "Harrow Vale Hospice has 28 beds",
+                "Harrow Vale Hospice's medical director is Dr Hannah Roe",
+            ],
+        ),
+        (
+            "The zoo has 40 tigers and its director is Ann Lee.",
+            ["The zoo has 40 tigers", "The zoo's director is Ann Lee"],
+        ),
+        # a real list of objects stays a list
+        ("He bought a car and a bike.", ["He bought a car", "He bought a bike"]),
+    ],
+)
+def test_a_subject_read_as_a_second_object_gets_its_own_clause(
+    rules: RuleExtractor, text: str, expected: list[str]
+) -> None:
+    # the small parser reads "its medical director" as a second object of "has"
+    answer = _answer(text)
+    claims = rules.extract(answer)
+    assert sorted(c.text for c in claims) == sorted(expected)
+    _check_spans(answer, claims)
+    for claim in claims:  # each clause's span covers its own words as written
+        if "director" in claim.text:
+            assert any("director is" in text[s:e] for s, e in claim.spans)
+
+
+@pytest.mark.slow
+def test_the_bare_noun_of_the_previous_name_is_that_name(rules: RuleExtractor) -> None:
+    text = (
+        "Tamsford Bridge opened in 1931. The bridge was closed for repairs in 2019. "
+        "Brackwater Zoo covers 40 hectares. The zoo has a reptile house. In 2020, the zoo "
+        "opened a cafe. The old zoo was smaller."
+    )
+    answer = _answer(text)
+    claims = rules.extract(answer)
+    texts = [c.text for c in claims]
+    assert "Tamsford Bridge was closed for repairs in 2019" in texts
+    assert "Brackwater Zoo has a reptile house" in texts
+    # the name stays the referent after a sentence that used its bare noun
+    assert "In 2020, Brackwater Zoo opened a cafe" in texts
+    # a noun with its own modifier may be another thing of the kind
+    assert "The old zoo was smaller" in texts
+    bridge = next(c for c in claims if c.text.startswith("Tamsford Bridge was"))
+    assert text[bridge.spans[0][0] : bridge.spans[-1][1]].startswith("The bridge was closed")
+    _check_spans(answer, claims)
+
+
+@pytest.mark.slow
 def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
     answer = _answer(
         "As an AI language model, I have no opinions, but the giraffe is mainly "

@@ -519,3 +519,151 @@ def test_two_years_conflict_only_when_they_date_the_same_event() -> None:
         FESTIVAL_PAGE,
     )
     assert value == 1.0 and scores["conflict"] == 1.0
+
+
+ROVERS_PAGE = (
+    "Kelder Rovers are a football club based in Kelder. In 2024 the club moved from Mill "
+    "Lane to the new Riverside Stadium, which holds 6,000 spectators. The manager is Sean "
+    "Brody, and the captain is Luis Ortega."
+)
+PATH_PAGE = (
+    "The Alne Valley cycle path runs for 34 kilometres from Ashcombe to Seaholme. The path "
+    "was opened in 2008 and is maintained by the county council."
+)
+BREWERY_PAGE = (
+    "Lindqvist Brewery was founded in 1988 in Tarnby. The brewery offers guided tours twice "
+    "a week, each lasting about 45 minutes. In 2019 it was bought by the Nordhavn Group."
+)
+
+
+@pytest.mark.parametrize(
+    "claim,page,conflict",
+    [
+        # a name holding another role in the same sentence is not what the role is about
+        ("The manager of Kelder Rovers is Luis Ortega.", ROVERS_PAGE, "coach: brody sean"),
+        # a holder described in words, not named
+        (
+            "The Alne Valley cycle path is maintained by a charity called Sustrans.",
+            PATH_PAGE,
+            "by:maintain: council county",
+        ),
+        # owning and buying name one role
+        ("Lindqvist Brewery is owned by Carlsberg.", BREWERY_PAGE, "by:operat: group nordhavn"),
+        # another sport for the same club
+        ("Kelder Rovers are a rugby club.", ROVERS_PAGE, "kind: rugby vs football"),
+        ("Kelder Rovers are an ice hockey team.", ROVERS_PAGE, "kind: hockey vs football"),
+    ],
+)
+def test_more_slots_filled_by_someone_else(claim: str, page: str, conflict: str) -> None:
+    value, scores, raw = judge("entity_consistency", claim, page)
+    assert raw["role_conflicts"] == [conflict]
+    assert value == 1.0 and scores["conflict"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "claim,page",
+    [
+        ("Kelder Rovers' captain is Luis Ortega.", ROVERS_PAGE),
+        ("The manager of Kelder Rovers is Sean Brody.", ROVERS_PAGE),
+        ("The Alne Valley cycle path is maintained by the county council.", PATH_PAGE),
+        ("Lindqvist Brewery is owned by the Nordhavn Group.", BREWERY_PAGE),
+        ("Kelder Rovers are a professional soccer club.", ROVERS_PAGE),
+        # another club's sport says nothing about this one
+        ("Harrow Rovers are a rugby club.", ROVERS_PAGE),
+    ],
+)
+def test_the_same_holder_sport_or_another_club_is_no_conflict(claim: str, page: str) -> None:
+    _, scores, raw = judge("entity_consistency", claim, page)
+    assert raw["role_conflicts"] == [] and "conflict" not in scores
+
+
+def test_durations_frequencies_and_units_in_words() -> None:
+    assert slots("takes about an hour and a half") == [(90.0, "minute")]
+    assert slots("each tour takes around three quarters of an hour") == [(45.0, "minute")]
+    assert slots("half an hour") == [(30.0, "minute")]
+    assert slots("sails three times a day, twice a week and once a month") == [
+        (3.0, "time"),
+        (2.0, "time"),
+        (1.0, "time"),
+    ]
+    # "once" that means "formerly" is no frequency
+    assert slots("Once a mill town, Kelder is now a suburb.") == []
+    assert (
+        slots("a 60-centimetre reflector") == slots("a 60 cm reflector") == [(60.0, "centimeter")]
+    )
+    assert slots("holds 6,000 people") == slots("holds 6,000 spectators") == [(6000.0, "person")]
+
+
+@pytest.mark.parametrize(
+    "claim,evidence,vote",
+    [
+        # the same amount in other words supports ...
+        ("The crossing takes about an hour and a half.", "The crossing takes 90 minutes.", 0.0),
+        ("Each tour takes three quarters of an hour.", "Each tour lasts 45 minutes.", 0.0),
+        ("The telescope is a 60 cm reflector.", "The telescope is a 60-centimetre reflector.", 0.0),
+        ("The stadium holds 6,000 people.", "The stadium holds 6,000 spectators.", 0.0),
+        # ... and another amount in the same slot is a clear conflict
+        ("The ferry sails three times a day.", "The ferry sails twice a day.", 1.0),
+        ("The crossing takes two hours.", "The crossing takes 90 minutes.", 1.0),
+    ],
+)
+def test_amounts_compare_across_their_wordings(claim: str, evidence: str, vote: float) -> None:
+    value, scores, _ = judge("numeric_consistency", claim, evidence)
+    assert value == vote
+    assert scores.get("conflict", 0.0) == vote
+
+
+def test_a_sentence_is_about_what_its_passage_opens_with() -> None:
+    page = "Harrow Vale Hospice opened in 1994. Visiting hours are from 10am to 8pm."
+    value, scores, raw = judge(
+        "numeric_consistency", "Visiting hours at Harrow Vale end at 9pm.", page
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0, raw
+    # a sentence that opens with another name is about that name
+    other = "Harrow Vale Hospice opened in 1994. Elmbridge Surgery is open until 8pm."
+    _, scores, _ = judge("numeric_consistency", "Harrow Vale Hospice is open until 9pm.", other)
+    assert "conflict" not in scores
+
+
+ZOO_PAGE = (
+    "Brackwater Zoo covers 40 hectares on the edge of Brackwater. The reptile house was "
+    "closed in 2023 and its animals moved to other collections."
+)
+OBSERVATORY_PAGE = (
+    "The Cranmoor Observatory stands on Cranmoor Hill. The observatory is open to the public "
+    "on Friday evenings."
+)
+
+
+@pytest.mark.parametrize(
+    "claim,page,conflict",
+    [
+        # an antonym in a sentence holding every other word of the claim: a clear conflict
+        ("The Cranmoor Observatory is closed to the public.", OBSERVATORY_PAGE, True),
+        # the same swap where the sentence misses some of the claim: a vote, not a conflict
+        ("The Cranmoor Observatory is closed to the public in winter.", OBSERVATORY_PAGE, False),
+        # what a present-tense claim is about has ended
+        ("Brackwater Zoo has a reptile house.", ZOO_PAGE, True),
+    ],
+)
+def test_polarity_conflicts(claim: str, page: str, conflict: bool) -> None:
+    value, scores, _ = judge("negation_polarity", claim, page)
+    assert value == 1.0
+    assert ("conflict" in scores) is conflict
+
+
+@pytest.mark.parametrize(
+    "claim,page",
+    [
+        ("Brackwater Zoo had a reptile house until 2023.", ZOO_PAGE),
+        ("The Cranmoor Observatory is open to the public.", OBSERVATORY_PAGE),
+        # closed for a while, or on some days, has not ended
+        (
+            "The Kelder museum has a cafe.",
+            "The Kelder museum has a cafe. The cafe was closed for repairs in 2023.",
+        ),
+    ],
+)
+def test_a_past_claim_or_a_passing_closure_is_no_polarity_conflict(claim: str, page: str) -> None:
+    value, scores, _ = judge("negation_polarity", claim, page)
+    assert value == 0.0 and "conflict" not in scores

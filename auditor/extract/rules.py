@@ -19,8 +19,13 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
 - discourse openers ("However,", "It is worth noting that") are dropped;
 - light decontextualisation: a subject pronoun (he, she, it, they, and the
   possessives his, her, its, their) of a sentence is replaced by the subject of
-  the previous factual sentence when number agrees; list items without a verb
-  are prefixed by their lead-in line ("The four presidents were: ...").
+  the previous factual sentence when number agrees, and so is a bare definite noun
+  that is the last word of that subject's proper name ("Tamsford Bridge opened in
+  1931. The bridge was closed ..."); list items without a verb are prefixed by their
+  lead-in line ("The four presidents were: ...");
+- two attachments of the small parser that lose a clause's subject are mended
+  first: a subject under an auxiliary, and "It has 28 beds and its medical director
+  is ..." read as two objects of "has".
 
 Claim spans are the answer characters the claim's words came from (possibly
 discontiguous: a borrowed subject is its own span); the claim text may differ
@@ -95,9 +100,58 @@ def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
             jobs.append((text[block.start : block.end], (index, block)))
     out: list[list[_Sentence]] = [[] for _ in answers]
     for doc, (index, block) in nlp.pipe(jobs, as_tuples=True, batch_size=batch_size):
+        _repair_parse(doc)
         for sent in _sentences(doc):
             out[index].append(_Sentence(sent, block.start, block))
     return out
+
+
+def _repair_parse(doc: Doc) -> None:
+    """Mend two attachments of the small model that lose a clause's subject.
+
+    A subject attached to an auxiliary ("The bridge was closed": "bridge" under "was")
+    moves to the verb. And "It has 28 beds and its medical director is Dr Hannah Roe" is parsed with
+    "director" as a second object of "has" and "is" as a subject-less clause, which
+    would give "It is Dr Hannah Roe" and "It has its medical director". When a verb
+    with no subject follows straight after a noun conjunct, the noun (with its
+    modifiers) becomes the verb's subject and the verb a clause coordinated with the
+    one the first conjunct belongs to.
+    """
+    for token in doc:
+        head = token.head
+        if (
+            token.dep_ in {"nsubj", "nsubjpass"}
+            and head.dep_ in _AUX_DEPS
+            and _verbal(head.head)
+            and not any(c.dep_ in _SUBJECT_DEPS for c in head.head.children)
+        ):
+            token.head = head.head
+    for verb in doc:
+        if (
+            not _verbal(verb)
+            or verb.dep_ not in {"ccomp", "conj"}
+            or verb.i == 0
+            or any(c.dep_ in _SUBJECT_DEPS for c in verb.children)
+        ):
+            continue
+        noun = doc[verb.i - 1]
+        first = noun.head
+        if (
+            noun.dep_ != "conj"
+            or noun.pos_ not in {"NOUN", "PROPN"}
+            or first.dep_ not in {"dobj", "attr", "pobj"}
+            or first.i >= noun.i
+        ):
+            continue
+        clause = first.head
+        while clause.dep_ == "prep" and clause.head.i != clause.i:
+            clause = clause.head
+        if verb.head.i != clause.i or not _verbal(clause):
+            continue
+        for cc in [c for c in first.children if c.dep_ == "cc" and c.i < noun.left_edge.i]:
+            cc.head = clause
+        noun.head, noun.dep_ = verb, "nsubj"
+        verb.head, verb.dep_ = clause, "conj"
 
 
 def _sentences(doc: Doc) -> Iterator[SpacySpan]:
@@ -148,6 +202,7 @@ _BE = frozenset({"is", "was", "are", "were", "'s", "remains", "remained"})
 _RELATIVE = frozenset({"who", "which", "that"})
 _PRONOUNS = {"he": "sg", "she": "sg", "it": "sg", "they": "pl"}
 _POSSESSIVES = {"his": "sg", "her": "sg", "its": "sg", "their": "pl"}
+_POSSESSIVE_OF = {"he": "his", "she": "her", "it": "its", "they": "their"}
 _NO_DISTRIBUTE_PREPS = frozenset({"between", "among", "amongst"})
 _NO_DISTRIBUTE_NOUNS = frozenset(
     {
@@ -229,6 +284,8 @@ class _Unit:
     subject: int | None = None
     local_ref: _Referent | None = None
     """The subject of the clause this one is coordinated with (for its own pronoun)."""
+    coordinate_pronoun: str | None = None
+    """That subject when it is itself a pronoun ("It has 28 beds and its ...")."""
 
 
 def _split_point(token: Token, region_root: Token) -> str | None:
@@ -336,6 +393,8 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
             gov_subject = _subject(gov)
             if gov_subject is not None and gov_subject.pos_ in {"PROPN", "NOUN"}:
                 unit.local_ref = _referent(doc, gov_subject, gov, excluded)
+            elif gov_subject is not None and gov_subject.lower_ in _PRONOUNS:
+                unit.coordinate_pronoun = gov_subject.lower_
         elif kind == "relcl":
             pronoun = next(
                 c
@@ -645,11 +704,28 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
         return
     if unit.local_ref is not None and subject.head.i == unit.head:
         ref = unit.local_ref  # "X is a professor and his interests include ..."
+    elif unit.coordinate_pronoun is not None and subject.head.i == unit.head:
+        # "It has 28 beds and its medical director is ...": the possessive of the pronoun
+        # the first clause opens with stands for what that pronoun stands for
+        own = _POSSESSIVE_OF[unit.coordinate_pronoun]
+        if ref is None or not _agrees(_POSSESSIVES[own], ref):
+            return
+        for child in subject.children:
+            if child.dep_ == "poss" and child.lower_ == own and child.i in unit.tokens:
+                unit.replace[child.i] = _possessive(ref.text)
+        return
     elif subject.head.i != root.i or not _sentence_initial(subject, root):
         return
     if ref is None:
         return
     low = subject.lower_
+    if _names_the_referent(subject, ref):
+        # "Tamsford Bridge opened in 1931. The bridge was closed ..." -> "Tamsford Bridge
+        # was closed ..."
+        det = next(c for c in subject.children if c.dep_ == "det")
+        unit.replace[det.i] = ""
+        unit.replace[subject.i] = ref.text
+        return
     if not any(doc[i].pos_ == "PROPN" for i in unit.tokens):
         _resolve_possessives(doc, unit, ref, skip=subject.i)
     if low in _PRONOUNS and _agrees(_PRONOUNS[low], ref):
@@ -664,8 +740,26 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
             if _agrees(_POSSESSIVES[child.lower_], ref) and not (
                 child.lower_ in {"his", "her"} and not ref.person
             ):
-                unit.replace[child.i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
+                unit.replace[child.i] = _possessive(ref.text)
             return
+
+
+def _names_the_referent(subject: Token, ref: _Referent) -> bool:
+    """ "The bridge" after "Tamsford Bridge", "the zoo" after "Brackwater Zoo": a bare
+    definite noun that is the last word of the previous subject's proper name."""
+    children = list(subject.children)
+    return (
+        ref.proper
+        and subject.pos_ == "NOUN"
+        and len(children) == 1
+        and children[0].dep_ == "det"
+        and children[0].lower_ == "the"
+        and ref.text.split()[-1].lower() == subject.lower_
+    )
+
+
+def _possessive(name: str) -> str:
+    return name + ("'" if name.endswith("s") else "'s")
 
 
 def _agrees(number: str, ref: _Referent) -> bool:
@@ -702,7 +796,7 @@ def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> No
             continue
         if low == "its" and ref.person:
             continue
-        unit.replace[i] = ref.text + ("'" if ref.text.endswith("s") else "'s")
+        unit.replace[i] = _possessive(ref.text)
 
 
 def _expletive_it(verb: Token) -> bool:
@@ -857,7 +951,7 @@ def _answer_claims(
         subject = _subject(root)
         if decontextualise and subject is not None:
             new = _referent(doc, subject, root, excluded)
-            if new is not None:
+            if new is not None and not (referent and _names_the_referent(subject, referent)):
                 referent = new
     claims.sort(key=lambda c: (c.spans[0], c.text))
     return claims
@@ -872,7 +966,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "1"
+    version = "2"
 
     def __init__(
         self,

@@ -25,25 +25,47 @@ _LEAD_PHRASE = re.compile(
 )
 
 
-def resolved_sentences(text: str) -> list[str]:
-    """The sentences of ``text``, a sentence-initial pronoun replaced by the name (or
-    "The ..." phrase before its first verb) ``text`` starts with: "Dev Patel is a
-    cricketer. He joined Teal Valley CC in 2022." -> "Dev Patel joined Teal Valley CC in
-    2022."; "Its captain is ..." -> "Port Ellis Rowing Club's captain is ...". Unchanged
-    when it starts with neither."""
-    parts = sentences(text)
+def _opening_name(text: str) -> str | None:
+    """The name ``text`` opens with. One capitalised word followed by no verb ("Opening
+    hours vary") is not a name; one followed by a verb is ("Lanford is ...", "Google was
+    founded ...")."""
     lead = _LEAD_NAME.match(text)
-    if lead is not None:
-        words = [w for w in lead.group(1).split() if w.lower() not in STOP_WORDS]
-        # one capitalised word may just open the sentence ("Opening hours vary"): a name
-        # only when a verb follows ("Lanford is ...", "Google was founded ...")
-        if not words or (len(words) == 1 and not _VERB_NEXT.match(text, lead.end())):
-            lead = None
     if lead is None:
-        lead = _LEAD_PHRASE.match(text)  # "The central library is ..."
-    if lead is None:
+        return None
+    words = [w for w in lead.group(1).split() if w.lower() not in STOP_WORDS]
+    if not words or (len(words) == 1 and not _VERB_NEXT.match(text, lead.end())):
+        return None
+    return lead.group(1)
+
+
+def lead_name(text: str) -> str | None:
+    """The name ``text`` opens with, or its opening "The ..." phrase before its first
+    verb ("The central library is ..."); None when it opens with neither."""
+    name = _opening_name(text)
+    if name is None and (phrase := _LEAD_PHRASE.match(text)) is not None:
+        name = phrase.group(1)
+    return name
+
+
+def opens_with_other_name(sentence: str, lead: str) -> bool:
+    """True when ``sentence`` opens with a name that is not part of ``lead`` ("Rivals
+    Harrow Town play ..." in a page about Kelder Rovers)."""
+    name = _opening_name(sentence)
+    if name is None:
+        return False
+    words = {w.lower() for w in name.split()} - STOP_WORDS
+    return bool(words - {w.lower() for w in lead.split()})
+
+
+def resolved_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, a sentence-initial pronoun replaced by its
+    :func:`lead_name`: "Dev Patel is a cricketer. He joined Teal Valley CC in 2022." ->
+    "Dev Patel joined Teal Valley CC in 2022."; "Its captain is ..." -> "Port Ellis Rowing
+    Club's captain is ...". Unchanged when it has no lead name."""
+    parts = sentences(text)
+    name = lead_name(text)
+    if name is None:
         return parts
-    name = lead.group(1)
     return [
         _PRONOUN.sub(
             lambda m: name + "'s" if m.group(0) in ("Its", "His", "Her", "Their") else name, s

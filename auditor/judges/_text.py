@@ -193,6 +193,18 @@ _UNIT_ALIASES = {
     "feet": "foot",
     "mi": "mile",
     "oclock": "o'clock",
+    "cm": "centimeter",
+    "centimetre": "centimeter",
+    "mm": "millimeter",
+    "millimetre": "millimeter",
+    # who is counted at an event or in a ground, and the seats they fill: one slot
+    "people": "person",
+    "seat": "person",
+    "spectator": "person",
+    "visitor": "person",
+    "fan": "person",
+    "attendee": "person",
+    "guest": "person",
 }
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _MONTH_NAMES = (
@@ -263,6 +275,31 @@ def _unit(word: str) -> str:
     return _UNIT_ALIASES.get(low, low)
 
 
+_DURATIONS = (
+    (re.compile(r"\b((?:an?|one) hour and a half)\b", re.I), 90.0),
+    (re.compile(r"\b(three[ -]quarters of an hour)\b", re.I), 45.0),
+    (re.compile(r"\b((?:a |one )?quarter(?: of an |-)hour)\b", re.I), 15.0),
+    (re.compile(r"\b(half(?: an |-)hour)\b", re.I), 30.0),
+    (
+        re.compile(
+            r"\b(?:about|around|roughly|nearly|almost|under|within|takes|take|took|lasts|"
+            r"last|lasted) (an hour)\b",
+            re.I,
+        ),
+        60.0,
+    ),
+)
+"""Durations in words, in minutes ("an hour and a half", "three quarters of an hour")."""
+_FREQUENCY = re.compile(
+    r"\b(?:(once)|(twice)|(thrice))(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
+    r"fortnight|hour|night|season|term|decade|century|weekend|morning|afternoon|evening)|daily|"
+    r"weekly|monthly|yearly|annually)\b)|\b(?:(twice)|(thrice))(?=\s+as\b)",
+    re.I,
+)
+"""How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
+"three times a day")."""
+
+
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the slot each fills.
 
@@ -272,9 +309,24 @@ def quantities(text: str) -> list[Quantity]:
     currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
     ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
     only before a unit of measure ("one-hour", "one week"), not as in "one of".
+    Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
+    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"); people
+    counted at an event or in a ground (people, spectators, visitors, fans, seats) are
+    one unit, ``person``.
     """
     out: list[Quantity] = []
+    phrases: list[tuple[int, int]] = []
+    for pattern, minutes in _DURATIONS:
+        for m in pattern.finditer(text):
+            if not any(s <= m.start(1) < e for s, e in phrases):
+                phrases.append(m.span(1))
+                out.append(Quantity(minutes, "minute", m.start(1), m.end(1)))
+    for m in _FREQUENCY.finditer(text):
+        value = 1.0 if m.group(1) else 2.0 if m.group(2) or m.group(4) else 3.0
+        out.append(Quantity(value, "time", m.start(), m.end()))
     for m in _QTY.finditer(text):
+        if any(s <= m.start() < e for s, e in phrases):
+            continue
         raw = m.group("num")
         low = raw.lower()
         if low[0].isdigit():
@@ -316,7 +368,19 @@ def quantities(text: str) -> list[Quantity]:
         if unit is None and low[0].isdigit() and "." not in raw and 1000 <= value <= 2100:
             unit = "year"
         out.append(Quantity(round(value, 6), unit, m.start(), end))
-    return out
+    return sorted(out, key=lambda q: q.start)
+
+
+_IN_MINUTES = {"hour": 60.0, "minute": 1.0}
+DURATION_UNITS = frozenset(_IN_MINUTES)
+
+
+def same_amount(a: Quantity, b: Quantity) -> bool:
+    """True when two quantities state the same amount in the same slot (hours and minutes
+    compared in minutes: "90 minutes" is "an hour and a half")."""
+    if a.unit in _IN_MINUTES and b.unit in _IN_MINUTES:
+        return round(a.value * _IN_MINUTES[a.unit], 6) == round(b.value * _IN_MINUTES[b.unit], 6)
+    return a.value == b.value and same_slot(a, b)
 
 
 def same_slot(a: Quantity, b: Quantity) -> bool:

@@ -13,7 +13,7 @@ import itertools
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from auditor.judges._pronouns import NAME_PATTERN, resolved_sentences
 from auditor.judges._text import (
@@ -80,7 +80,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "6"
+    version = "7"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -110,6 +110,7 @@ class EntityConsistencyJudge(LocalJudge):
         )
         roles, confirmed = _roles(pair.claim, pair.evidence)
         roles += transition_conflicts(pair.claim, pair.evidence)
+        roles += kind_conflicts(pair.claim, pair.evidence)
         out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
@@ -261,13 +262,22 @@ _PREDECESSOR = re.compile(
 """A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
 nor what the role is about."""
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
-_AGENT_CLASS = {"run": "operat", "manag": "operat", "own": "operat"}
-"""Passive verbs that name the same role ("run by" and "operated by")."""
+_AGENT_CLASS = dict.fromkeys(
+    ("run", "manag", "own", "owned", "bought", "acquir", "purchas"), "operat"
+)
+"""Passive verbs that name the same role ("run by", "operated by", "owned by", "bought
+by")."""
 _AGENT = re.compile(
     rf"\b([a-z]+ed|built|written|won|held|made|drawn|sung|taught|run|sold|bought){_BY}({_NAME})"
 )
 """A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
 Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
+_AGENT_DESCRIBED = re.compile(
+    r"\b([a-z]+ed|built|run|bought)\s+by\s+the\s+((?:[a-z]+\s+){1,2}[a-z]+)"
+    r"(?=\s*(?:[,.;:)]|$)|\s+(?:and|since|until|in|from|for|on|at)\b)"
+)
+"""A passive agent described rather than named, in two or three words: "maintained by
+the county council", "run by the local health board"."""
 _TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
 _LINK = r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains)\s+)(?:the\s+)?(?:\w+\s+)?"
@@ -373,17 +383,33 @@ def role_facts(sentence: str) -> list[RoleFact]:
             continue
         if m is not None and m.string is after:  # "founded by Larry Page and Sergey Brin"
             holder = _with_co_holders(sentence, m.end() + ce, holder)
-        about = tuple(t - holder for _, _, t in names if t - holder)
-        facts.append(RoleFact(family, holder, about, topic, pairs))
-    for m in _AGENT.finditer(sentence):
-        verb = m.group(1).lower()
-        holder = _tokens(m.group(2))
-        if verb in _FAMILY or not holder:
+        facts.append(RoleFact(family, holder, (), topic, pairs))
+    agents = [(m.group(1), _tokens(m.group(2)), m.end()) for m in _AGENT.finditer(sentence)]
+    agents += [
+        (m.group(1), words, m.end())
+        for m in _AGENT_DESCRIBED.finditer(sentence)
+        if len(words := frozenset(w for w in m.group(2).split() if w not in _SKIP)) >= 2
+    ]
+    for verb, holder, end in agents:
+        if verb.lower() in _FAMILY or not holder:
             continue
-        holder = _with_co_holders(sentence, m.end(), holder)
-        about = tuple(t - holder for _, _, t in names if t - holder)
-        role = _AGENT_CLASS.get(stem(verb), stem(verb))
-        facts.append(RoleFact(f"by:{role}", holder, about, topic, pairs))
+        holder = _with_co_holders(sentence, end, holder)
+        role = _AGENT_CLASS.get(stem(verb.lower()), stem(verb.lower()))
+        facts.append(RoleFact(f"by:{role}", holder, (), topic, pairs))
+    # what a role is about: the sentence's names that hold none of its roles ("The manager
+    # is Sean Brody, and the captain is Luis Ortega" names nothing the roles are about)
+    holders = [f.holder for f in facts]
+    facts = [
+        replace(
+            f,
+            about=tuple(
+                t - f.holder
+                for _, _, t in names
+                if t - f.holder and not any(t & h for h in holders if h != f.holder)
+            ),
+        )
+        for f in facts
+    ]
     for m in _TEAM.finditer(sentence):
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
@@ -536,6 +562,73 @@ def transition_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
                 old, new = _tokens(m.group(1)), _tokens(m.group(2))
                 if old and new and old <= names and not new & names:
                     found.append(f"moved: {' '.join(sorted(old))} -> {' '.join(sorted(new))}")
+    return sorted(set(found))
+
+
+_SPORTS = {
+    "ice hockey": "hockey",
+    "field hockey": "hockey",
+    "hockey": "hockey",
+    "american football": "american football",
+    "football": "football",
+    "soccer": "football",
+    "rugby union": "rugby",
+    "rugby league": "rugby",
+    "rugby": "rugby",
+    **{
+        s: s
+        for s in (
+            "basketball",
+            "baseball",
+            "softball",
+            "cricket",
+            "netball",
+            "volleyball",
+            "handball",
+            "lacrosse",
+            "tennis",
+            "golf",
+            "rowing",
+            "cycling",
+            "athletics",
+            "swimming",
+            "chess",
+            "badminton",
+            "squash",
+            "hurling",
+            "curling",
+        )
+    },
+}
+_KIND = re.compile(
+    rf"({_NAME})\s+(?:is|are|was|were|remains?)\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?"
+    rf"((?i:{'|'.join(sorted(map(re.escape, _SPORTS), key=len, reverse=True))}))\s+"
+    r"(club|team|side|league|player|ground|stadium|venue)s?\b"
+)
+
+
+def _head(match: re.Match[str]) -> str:
+    word = match.group(3).lower()
+    return "team" if word in {"club", "side"} else word
+
+
+def kind_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
+    """Evidence that says the claim's subject is another kind of the same thing: "Kelder
+    Rovers are a rugby club" against "Kelder Rovers are a football club" (the sport of a
+    club, team or side alike, league, player or ground; "soccer" is football, "ice hockey" and
+    "hockey" one sport, "rugby union" and "rugby league" both rugby)."""
+    found = []
+    for m in _KIND.finditer(claim):
+        subject, sport, head = _tokens(m.group(1)), _SPORTS[m.group(2).lower()], _head(m)
+        for text in evidence:
+            for stated in _KIND.finditer(" ".join(resolved_sentences(text))):
+                other = _SPORTS[stated.group(2).lower()]
+                if (
+                    _head(stated) == head
+                    and other != sport
+                    and _share_a_name((subject,), (_tokens(stated.group(1)),))
+                ):
+                    found.append(f"kind: {sport} vs {other}")
     return sorted(set(found))
 
 

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from auditor.errors import ConfigError
-from auditor.judges._pronouns import resolved_sentences
+from auditor.judges._pronouns import lead_name, opens_with_other_name, resolved_sentences
 from auditor.judges._text import (
+    DURATION_UNITS,
     STOP_WORDS,
     Quantity,
     content_words,
     negation_count,
     quantities,
-    same_slot,
+    same_amount,
     sentences,
     stem,
     tokens,
@@ -46,13 +47,28 @@ def _coverage(claim_words: frozenset[str], text: str) -> float:
 def _anchor_sentences(pair: JudgePair, min_coverage: float) -> list[tuple[float, str]]:
     """Evidence sentences sorted by content-word coverage of the claim (best first; of two
     alike, the one with fewer other words), a sentence-initial pronoun read as the name its
-    passage starts with ("It is closed on Sundays" in a page about the library)."""
+    passage starts with ("It is closed on Sundays" in a page about the library). A
+    sentence is about what its passage opens with unless it opens with another name, so
+    the passage's lead name counts towards its coverage ("Visiting hours are from 10am to
+    8pm" in a page that opens with "Harrow Vale Hospice")."""
     claim_words = content_words(pair.claim)
-    scored = [
-        (_coverage(claim_words, s), len(content_words(s) - claim_words), s)
-        for text in pair.evidence
-        for s in resolved_sentences(text)
-    ]
+    if not claim_words:
+        return []
+    scored = []
+    for text in pair.evidence:
+        lead = lead_name(text)
+        lead_words = content_words(lead) if lead else frozenset()
+        for s in resolved_sentences(text):
+            words = content_words(s)
+            if lead and not opens_with_other_name(s, lead):
+                words = words | lead_words
+            scored.append(
+                (
+                    len(claim_words & words) / len(claim_words),
+                    len(content_words(s) - claim_words),
+                    s,
+                )
+            )
     return [(c, s) for c, _, s in sorted(scored, key=lambda i: (-i[0], i[1])) if c >= min_coverage]
 
 
@@ -175,7 +191,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "5"
+    version = "6"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -206,10 +222,10 @@ class NumericConsistencyJudge(LocalJudge):
         matched, conflicts, missing = [], [], []
         for q in claimed:
             shown = _show(q)
-            in_anchor = any(e.value == q.value and same_slot(q, e) for qs in anchor_q for e in qs)
+            in_anchor = any(same_amount(q, e) for qs in anchor_q for e in qs)
             # outside the sentences about the claim, only the very same unit counts
             elsewhere = q.unit is not None and any(
-                e.value == q.value and e.unit == q.unit for e in every_q
+                e.unit is not None and same_amount(q, e) for e in every_q
             )
             if in_anchor or (not anchors and elsewhere):
                 matched.append(shown)
@@ -219,7 +235,7 @@ class NumericConsistencyJudge(LocalJudge):
                 _show(e)
                 for sentence, qs in zip(anchors[:3], anchor_q[:3], strict=False)
                 for e in qs
-                if e.value != q.value
+                if not same_amount(q, e)
                 and _conflicting(q, e)
                 and (not event or event & _event_words(sentence, e))
             ]
@@ -358,8 +374,10 @@ def _show(q: Quantity) -> str:
 
 def _conflicting(claim: Quantity, other: Quantity) -> bool:
     """Two values in the same slot: the same unit, named on both sides (a bare number
-    beside a bare number is too weak to call a conflict, except two bare years)."""
-    return claim.unit is not None and claim.unit == other.unit
+    beside a bare number is too weak to call a conflict, except two bare years), or two
+    durations (hours against minutes)."""
+    durations = {claim.unit, other.unit} <= set(DURATION_UNITS)
+    return claim.unit is not None and (claim.unit == other.unit or durations)
 
 
 _ANTONYMS = {
@@ -410,11 +428,16 @@ _ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS.items() for w in pair
 class NegationPolarityJudge(LocalJudge):
     """Polarity conflict (negation or antonym) with the evidence sentence about the same thing.
 
-    Abstains unless some evidence sentence shares most of the claim's content words.
+    Abstains unless some evidence sentence shares most of the claim's content words. An
+    antonym swap in a sentence holding every other content word of the claim ("closed to
+    the public" against "open to the public on Friday evenings") is a clear conflict
+    (``scores["conflict"]``), and so is a sentence saying that what a present-tense claim
+    is about has ended ("has a reptile house" against "The reptile house was closed in
+    2023": :func:`ended`).
     """
 
     name = "negation_polarity"
-    version = "3"
+    version = "4"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -436,9 +459,43 @@ class NegationPolarityJudge(LocalJudge):
         )
         flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
         if flipped != bool(antonym):
+            clear = bool(antonym) and coverage >= 1.0 - len(antonym) / max(
+                len(content_words(pair.claim)), 1
+            )
             return (
                 1.0,
-                {"support": 0.0, "contradiction": 1.0},
+                {"support": 0.0, "contradiction": 1.0} | ({"conflict": 1.0} if clear else {}),
                 _raw(negation_flip=flipped, antonyms=antonym, sentence=sentence),
             )
+        gone = ended(pair.claim, [s for c, s in anchors if c >= 1.0])
+        if gone:
+            return (
+                1.0,
+                {"support": 0.0, "contradiction": 1.0, "conflict": 1.0},
+                _raw(ended=gone),
+            )
         return 0.0, {"support": coverage, "contradiction": 0.0}, _raw(sentence=sentence)
+
+
+_ENDED = re.compile(
+    r"\b(?:was|were|has been|have been|had been)\s+(?:permanently\s+|finally\s+)?"
+    r"(closed(?:\s+down)?|shut(?:\s+down)?|demolished|abolished|dissolved|disbanded|"
+    r"discontinued|scrapped|torn down|dismantled|wound up)\b(?!\s+(?:for|to|on|until|between|"
+    r"during|from)\b)",
+    re.IGNORECASE,
+)
+_PRESENT = re.compile(r"\b(?:is|are|has|have|still|remains?|operates?|runs?|includes?)\b", re.I)
+_PAST = re.compile(
+    r"\b(?:was|were|had|used to|formerly|once|until|before|previously|closed|demolished)\b",
+    re.IGNORECASE,
+)
+
+
+def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
+    """Sentences about every content word of a present-tense claim that say its subject
+    has ended for good: closed, shut down, demolished, abolished, dissolved, disbanded,
+    discontinued, scrapped ("The reptile house was closed in 2023"; not "closed for
+    repairs" or "closed on Sundays"). A claim in the past tense is not in conflict."""
+    if not _PRESENT.search(claim) or _PAST.search(claim):
+        return []
+    return [s for s in sentences_about if _ENDED.search(s)]

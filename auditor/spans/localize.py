@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from auditor.judges._text import Quantity, quantities, same_slot
+from auditor.judges._text import Quantity, quantities, same_amount
 from auditor.spans._canonical import SpanValidationError, canonicalize
 from auditor.spans.unicode import nfc, nfc_map, snap_to_graphemes
 from auditor.types import Span
@@ -157,7 +157,7 @@ def _unaligned(
     token by its normalised form."""
     for q in slots:
         if q.start <= start < q.end and (token[0].isdigit() or token.lower() in _NUMBER_WORDS):
-            return not any(e.value == q.value and same_slot(q, e) for e in stated)
+            return not any(same_amount(q, e) for e in stated)
     return _norm(token) not in vocab
 
 
