@@ -15,7 +15,9 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    with a stacked probability lower than against current evidence (or the same, when
    the current version holds a smaller share of the claim's content words: a current
    version judged the same and still holding every word, "has 640 beds" in a longer
-   sentence, is not outdated by a closer cosine), or while the
+   sentence, is not outdated by a closer cosine; nor is one holding every content word of
+   the claim with the stacked probability below the threshold and no member voting
+   "hallucinated"), or while the
    current evidence never states one of its details (see 6): ``stale`` (the update changed
    what the claim states), unless the claim states its own time and that version was
    valid then (``supported``: a true statement about the past);
@@ -303,8 +305,17 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"supported by a superseded version (p={signals.p_superseded:.2f}) "
             f"that the current version contradicts ({', '.join(conflicts)})"
         )
+    # a current version holding every content word of the claim, judged supporting by
+    # every member that decided, still states it ("Loganair still flies to Aberdeen"),
+    # however close the old one
+    current_states_it = (
+        p < policy.threshold
+        and any(cov >= 1.0 for _, cov in signals.current_scores)
+        and all(v.value == 0.0 for v in signals.votes if v.value != ABSTAIN and not v.error)
+    )
     closer_to_old = (
         stale_support
+        and not current_states_it
         and signals.superseded_margin is not None
         and signals.superseded_margin >= policy.stale_margin
         and signals.p_superseded is not None

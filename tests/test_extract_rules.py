@@ -42,6 +42,9 @@ def rules() -> RuleExtractor:
         ("What do you think about it?", "question"),
         ("Hello there!", "greeting"),
         ("I hope this helps.", "greeting"),
+        # two remarks joined by a dash
+        ("Great question - I hope this helps!", "greeting"),
+        ("Great question \u2014 I hope this helps!", "greeting"),
         ("Sure!", "greeting"),
         ("As an AI language model, I cannot browse the internet.", "refusal"),
         ("I'm sorry, but I don't know.", "refusal"),
@@ -72,6 +75,9 @@ def test_classify_text_nonfactual(text: str, kind: str) -> None:
         "It is difficult to determine an average height for the four presidents.",
         "The Arctic Ocean covers an area of about 14.05 million square kilometers.",
         "Hillary Clinton served as Secretary of State from 2009 to 2013.",
+        # a dash before a fact keeps the sentence factual
+        "Great question - the bridge opened in 1931.",
+        "The bridge - built in 1931 - is 320 metres long.",
     ],
 )
 def test_classify_text_keeps_factual_sentences(text: str) -> None:

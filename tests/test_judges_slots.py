@@ -667,3 +667,124 @@ def test_polarity_conflicts(claim: str, page: str, conflict: bool) -> None:
 def test_a_past_claim_or_a_passing_closure_is_no_polarity_conflict(claim: str, page: str) -> None:
     value, scores, _ = judge("negation_polarity", claim, page)
     assert value == 0.0 and "conflict" not in scores
+
+
+AIRPORT_PAGE = (
+    "Norwick Airport is a regional airport 6 kilometres north of Norwick. In 2023 the council "
+    "sold the airport to Eastway Holdings. Flights to Belfast ended in 2024; Loganair still "
+    "flies to Aberdeen."
+)
+LAKE_PAGE = "Lake Tarrow is a freshwater lake in the Ardmore hills. Swimming is not permitted."
+
+
+@pytest.mark.parametrize(
+    "judge_name,claim,page,conflict",
+    [
+        # the buyer owns it now
+        (
+            "entity_consistency",
+            "Norwick Airport is owned by Norwick City Council.",
+            AIRPORT_PAGE,
+            True,
+        ),
+        (
+            "entity_consistency",
+            "Norwick Airport is owned by Eastway Holdings.",
+            AIRPORT_PAGE,
+            False,
+        ),
+        # two holders that share only a kind word ("Trust") are two holders
+        (
+            "entity_consistency",
+            "Harrow Museum is run by the Westshire Trust.",
+            "Harrow Museum is run by the Ellis Arts Trust.",
+            True,
+        ),
+        (
+            "entity_consistency",
+            "Harrow Museum is run by the Ellis Trust.",
+            "Harrow Museum is run by the Ellis Arts Trust.",
+            False,
+        ),
+        # a service that ended, said in the active voice; the clause about another ends nothing
+        (
+            "negation_polarity",
+            "Loganair flies from Norwick Airport to Belfast.",
+            AIRPORT_PAGE,
+            True,
+        ),
+        (
+            "negation_polarity",
+            "Loganair flies from Norwick Airport to Aberdeen.",
+            AIRPORT_PAGE,
+            False,
+        ),
+        (
+            "negation_polarity",
+            "Loganair flew from Norwick Airport to Belfast.",
+            AIRPORT_PAGE,
+            False,
+        ),
+        # a negation flip with every word of the claim said, one of them in other words
+        ("negation_polarity", "Swimming is allowed in Lake Tarrow.", LAKE_PAGE, True),
+        ("negation_polarity", "Lake Tarrow is a saltwater lake.", LAKE_PAGE, True),
+    ],
+)
+def test_ownership_endings_and_polarity_in_other_words(
+    judge_name: str, claim: str, page: str, conflict: bool
+) -> None:
+    _, scores, _ = judge(judge_name, claim, page)
+    assert ("conflict" in scores) is conflict
+
+
+def test_a_name_given_as_an_acronym_is_present() -> None:
+    page = "Corvane was approved in the United Kingdom in 2016. It is used across the NHS."
+    value, _, raw = judge("entity_consistency", "Corvane was approved in the UK in 2016.", page)
+    assert value == 0.0 and raw["missing"] == []
+    value, _, _ = judge(
+        "entity_consistency", "Corvane is used across the National Health Service.", page
+    )
+    assert value == 0.0
+    # letters that spell no name of the evidence stay missing
+    value, _, raw = judge("entity_consistency", "Corvane was approved in the EU in 2016.", page)
+    assert value == 1.0 and raw["missing"] == ["eu"]
+
+
+def test_who_took_over_a_role_holds_it() -> None:
+    page = (
+        "The Harbour Museum in Port Ellis opened in 1988. Sara Lindqvist took over as "
+        "director in 2024, replacing Colin Marsh."
+    )
+    claim = "Colin Marsh is the director of the Harbour Museum."
+    assert role_conflicts(claim, [page]) == ["director: lindqvist sara"]
+    assert role_conflicts("Sara Lindqvist is the director of the Harbour Museum.", [page]) == []
+    appointed = "Dr Miriam Osei was appointed chief executive in January 2025."
+    assert [(f.role, f.holder) for f in role_facts(appointed)] == [
+        ("chief_executive", frozenset({"miriam", "osei"}))
+    ]
+
+
+@pytest.mark.parametrize(
+    "claim,page,vote",
+    [
+        # another weekday or season of the same thing
+        (
+            "Brackwater town council meets on Tuesdays.",
+            "The town council meets at the Guildhall on Wednesdays.",
+            1.0,
+        ),
+        (
+            "Brightside Theatre Company tours Ireland every autumn.",
+            "Brightside Theatre Company tours Ireland each spring.",
+            1.0,
+        ),
+        # a range of days, or the same day among others, is no conflict
+        ("The library is open on Tuesdays.", "The library is open Monday to Friday.", 0.0),
+        ("The library is open on Tuesdays.", "The library is open on Tuesdays and Thursdays.", 0.0),
+    ],
+)
+def test_another_weekday_or_season_is_a_polarity_conflict(
+    claim: str, page: str, vote: float
+) -> None:
+    value, _, _ = judge("negation_polarity", claim, page)
+    assert value == vote

@@ -183,9 +183,18 @@ def test_an_equally_judged_current_version_holding_every_word_is_not_outdated() 
     # judged the same but the current version lost some of the claim's words: stale
     lost = {"current_scores": [(0.7, 0.6)], "superseded_scores": [(0.95, 1.0)]}
     assert label(**same, **lost, superseded_margin=0.16) is Label.STALE
-    # the superseded version judged better: stale, whatever the words
+    # the superseded version judged better and the current one lost words: stale
     better = {**same, "p_superseded": 0.2}
-    assert label(**better, **kept, superseded_margin=0.16) is Label.STALE
+    assert label(**better, **lost, superseded_margin=0.16) is Label.STALE
+    # judged better, but a current version holding every word and judged supporting still
+    # states the claim ("Loganair still flies to Aberdeen"): supported
+    assert label(**better, **kept, superseded_margin=0.16) is Label.SUPPORTED
+    # ... unless the panel does not find it supporting, or one member finds it hallucinated
+    # ("replacing Colin Marsh" holds every word of "Colin Marsh is the director")
+    doubted = {**better, "p_current": 0.6}
+    assert label(**doubted, **kept, superseded_margin=0.16) is Label.STALE
+    dissent = (Vote("a", 0.0), Vote("b", 0.0), Vote("c", 1.0))
+    assert label(**better, **kept, superseded_margin=0.16, votes=dissent) is Label.STALE
 
 
 def test_a_unanimous_minority_of_the_panel_decides_support_only() -> None:

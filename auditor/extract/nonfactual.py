@@ -172,7 +172,9 @@ def classify_text(text: str) -> str | None:
     A sentence without a letter (emoji, numbering, rules) is ``meta``; one ending
     with a question mark is a ``question``; greetings, refusals, opinions,
     instructions, empty hedges and lead-ins ("Here are some examples:") are
-    recognised by anchored patterns that must cover the whole sentence.
+    recognised by anchored patterns that must cover the whole sentence. Remarks joined
+    by a spaced dash ("Great question - I hope this helps!") are non-factual when every
+    one of them is (the first one's kind).
     """
     if not isinstance(text, str):
         raise TypeError(f"text: expected str, got {type(text).__name__}")
@@ -193,7 +195,16 @@ def classify_text(text: str) -> str | None:
             return kind
     if _META.match(norm) and not re.search(r"\d", norm):
         return "meta"
+    parts = _DASH.split(text)
+    if len(parts) > 1:  # "Great question - I hope this helps!": every part non-factual
+        kinds = [classify_text(p) for p in parts if p.strip()]
+        if kinds and all(kinds):
+            return kinds[0]
     return None
+
+
+_DASH = re.compile(r"\s+[-\u2013\u2014]\s+")
+"""A dash between spaces, joining two remarks in one sentence."""
 
 
 def is_imperative(sent: SpacySpan) -> bool:

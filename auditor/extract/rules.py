@@ -966,7 +966,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "2"
+    version = "3"
 
     def __init__(
         self,

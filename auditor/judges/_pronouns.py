@@ -51,8 +51,8 @@ def opens_with_other_name(sentence: str, lead: str) -> bool:
     """True when ``sentence`` opens with a name that is not part of ``lead`` ("Rivals
     Harrow Town play ..." in a page about Kelder Rovers)."""
     name = _opening_name(sentence)
-    if name is None:
-        return False
+    if name is None or (" " not in name and name.endswith("ing")):
+        return False  # "Swimming is not permitted": an activity, not another name
     words = {w.lower() for w in name.split()} - STOP_WORDS
     return bool(words - {w.lower() for w in lead.split()})
 

@@ -32,9 +32,8 @@ _CAP_RUN = re.compile(
     r"\b(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|the|van|von|"
     r"la|du|del|and|&)?\s*(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
 )
-_MONTHS = frozenset(
-    {*_MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = frozenset({*_MONTH_NAMES, *_WEEKDAYS})
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "rev"})
 """Titles before a name: not part of it ("Professor Ruth Adeyemi" and "Professor Daniel
@@ -54,6 +53,31 @@ def entities(text: str) -> frozenset[str]:
         for match in _CAP_RUN.finditer(sentence):
             words = [_POSSESSIVE.sub("", w.lower()).strip("'-") for w in match.group(0).split()]
             found.update(w for w in words if w and w not in _SKIP and len(w) > 1)
+    return frozenset(found)
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
+_NOT_INITIAL = frozenset({"of", "the", "and", "for", "de", "&"})
+
+
+def _initials(name: str) -> str:
+    return "".join(w[0] for w in name.split() if w.lower() not in _NOT_INITIAL).lower()
+
+
+def said_as_acronym(claim: str, evidence: Sequence[str]) -> frozenset[str]:
+    """Name tokens of the claim that the evidence gives as an acronym or spelt out: "UK"
+    against "the United Kingdom", "National Health Service" against "NHS" (a name of two
+    or more words whose initials are the acronym)."""
+    text = " ".join(evidence)
+    acronyms = {a.lower() for a in _ACRONYM.findall(text)}
+    spelt = {_initials(m.group(0)) for m in _CAP_RUN.finditer(text) if " " in m.group(0)}
+    found: set[str] = set()
+    for m in _CAP_RUN.finditer(claim):
+        run = m.group(0)
+        if _ACRONYM.fullmatch(run) and run.lower() in spelt:
+            found.add(run.lower())
+        elif " " in run and _initials(run) in acronyms:
+            found |= entities(run)
     return frozenset(found)
 
 
@@ -80,7 +104,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "7"
+    version = "8"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -95,6 +119,8 @@ class EntityConsistencyJudge(LocalJudge):
         evidence_lower = " ".join(pair.evidence).lower()
         evidence_words = _words(evidence_lower)
         present = {e for e in claimed if e in evidence_words}
+        if present != claimed:
+            present |= said_as_acronym(pair.claim, pair.evidence) & claimed
         share = len(present) / len(claimed)
         missing = sorted(claimed - present)
         if share >= self.support_at:
@@ -272,6 +298,11 @@ _AGENT = re.compile(
 )
 """A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
 Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
+_SOLD_TO = re.compile(
+    rf"\b(?:sold|transferred|handed over)\b(?:\s+(?:the|its|their|his|her)(?:\s+[a-z]+){{1,2}})?"
+    rf"\s+to\s+(?:the\s+)?({_NAME})"
+)
+"""A sale: the buyer is who owns it now ("sold the airport to Eastway Holdings")."""
 _AGENT_DESCRIBED = re.compile(
     r"\b([a-z]+ed|built|run|bought)\s+by\s+the\s+((?:[a-z]+\s+){1,2}[a-z]+)"
     r"(?=\s*(?:[,.;:)]|$)|\s+(?:and|since|until|in|from|for|on|at)\b)"
@@ -280,7 +311,11 @@ _AGENT_DESCRIBED = re.compile(
 the county council", "run by the local health board"."""
 _TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
-_LINK = r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains)\s+)(?:the\s+)?(?:\w+\s+)?"
+_LINK = (
+    r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains|(?:took|takes|has taken) over as|"
+    r"(?:was|has been|is) (?:appointed|named|elected)(?: as)?|(?:serves|served|has served) as|"
+    r"stepped in as)\s+)(?:the\s+)?(?:\w+\s+)?"
+)
 
 
 _QUALIFIERS = frozenset(
@@ -385,6 +420,8 @@ def role_facts(sentence: str) -> list[RoleFact]:
             holder = _with_co_holders(sentence, m.end() + ce, holder)
         facts.append(RoleFact(family, holder, (), topic, pairs))
     agents = [(m.group(1), _tokens(m.group(2)), m.end()) for m in _AGENT.finditer(sentence)]
+    # the buyer owns it now: "the council sold the airport to Eastway Holdings"
+    agents += [("owned", _tokens(m.group(1)), m.end()) for m in _SOLD_TO.finditer(sentence)]
     agents += [
         (m.group(1), words, m.end())
         for m in _AGENT_DESCRIBED.finditer(sentence)
@@ -485,6 +522,51 @@ def _same_subject(
     )
 
 
+_KIND_WORDS = frozenset(
+    {
+        "river",
+        "lake",
+        "mount",
+        "company",
+        "group",
+        "council",
+        "club",
+        "trust",
+        "university",
+        "college",
+        "school",
+        "hospital",
+        "church",
+        "street",
+        "road",
+        "city",
+        "county",
+        "bank",
+        "holdings",
+        "limited",
+        "ltd",
+        "inc",
+        "plc",
+        "foundation",
+        "society",
+        "association",
+        "fc",
+        "united",
+        "national",
+        "royal",
+        "saint",
+        "st",
+    }
+)
+"""Words that say what kind of thing a name is: two holders sharing only these are two
+holders ("River Skell" and "River Tarrow")."""
+
+
+def _same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One holder's name inside the other's, or a shared word that is not a kind word."""
+    return a <= b or b <= a or bool((a & b) - _KIND_WORDS)
+
+
 def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     """Evidence that gives a role the claim names a holder for to someone else.
 
@@ -522,7 +604,7 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     confirmed = 0
     for fact in claimed:
         same = [f for f, names in stated if f.role == fact.role and _same_subject(fact, f, names)]
-        if any(f.holder & fact.holder for f in same):
+        if any(_same_holder(f.holder, fact.holder) for f in same):
             confirmed += 1
             continue
         found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]

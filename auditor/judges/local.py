@@ -46,11 +46,12 @@ def _coverage(claim_words: frozenset[str], text: str) -> float:
 
 def _anchor_sentences(pair: JudgePair, min_coverage: float) -> list[tuple[float, str]]:
     """Evidence sentences sorted by content-word coverage of the claim (best first; of two
-    alike, the one with fewer other words), a sentence-initial pronoun read as the name its
-    passage starts with ("It is closed on Sundays" in a page about the library). A
-    sentence is about what its passage opens with unless it opens with another name, so
-    the passage's lead name counts towards its coverage ("Visiting hours are from 10am to
-    8pm" in a page that opens with "Harrow Vale Hospice")."""
+    alike, the one holding more of those words itself, then the one with fewer other
+    words), a sentence-initial pronoun read as the name its passage starts with ("It is
+    closed on Sundays" in a page about the library). A sentence is about what its passage
+    opens with unless it opens with another name, so the passage's lead name counts
+    towards its coverage ("Visiting hours are from 10am to 8pm" in a page that opens with
+    "Harrow Vale Hospice")."""
     claim_words = content_words(pair.claim)
     if not claim_words:
         return []
@@ -59,17 +60,11 @@ def _anchor_sentences(pair: JudgePair, min_coverage: float) -> list[tuple[float,
         lead = lead_name(text)
         lead_words = content_words(lead) if lead else frozenset()
         for s in resolved_sentences(text):
-            words = content_words(s)
-            if lead and not opens_with_other_name(s, lead):
-                words = words | lead_words
-            scored.append(
-                (
-                    len(claim_words & words) / len(claim_words),
-                    len(content_words(s) - claim_words),
-                    s,
-                )
-            )
-    return [(c, s) for c, _, s in sorted(scored, key=lambda i: (-i[0], i[1])) if c >= min_coverage]
+            own = content_words(s)
+            words = own | lead_words if lead and not opens_with_other_name(s, lead) else own
+            coverage = len(claim_words & words) / len(claim_words)
+            scored.append((-coverage, -len(claim_words & own), len(own - claim_words), s))
+    return [(-c, s) for c, _, _, s in sorted(scored, key=lambda i: i[:3]) if -c >= min_coverage]
 
 
 def _band(
@@ -191,7 +186,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "6"
+    version = "7"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -409,6 +404,8 @@ _ANTONYMS = {
     "majority": "minority",
     "start": "end",
     "expand": "shrink",
+    "freshwater": "saltwater",
+    "public": "private",
 }
 
 
@@ -437,7 +434,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "4"
+    version = "5"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -451,17 +448,24 @@ class NegationPolarityJudge(LocalJudge):
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         sent_stems = {stem(t) for t in tokens(sentence)}
         antonym = sorted(
-            w
-            for w in claim_stems
-            if w in _ANTONYM_PAIRS
-            and _ANTONYM_FORMS[_ANTONYM_PAIRS[w]] & sent_stems
-            and w not in sent_stems
+            {
+                w
+                for w in claim_stems
+                if w in _ANTONYM_PAIRS
+                and _ANTONYM_FORMS[_ANTONYM_PAIRS[w]] & sent_stems
+                and w not in sent_stems
+            }
+            | _another_of_a_kind(claim_stems, sent_stems, sentence)
         )
         flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
         if flipped != bool(antonym):
-            clear = bool(antonym) and coverage >= 1.0 - len(antonym) / max(
-                len(content_words(pair.claim)), 1
-            )
+            claim_words = content_words(pair.claim)
+            # words the sentence says in other words ("allowed" for "permitted")
+            meanings = {_SYNONYMS.get(w, w) for w in sent_stems}
+            said = {w for w in claim_words - sent_stems if _SYNONYMS.get(w, w) in meanings}
+            n = max(len(claim_words), 1)
+            # every claim word said (an antonym swapped for its pair): a clear conflict
+            clear = round(coverage * n) + len(said) + len(antonym) >= n
             return (
                 1.0,
                 {"support": 0.0, "contradiction": 1.0} | ({"conflict": 1.0} if clear else {}),
@@ -477,6 +481,40 @@ class NegationPolarityJudge(LocalJudge):
         return 0.0, {"support": coverage, "contradiction": 0.0}, _raw(sentence=sentence)
 
 
+_WEEKDAYS = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
+_SEASONS = frozenset({"spring", "summer", "autumn", "winter"})
+_DAY_RANGE = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|-|\u2013|through|until|till)\s",
+    re.IGNORECASE,
+)
+
+
+def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[str]:
+    """The claim's one weekday or season when the sentence names others of its kind and
+    not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn" against
+    "each spring"); a range of days ("Monday to Friday") decides nothing."""
+    found: set[str] = set()
+    for kind in (_WEEKDAYS, _SEASONS):
+        mine, theirs = claim & kind, stated & kind
+        if len(mine) == 1 and theirs and not mine & theirs:
+            if kind is _WEEKDAYS and _DAY_RANGE.search(sentence):
+                continue
+            found |= mine
+    return found
+
+
+_SYNONYMS = {
+    stem(w): meaning
+    for meaning, words in (
+        ("allow", ("allow", "allowed", "permit", "permitted", "permits")),
+        ("forbid", ("forbid", "forbidden", "prohibit", "prohibited", "ban", "banned")),
+    )
+    for w in words
+}
+"""Stems a polarity conflict may be stated with in other words ("not permitted" against
+"allowed")."""
 _ENDED = re.compile(
     r"\b(?:was|were|has been|have been|had been)\s+(?:permanently\s+|finally\s+)?"
     r"(closed(?:\s+down)?|shut(?:\s+down)?|demolished|abolished|dissolved|disbanded|"
@@ -485,17 +523,45 @@ _ENDED = re.compile(
     re.IGNORECASE,
 )
 _PRESENT = re.compile(r"\b(?:is|are|has|have|still|remains?|operates?|runs?|includes?)\b", re.I)
+_PAST_VERB = re.compile(
+    r"\b(?:[a-z]{2,}ed|flew|ran|won|lost|built|sold|went|made|began|held|became|grew|rose|"
+    r"fell|left|took|gave|saw|led|met|paid|spent|told|wrote|bought|brought|fought)\b"
+)
 _PAST = re.compile(
     r"\b(?:was|were|had|used to|formerly|once|until|before|previously|closed|demolished)\b",
     re.IGNORECASE,
 )
 
 
+_ENDED_ACTIVE = re.compile(
+    r"\b(?:ended|ceased|stopped|folded|closed(?:\s+down)?|shut\s+down)\b"
+    r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
+)
+_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
+
+
 def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
-    """Sentences about every content word of a present-tense claim that say its subject
-    has ended for good: closed, shut down, demolished, abolished, dissolved, disbanded,
-    discontinued, scrapped ("The reptile house was closed in 2023"; not "closed for
-    repairs" or "closed on Sundays"). A claim in the past tense is not in conflict."""
-    if not _PRESENT.search(claim) or _PAST.search(claim):
+    """Sentences about every content word of a present-tense claim with a clause saying
+    that what the claim is about has ended for good: its subject (the words before the
+    verb) shares at least half its content words with the claim, and the verb is closed,
+    shut down, demolished, abolished, dissolved, disbanded, discontinued or scrapped in
+    the passive ("The reptile house was closed in 2023"; not "closed for repairs" or "on
+    Sundays"), or ended, ceased, stopped, folded, closed, shut down with a year or
+    nothing after it ("Flights to Belfast ended in 2024"). A claim in the past tense is
+    not in conflict (a past marker, a year, or a past verb with no present one)."""
+    if _PAST.search(claim) or re.search(r"\b1[5-9]\d\d|20\d\d\b", claim):
         return []
-    return [s for s in sentences_about if _ENDED.search(s)]
+    if not _PRESENT.search(claim) and _PAST_VERB.search(claim):
+        return []
+    words = content_words(claim)
+    found = []
+    for sentence in sentences_about:
+        for clause in _CLAUSES.split(sentence):
+            m = _ENDED.search(clause) or _ENDED_ACTIVE.search(clause)
+            if m is None:
+                continue
+            subject = {w for w in content_words(clause[: m.start()]) if not w[0].isdigit()}
+            if subject and len(subject & words) >= max(1.0, len(subject) / 2):
+                found.append(sentence)
+                break
+    return found
