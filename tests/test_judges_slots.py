@@ -788,3 +788,22 @@ def test_another_weekday_or_season_is_a_polarity_conflict(
 ) -> None:
     value, _, _ = judge("negation_polarity", claim, page)
     assert value == vote
+
+
+def test_a_feature_the_page_about_the_subject_never_mentions_is_a_missing_detail() -> None:
+    page = (
+        "Marlow Street Library is the main public library in Daleford. The library holds "
+        "about 95,000 books and has 40 public computers."
+    )
+    value, scores, raw = judge("entity_consistency", "Marlow Street Library has a cafe.", page)
+    assert value == 1.0 and scores["missing_detail"] == 1.0
+    assert raw["absent_features"] == ["cafe"]
+    # a feature the page gives, or a page about another subject, is no missing detail
+    value, _, _ = judge("entity_consistency", "Marlow Street Library has public computers.", page)
+    assert value == 0.0
+    _, scores, _ = judge("entity_consistency", "Harrow Library has a cafe.", page)
+    assert "missing_detail" not in scores
+    # a measure is the number's slot, not a feature
+    town = "Lanford is a city of 251,000 people on the river Teal."
+    _, scores, _ = judge("entity_consistency", "Lanford has a population of 240,000.", town)
+    assert "missing_detail" not in scores

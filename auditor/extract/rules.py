@@ -23,9 +23,10 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   that is the last word of that subject's proper name ("Tamsford Bridge opened in
   1931. The bridge was closed ..."); list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
-- two attachments of the small parser that lose a clause's subject are mended
-  first: a subject under an auxiliary, and "It has 28 beds and its medical director
-  is ..." read as two objects of "has".
+- attachments of the small parser that lose a clause's subject or a measure are
+  mended first: a subject under an auxiliary, "It has 28 beds and its medical
+  director is ..." read as two objects of "has", and "is up to 38 m deep and 4.2 km
+  long" read with "38 m" as the copula's object.
 
 Claim spans are the answer characters the claim's words came from (possibly
 discontiguous: a borrowed subject is its own span); the claim text may differ
@@ -107,18 +108,29 @@ def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
 
 
 def _repair_parse(doc: Doc) -> None:
-    """Mend two attachments of the small model that lose a clause's subject.
+    """Mend attachments of the small model that lose a clause's subject or a measure.
 
     A subject attached to an auxiliary ("The bridge was closed": "bridge" under "was")
-    moves to the verb. And "It has 28 beds and its medical director is Dr Hannah Roe" is parsed with
-    "director" as a second object of "has" and "is" as a subject-less clause, which
-    would give "It is Dr Hannah Roe" and "It has its medical director". When a verb
-    with no subject follows straight after a noun conjunct, the noun (with its
-    modifiers) becomes the verb's subject and the verb a clause coordinated with the
-    one the first conjunct belongs to.
+    moves to the verb; a measure read as the copula's object before an adjective ("is up
+    to 38 m deep and 4.2 km long") moves to the adjective. And "It has 28 beds and its
+    medical director is Dr Hannah Roe" is parsed with "director" as a second object of
+    "has" and "is" as a subject-less clause, which would give "It is Dr Hannah Roe" and
+    "It has its medical director". When a verb with no subject follows straight after a
+    noun conjunct, the noun (with its modifiers) becomes the verb's subject and the verb
+    a clause coordinated with the one the first conjunct belongs to.
     """
     for token in doc:
         head = token.head
+        after = doc[token.right_edge.i + 1] if token.right_edge.i + 1 < len(doc) else None
+        if (
+            token.dep_ == "attr"
+            and any(c.dep_ == "nummod" for c in token.children)
+            and after is not None
+            and after.dep_ == "acomp"
+            and after.head.i == head.i
+        ):  # "is up to 38 m deep and 4.2 km long": the measure belongs to "deep"
+            token.head, token.dep_ = after, "npadvmod"
+            continue
         if (
             token.dep_ in {"nsubj", "nsubjpass"}
             and head.dep_ in _AUX_DEPS
@@ -966,7 +978,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "3"
+    version = "4"
 
     def __init__(
         self,

@@ -104,7 +104,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "8"
+    version = "9"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -156,6 +156,10 @@ class EntityConsistencyJudge(LocalJudge):
             # "Vale Breweries" beside a "Harrow Vale")
             vote = 1.0
             out["missing_detail"] = 1.0
+        absent = [] if vote == 1.0 else absent_features(pair.claim, pair.evidence)
+        if absent:  # "Marlow Street Library has a cafe": a page about it that has none
+            vote = 1.0
+            out |= {"support": 0.0, "missing_detail": 1.0}
         return (
             vote,
             out,
@@ -166,7 +170,8 @@ class EntityConsistencyJudge(LocalJudge):
                     "conflicts": conflicts,
                     "role_conflicts": roles,
                     "roles_confirmed": confirmed,
-                },
+                }
+                | ({"absent_features": absent} if absent else {}),
                 sort_keys=True,
             ),
         )
@@ -712,6 +717,32 @@ def kind_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
                 ):
                     found.append(f"kind: {sport} vs {other}")
     return sorted(set(found))
+
+
+_FEATURE = re.compile(
+    r"\b(?:has|have|includes?|features?|offers?|boasts?|contains?|houses)\s+"
+    r"(?:a|an|its own|their own|several|many|two|three|four|five)\s+"
+    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but)\b)"
+)
+"""A feature that ends its clause: "has a cafe", "offers two restaurants and ..."."""
+
+
+def absent_features(claim: str, evidence: Sequence[str]) -> list[str]:
+    """What a claim says its subject has ("has a cafe", "offers two restaurants",
+    "includes a gift shop"), when evidence naming the subject never mentions it: a
+    phrase of one to three words without a stop word that ends its clause, whose last
+    word no evidence text holds, singular or plural. A phrase that goes on ("has a
+    student body that is ...", "has a population of 240,000": a measure, the number
+    judge's slot) is left alone. Needs the claim's subject in the evidence."""
+    if not subject_in_evidence(claim, evidence):
+        return []
+    stated = {stem(w) for text in evidence for w in _words(text.lower())}
+    found = []
+    for m in _FEATURE.finditer(claim):
+        words = m.group(1).split()
+        if not any(w in STOP_WORDS for w in words) and stem(words[-1]) not in stated:
+            found.append(" ".join(words))
+    return found
 
 
 def claim_subject(text: str) -> frozenset[str]:
