@@ -807,3 +807,71 @@ def test_a_feature_the_page_about_the_subject_never_mentions_is_a_missing_detail
     town = "Lanford is a city of 251,000 people on the river Teal."
     _, scores, _ = judge("entity_consistency", "Lanford has a population of 240,000.", town)
     assert "missing_detail" not in scores
+
+
+WATER_PAGE = (
+    "Greyfield Water Company supplies drinking water to about 1.3 million people. Martin "
+    "Oakes retired in 2024 and was succeeded as chief executive by Leila Haddad."
+)
+RACE_PAGE = (
+    "The Riverside Half Marathon is held every September in Eastport. The race was first "
+    "held in 1987 and is organised by Eastport Athletic Club."
+)
+
+
+@pytest.mark.parametrize(
+    "claim,page,conflict",
+    [
+        # who retired, stepped down or was succeeded left the role
+        (
+            "Martin Oakes is the chief executive of Greyfield Water Company.",
+            WATER_PAGE,
+            ["chief_executive: haddad leila"],
+        ),
+        ("Leila Haddad is the chief executive of Greyfield Water Company.", WATER_PAGE, []),
+        # a shared place name does not make a council a club; "held in 1987 and is
+        # organised by" is who organises it, not who held it
+        (
+            "The Riverside Half Marathon is organised by Eastport City Council.",
+            RACE_PAGE,
+            ["by:organis: athletic club eastport"],
+        ),
+        ("The Riverside Half Marathon is organised by Eastport Athletic Club.", RACE_PAGE, []),
+    ],
+)
+def test_predecessors_and_kinds_of_holder(claim: str, page: str, conflict: list[str]) -> None:
+    assert role_conflicts(claim, [page]) == conflict
+
+
+def test_a_capitalised_first_word_matches_its_plural() -> None:
+    page = "Halden Castle is a ruined castle. Entry costs 9 pounds for adults."
+    value, _, raw = judge(
+        "entity_consistency", "Adult tickets to Halden Castle cost 9 pounds.", page
+    )
+    assert value == 0.0 and raw["missing"] == []
+
+
+@pytest.mark.parametrize(
+    "claim,page,vote",
+    [
+        (
+            "The Riverside Half Marathon is held every April in Eastport.",
+            "The Riverside Half Marathon is held every September in Eastport.",
+            1.0,
+        ),
+        # a range of months, or "may" the verb, decides nothing
+        (
+            "Halden Castle is open in April.",
+            "Halden Castle is open from March to October.",
+            0.0,
+        ),
+        (
+            "The Riverside Half Marathon may be held in Eastport.",
+            "The Riverside Half Marathon is held every September in Eastport.",
+            0.0,
+        ),
+    ],
+)
+def test_another_month_is_a_polarity_conflict(claim: str, page: str, vote: float) -> None:
+    value, _, _ = judge("negation_polarity", claim, page)
+    assert value == vote

@@ -104,7 +104,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "9"
+    version = "10"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -118,7 +118,9 @@ class EntityConsistencyJudge(LocalJudge):
             return ABSTAIN, {}, json.dumps({"reason": "no evidence"})
         evidence_lower = " ".join(pair.evidence).lower()
         evidence_words = _words(evidence_lower)
-        present = {e for e in claimed if e in evidence_words}
+        evidence_stems = {stem(w) for w in evidence_words}
+        # "Adult tickets ..." against "9 pounds for adults": a capitalised first word
+        present = {e for e in claimed if e in evidence_words or stem(e) in evidence_stems}
         if present != claimed:
             present |= said_as_acronym(pair.claim, pair.evidence) & claimed
         share = len(present) / len(claimed)
@@ -278,7 +280,10 @@ _VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "he
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
-_BY = r"(?:\s+(?:in|on|at|during)\s+[^,.;:]{1,25}?)?\s+by\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
+_BY = (
+    r"(?:\s+(?:in|on|at|during)\s+(?:(?!\b(?:and|but|or)\b)[^,.;:]){1,25}?)?"
+    r"\s+by\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
+)
 """What may stand between a role word and its holder: "by", after a date and a
 description ("founded in 2002 by the musician Ruth Calloway")."""
 _HOLDER_AFTER = re.compile(rf"(?:{_BY}|\s*:\s*|\s+)({_NAME})")
@@ -292,6 +297,12 @@ _PREDECESSOR = re.compile(
 )
 """A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
 nor what the role is about."""
+_LEFT = re.compile(
+    rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+|had\s+)?(?:retired|stepped down|resigned|"
+    r"left|(?:was|has been) (?:succeeded|replaced))\b"
+)
+"""Who left a role: "Martin Oakes retired in 2024 and was succeeded as chief executive by
+Leila Haddad" (a predecessor, as with "succeeding")."""
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
 _AGENT_CLASS = dict.fromkeys(
     ("run", "manag", "own", "owned", "bought", "acquir", "purchas"), "operat"
@@ -376,6 +387,7 @@ def role_facts(sentence: str) -> list[RoleFact]:
     cues = list(_CUE.finditer(sentence))
     topic, pairs = _topic(sentence, [(s, e) for s, e, _ in names] + [c.span() for c in cues])
     predecessors = {m.start(1) for m in _PREDECESSOR.finditer(sentence)}
+    predecessors |= {m.start(1) for m in _LEFT.finditer(sentence)}
     names = [(s, e, t) for s, e, t in names if s not in predecessors]
     facts: list[RoleFact] = []
     for cue in cues:
@@ -568,8 +580,15 @@ holders ("River Skell" and "River Tarrow")."""
 
 
 def _same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
-    """One holder's name inside the other's, or a shared word that is not a kind word."""
-    return a <= b or b <= a or bool((a & b) - _KIND_WORDS)
+    """One holder's name inside the other's, or a shared word that is not a kind word,
+    unless both say what kind they are and the kinds differ ("Eastport City Council" and
+    "Eastport Athletic Club")."""
+    if a <= b or b <= a:
+        return True
+    kinds_a, kinds_b = a & _KIND_WORDS, b & _KIND_WORDS
+    if kinds_a and kinds_b and not kinds_a & kinds_b:
+        return False
+    return bool((a & b) - _KIND_WORDS)
 
 
 def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:

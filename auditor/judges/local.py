@@ -434,7 +434,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "5"
+    version = "6"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -485,22 +485,45 @@ _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 )
 _SEASONS = frozenset({"spring", "summer", "autumn", "winter"})
-_DAY_RANGE = re.compile(
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\s*(?:to|-|\u2013|through|until|till)\s",
-    re.IGNORECASE,
+_MONTHS = frozenset(
+    {
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    }
 )
+"""Months that are no other word ("may" is left out)."""
+
+
+def _range_of(kind: frozenset[str]) -> re.Pattern[str]:
+    names = "|".join(sorted(kind))
+    return re.compile(
+        rf"\b(?:{names})s?\s*(?:to|-|\u2013|through|until|till)\s"
+        rf"|\bbetween\s+(?:{names})s?\s+and\b",
+        re.IGNORECASE,
+    )
+
+
+_KINDS = tuple((kind, _range_of(kind)) for kind in (_WEEKDAYS, _SEASONS, _MONTHS))
 
 
 def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[str]:
-    """The claim's one weekday or season when the sentence names others of its kind and
-    not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn" against
-    "each spring"); a range of days ("Monday to Friday") decides nothing."""
+    """The claim's one weekday, season or month when the sentence names others of its
+    kind and not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn"
+    against "each spring", "every April" against "every September"); a range ("Monday
+    to Friday", "from March to October") decides nothing."""
     found: set[str] = set()
-    for kind in (_WEEKDAYS, _SEASONS):
+    for kind, span in _KINDS:
         mine, theirs = claim & kind, stated & kind
-        if len(mine) == 1 and theirs and not mine & theirs:
-            if kind is _WEEKDAYS and _DAY_RANGE.search(sentence):
-                continue
+        if len(mine) == 1 and theirs and not mine & theirs and not span.search(sentence):
             found |= mine
     return found
 
