@@ -379,6 +379,19 @@ def test_a_rank_in_the_same_slot_is_a_number_too(claim: str, value: float) -> No
     assert (scores.get("conflict") == 1.0) == (value == 1.0)
 
 
+KELDER_PAGE = (
+    "Kelder Rovers are a football club based in Kelder. In 2024 the club moved from Mill "
+    "Lane to the new Riverside Stadium, which holds 6,000 spectators. The manager is Sean "
+    "Brody, and the captain is Luis Ortega."
+)
+PATH_PAGE = (
+    "The Alne Valley cycle path runs for 34 kilometres from Ashcombe to Seaholme. The path "
+    "was opened in 2008 and is maintained by the county council."
+)
+BREWERY_PAGE = (
+    "Lindqvist Brewery was founded in 1988 in Tarnby. The brewery offers guided tours twice "
+    "a week, each lasting about 45 minutes. In 2019 it was bought by the Nordhavn Group."
+)
 UNIVERSITY_PAGE = (
     "The University of Kestrel Bay was established in 1965 and has about 18,000 students. "
     "Its vice-chancellor is Professor Ruth Adeyemi. The university has five faculties."
@@ -447,6 +460,19 @@ CLUB_PAGE = (
             CLUB_PAGE,
             "moved: quay road -> wharf",
         ),
+        # a name holding another role in the same sentence is not what the role is about
+        ("The manager of Kelder Rovers is Luis Ortega.", KELDER_PAGE, "coach: brody sean"),
+        # a holder described in words, not named
+        (
+            "The Alne Valley cycle path is maintained by a charity called Sustrans.",
+            PATH_PAGE,
+            "by:maintain: council county",
+        ),
+        # owning and buying name one role
+        ("Lindqvist Brewery is owned by Carlsberg.", BREWERY_PAGE, "by:operat: group nordhavn"),
+        # another sport for the same club
+        ("Kelder Rovers are a rugby club.", KELDER_PAGE, "kind: rugby vs football"),
+        ("Kelder Rovers are an ice hockey team.", KELDER_PAGE, "kind: hockey vs football"),
     ],
 )
 def test_slots_filled_by_someone_else(claim: str, page: str, conflict: str) -> None:
@@ -471,6 +497,13 @@ def test_slots_filled_by_someone_else(claim: str, page: str, conflict: str) -> N
         # a claim that places itself in the past is not contradicted by the move
         ("Quillon Software was originally headquartered in Dunmore.", COMPANY_PAGE),
         ("Tomasz Nowak captains Port Ellis Rowing Club.", CLUB_PAGE),
+        ("Kelder Rovers' captain is Luis Ortega.", KELDER_PAGE),
+        ("The manager of Kelder Rovers is Sean Brody.", KELDER_PAGE),
+        ("The Alne Valley cycle path is maintained by the county council.", PATH_PAGE),
+        ("Lindqvist Brewery is owned by the Nordhavn Group.", BREWERY_PAGE),
+        ("Kelder Rovers are a professional soccer club.", KELDER_PAGE),
+        # another club's sport says nothing about this one
+        ("Harrow Rovers are a rugby club.", KELDER_PAGE),
     ],
 )
 def test_the_same_holder_or_a_past_claim_is_no_slot_conflict(claim: str, page: str) -> None:
@@ -519,62 +552,6 @@ def test_two_years_conflict_only_when_they_date_the_same_event() -> None:
         FESTIVAL_PAGE,
     )
     assert value == 1.0 and scores["conflict"] == 1.0
-
-
-ROVERS_PAGE = (
-    "Kelder Rovers are a football club based in Kelder. In 2024 the club moved from Mill "
-    "Lane to the new Riverside Stadium, which holds 6,000 spectators. The manager is Sean "
-    "Brody, and the captain is Luis Ortega."
-)
-PATH_PAGE = (
-    "The Alne Valley cycle path runs for 34 kilometres from Ashcombe to Seaholme. The path "
-    "was opened in 2008 and is maintained by the county council."
-)
-BREWERY_PAGE = (
-    "Lindqvist Brewery was founded in 1988 in Tarnby. The brewery offers guided tours twice "
-    "a week, each lasting about 45 minutes. In 2019 it was bought by the Nordhavn Group."
-)
-
-
-@pytest.mark.parametrize(
-    "claim,page,conflict",
-    [
-        # a name holding another role in the same sentence is not what the role is about
-        ("The manager of Kelder Rovers is Luis Ortega.", ROVERS_PAGE, "coach: brody sean"),
-        # a holder described in words, not named
-        (
-            "The Alne Valley cycle path is maintained by a charity called Sustrans.",
-            PATH_PAGE,
-            "by:maintain: council county",
-        ),
-        # owning and buying name one role
-        ("Lindqvist Brewery is owned by Carlsberg.", BREWERY_PAGE, "by:operat: group nordhavn"),
-        # another sport for the same club
-        ("Kelder Rovers are a rugby club.", ROVERS_PAGE, "kind: rugby vs football"),
-        ("Kelder Rovers are an ice hockey team.", ROVERS_PAGE, "kind: hockey vs football"),
-    ],
-)
-def test_more_slots_filled_by_someone_else(claim: str, page: str, conflict: str) -> None:
-    value, scores, raw = judge("entity_consistency", claim, page)
-    assert raw["role_conflicts"] == [conflict]
-    assert value == 1.0 and scores["conflict"] == 1.0
-
-
-@pytest.mark.parametrize(
-    "claim,page",
-    [
-        ("Kelder Rovers' captain is Luis Ortega.", ROVERS_PAGE),
-        ("The manager of Kelder Rovers is Sean Brody.", ROVERS_PAGE),
-        ("The Alne Valley cycle path is maintained by the county council.", PATH_PAGE),
-        ("Lindqvist Brewery is owned by the Nordhavn Group.", BREWERY_PAGE),
-        ("Kelder Rovers are a professional soccer club.", ROVERS_PAGE),
-        # another club's sport says nothing about this one
-        ("Harrow Rovers are a rugby club.", ROVERS_PAGE),
-    ],
-)
-def test_the_same_holder_sport_or_another_club_is_no_conflict(claim: str, page: str) -> None:
-    _, scores, raw = judge("entity_consistency", claim, page)
-    assert raw["role_conflicts"] == [] and "conflict" not in scores
 
 
 def test_durations_frequencies_and_units_in_words() -> None:

@@ -207,7 +207,7 @@ _UNIT_ALIASES = {
     "guest": "person",
 }
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_MONTH_NAMES = (
+MONTH_NAMES = (
     "january",
     "february",
     "march",
@@ -221,6 +221,7 @@ _MONTH_NAMES = (
     "november",
     "december",
 )
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _UNIT_STOP = STOP_WORDS - {"am", "per"}
 _ONE_UNITS = frozenset(
     {
@@ -348,7 +349,7 @@ def quantities(text: str) -> list[Quantity]:
                 end = after.end()
                 after = _AFTER.match(text, end)
                 word = after.group(1) if after else ""
-            if word.lower() in _MONTH_NAMES:
+            if word.lower() in MONTH_NAMES:
                 unit = word.lower()
             elif (
                 word
@@ -361,7 +362,7 @@ def quantities(text: str) -> list[Quantity]:
             unit = _unit(m.group("cur"))
         if unit is None:
             before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
-            if before and before.group(1).lower() in _MONTH_NAMES and value <= 31:
+            if before and before.group(1).lower() in MONTH_NAMES and value <= 31:
                 unit = before.group(1).lower()
         if low == "one" and unit not in _ONE_UNITS and not m.group("hy"):
             continue

@@ -17,8 +17,9 @@ from dataclasses import dataclass, replace
 
 from auditor.judges._pronouns import NAME_PATTERN, resolved_sentences
 from auditor.judges._text import (
-    _MONTH_NAMES,
+    MONTH_NAMES,
     STOP_WORDS,
+    WEEKDAYS,
     content_words,
     sentences,
     stem,
@@ -32,8 +33,7 @@ _CAP_RUN = re.compile(
     r"\b(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|the|van|von|"
     r"la|du|del|and|&)?\s*(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
 )
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = frozenset({*_MONTH_NAMES, *_WEEKDAYS})
+_MONTHS = frozenset({*MONTH_NAMES, *WEEKDAYS})
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "rev"})
 """Titles before a name: not part of it ("Professor Ruth Adeyemi" and "Professor Daniel

@@ -17,7 +17,9 @@ from auditor.errors import ConfigError
 from auditor.judges._pronouns import lead_name, opens_with_other_name, resolved_sentences
 from auditor.judges._text import (
     DURATION_UNITS,
+    MONTH_NAMES,
     STOP_WORDS,
+    WEEKDAYS,
     Quantity,
     content_words,
     negation_count,
@@ -481,25 +483,9 @@ class NegationPolarityJudge(LocalJudge):
         return 0.0, {"support": coverage, "contradiction": 0.0}, _raw(sentence=sentence)
 
 
-_WEEKDAYS = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-)
+_WEEKDAYS = frozenset(WEEKDAYS)
 _SEASONS = frozenset({"spring", "summer", "autumn", "winter"})
-_MONTHS = frozenset(
-    {
-        "january",
-        "february",
-        "march",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    }
-)
+_MONTHS = frozenset(MONTH_NAMES) - {"may"}
 """Months that are no other word ("may" is left out)."""
 
 
