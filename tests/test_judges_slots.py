@@ -10,6 +10,7 @@ import pytest
 from auditor.judges._text import Quantity, quantities, same_slot
 from auditor.judges.base import build_judge
 from auditor.judges.entity import claim_subject, role_conflicts, role_facts
+from auditor.judges.local import ended
 from auditor.types import ABSTAIN, JudgePair
 
 BRANCHES = (
@@ -852,3 +853,9 @@ def test_a_capitalised_first_word_matches_its_plural() -> None:
 def test_another_month_is_a_polarity_conflict(claim: str, page: str, vote: float) -> None:
     value, _, _ = judge("negation_polarity", claim, page)
     assert value == vote
+
+
+def test_only_a_whole_year_places_a_claim_in_the_past() -> None:
+    page = ["The Kelder museum with its 15000 exhibits was closed in 2020."]
+    assert ended("The Kelder museum has 15000 exhibits", page) == page
+    assert ended("The Kelder museum has had 15000 exhibits since 2015", page) == []

@@ -100,7 +100,11 @@ class EntityConsistencyJudge(LocalJudge):
     merely never mentions is missing support, not a refutation: when the evidence names
     the claim's subject but not one of the claim's names (none of its words, or not its
     last word), the vote is 1 with ``scores["missing_detail"]`` ("designed by Maria Lopez"
-    against a text about the bridge; "sponsored by Vale Breweries" beside a "Harrow Vale").
+    against a text about the bridge; "sponsored by Vale Breweries" beside a "Harrow Vale"),
+    and so it is for a feature the claim gives its subject that such evidence never
+    mentions (:func:`absent_features`: "has a cafe"). Another sport for the same club is
+    a clear conflict (:func:`kind_conflicts`); a name the evidence gives as an acronym or
+    spells out is present (:func:`said_as_acronym`).
     """
 
     name = "entity_consistency"

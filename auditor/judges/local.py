@@ -427,16 +427,18 @@ _ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS.items() for w in pair
 class NegationPolarityJudge(LocalJudge):
     """Polarity conflict (negation or antonym) with the evidence sentence about the same thing.
 
-    Abstains unless some evidence sentence shares most of the claim's content words. An
-    antonym swap in a sentence holding every other content word of the claim ("closed to
-    the public" against "open to the public on Friday evenings") is a clear conflict
-    (``scores["conflict"]``), and so is a sentence saying that what a present-tense claim
-    is about has ended ("has a reptile house" against "The reptile house was closed in
-    2023": :func:`ended`).
+    Abstains unless some evidence sentence shares most of the claim's content words. A
+    flip is an odd number of negations on one side, an antonym, or another weekday,
+    season or month of the same thing. A flip in a sentence holding every other content
+    word of the claim, some perhaps in other words ("closed to the public" against "open
+    to the public on Friday evenings", "allowed" against "not permitted") is a clear
+    conflict (``scores["conflict"]``), and so is a sentence saying that what a
+    present-tense claim is about has ended ("has a reptile house" against "The reptile
+    house was closed in 2023": :func:`ended`).
     """
 
     name = "negation_polarity"
-    version = "6"
+    version = "7"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -542,6 +544,7 @@ _PAST = re.compile(
 )
 
 
+_YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)\b")
 _ENDED_ACTIVE = re.compile(
     r"\b(?:ended|ceased|stopped|folded|closed(?:\s+down)?|shut\s+down)\b"
     r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
@@ -558,7 +561,7 @@ def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
     Sundays"), or ended, ceased, stopped, folded, closed, shut down with a year or
     nothing after it ("Flights to Belfast ended in 2024"). A claim in the past tense is
     not in conflict (a past marker, a year, or a past verb with no present one)."""
-    if _PAST.search(claim) or re.search(r"\b1[5-9]\d\d|20\d\d\b", claim):
+    if _PAST.search(claim) or _YEAR.search(claim):
         return []
     if not _PRESENT.search(claim) and _PAST_VERB.search(claim):
         return []
