@@ -759,6 +759,11 @@ def test_who_took_over_a_role_holds_it() -> None:
         # a range of days, or the same day among others, is no conflict
         ("The library is open on Tuesdays.", "The library is open Monday to Friday.", 0.0),
         ("The library is open on Tuesdays.", "The library is open on Tuesdays and Thursdays.", 0.0),
+        # the day the sentence makes the exception is a flip; another day, or the same day
+        # with a flip of the claim's own, is none
+        ("The library is open on Mondays.", "The library is open every day except Monday.", 1.0),
+        ("The library is open on Tuesdays.", "The library is open every day except Monday.", 0.0),
+        ("The library is closed on Mondays.", "The library is open every day except Monday.", 0.0),
     ],
 )
 def test_another_weekday_or_season_is_a_polarity_conflict(

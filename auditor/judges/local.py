@@ -428,8 +428,9 @@ class NegationPolarityJudge(LocalJudge):
     """Polarity conflict (negation or antonym) with the evidence sentence about the same thing.
 
     Abstains unless some evidence sentence shares most of the claim's content words. A
-    flip is an odd number of negations on one side, an antonym, or another weekday,
-    season or month of the same thing. A flip in a sentence holding every other content
+    flip is an odd number of negations on one side, an antonym, another weekday, season
+    or month of the same thing, or the one the sentence makes the exception ("every day
+    except Monday"). A flip in a sentence holding every other content
     word of the claim, some perhaps in other words ("closed to the public" against "open
     to the public on Friday evenings", "allowed" against "not permitted") is a clear
     conflict (``scores["conflict"]``), and so is a sentence saying that what a
@@ -438,7 +439,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "7"
+    version = "8"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -460,9 +461,10 @@ class NegationPolarityJudge(LocalJudge):
                 and w not in sent_stems
             }
             | _another_of_a_kind(claim_stems, sent_stems, sentence)
+            | _excepted(claim_stems, sentence)
         )
         flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
-        if flipped != bool(antonym):
+        if (flipped + len(antonym)) % 2:  # "closed on Mondays" against "except Monday": even
             claim_words = content_words(pair.claim)
             # words the sentence says in other words ("allowed" for "permitted")
             meanings = {_SYNONYMS.get(w, w) for w in sent_stems}
@@ -507,13 +509,25 @@ def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[
     """The claim's one weekday, season or month when the sentence names others of its
     kind and not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn"
     against "each spring", "every April" against "every September"); a range ("Monday
-    to Friday", "from March to October") decides nothing."""
+    to Friday", "from March to October") or an exception ("every day except Monday")
+    decides nothing."""
     found: set[str] = set()
+    theirs_all = stated - _excepted(stated, sentence)  # "every day except Monday"
     for kind, span in _KINDS:
-        mine, theirs = claim & kind, stated & kind
+        mine, theirs = claim & kind, theirs_all & kind
         if len(mine) == 1 and theirs and not mine & theirs and not span.search(sentence):
             found |= mine
     return found
+
+
+_EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than)\s+(?:on\s+|in\s+)?(\w+)", re.I)
+
+
+def _excepted(claim: set[str], sentence: str) -> set[str]:
+    """The claim's weekday, season or month that the sentence makes the exception ("open
+    on Mondays" against "open every day except Monday")."""
+    named = {stem(m.group(1).lower()) for m in _EXCEPT.finditer(sentence)}
+    return {w for w in claim & named if any(w in kind for kind, _ in _KINDS)}
 
 
 _SYNONYMS = {
