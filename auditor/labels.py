@@ -171,22 +171,18 @@ def strip_period(text: str) -> str:
     return out[:1].upper() + out[1:] if out.strip() else text
 
 
+def _decided(votes: Sequence[Vote]) -> list[Vote]:
+    """The votes that decided: not abstentions, not failures."""
+    return [v for v in votes if v.value != ABSTAIN and v.error is None]
+
+
 def contradiction_signal(votes: Sequence[Vote]) -> float:
     """The strongest contradiction score among non-abstaining votes (0 when none)."""
-    scores = [
-        float(v.scores.get("contradiction", 0.0))
-        for v in votes
-        if v.value != ABSTAIN and v.error is None
-    ]
-    return max(scores, default=0.0)
+    return max((float(v.scores.get("contradiction", 0.0)) for v in _decided(votes)), default=0.0)
 
 
 def _flagged(votes: Sequence[Vote], key: str, at: float) -> list[str]:
-    return sorted(
-        v.judge
-        for v in votes
-        if v.value != ABSTAIN and v.error is None and float(v.scores.get(key, 0.0)) >= at
-    )
+    return sorted(v.judge for v in _decided(votes) if float(v.scores.get(key, 0.0)) >= at)
 
 
 def clear_conflicts(votes: Sequence[Vote], policy: LabelPolicy | None = None) -> list[str]:
@@ -242,7 +238,7 @@ def _unanimous_support(votes: Sequence[Vote], p: float, policy: LabelPolicy) -> 
     ``p`` is below the threshold too. Only support is decided this way: members that
     abstain mostly find nothing about the claim, and a few lexical members voting
     "hallucinated" beside them is what unrelated evidence of the same shape looks like."""
-    decided = [v.value for v in votes if v.value != ABSTAIN and v.error is None]
+    decided = [v.value for v in _decided(votes)]
     return (
         len(decided) >= policy.unanimous_members
         and all(value < 0.5 for value in decided)
@@ -311,7 +307,7 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     current_states_it = (
         p < policy.threshold
         and any(cov >= 1.0 for _, cov in signals.current_scores)
-        and all(v.value == 0.0 for v in signals.votes if v.value != ABSTAIN and not v.error)
+        and all(v.value == 0.0 for v in _decided(signals.votes))
     )
     closer_to_old = (
         stale_support

@@ -292,13 +292,14 @@ _DURATIONS = (
 )
 """Durations in words, in minutes ("an hour and a half", "three quarters of an hour")."""
 _FREQUENCY = re.compile(
-    r"\b(?:(once)|(twice)|(thrice))(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
+    r"\b(once|twice|thrice)(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
     r"fortnight|hour|night|season|term|decade|century|weekend|morning|afternoon|evening)|daily|"
-    r"weekly|monthly|yearly|annually)\b)|\b(?:(twice)|(thrice))(?=\s+as\b)",
+    r"weekly|monthly|yearly|annually)\b)|\b(twice|thrice)(?=\s+as\b)",
     re.I,
 )
 """How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
 "three times a day")."""
+_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -323,8 +324,7 @@ def quantities(text: str) -> list[Quantity]:
                 phrases.append(m.span(1))
                 out.append(Quantity(minutes, "minute", m.start(1), m.end(1)))
     for m in _FREQUENCY.finditer(text):
-        value = 1.0 if m.group(1) else 2.0 if m.group(2) or m.group(4) else 3.0
-        out.append(Quantity(value, "time", m.start(), m.end()))
+        out.append(Quantity(_TIMES[m.group(0).lower()], "time", m.start(), m.end()))
     for m in _QTY.finditer(text):
         if any(s <= m.start() < e for s, e in phrases):
             continue
