@@ -7,11 +7,14 @@ import json
 import numpy as np
 import pytest
 
+from auditor.digest import sha256_bytes
 from auditor.entailment.model import (
+    QUANTIZATION_SCHEME,
     WEIGHTS_DIR,
     evidence_windows,
     load_model,
     read_training_record,
+    reader_digest,
     weights_digest,
 )
 from auditor.judges.base import build_judge
@@ -330,3 +333,50 @@ def test_a_deciding_window_is_re_read_only_in_its_sentences_that_cover_the_claim
     raw = json.loads(vote.raw)
     assert vote.value == 0.0 and raw["windows_read"] == 1 and raw["refined_to_sentences"] == 1
     assert reader.forward_pairs - before == 2  # the window, then its one covering sentence
+
+
+def test_the_int8_reader_quantises_the_encoder_per_channel_and_keeps_the_head_fp32() -> None:
+    """Per-tensor int8 of every linear layer cost 2.9 points of held-out bacc; one scale
+    per output channel on the encoder layers alone costs none measurable."""
+    import torch
+
+    model = load_model(quantize=True)
+    modules = dict(model.model.named_modules())
+    linear = ("query", "key", "value", "dense")
+    encoder = [n for n in modules if ".encoder." in f".{n}." and n.endswith(linear)]
+    assert len(encoder) == 6 * 6  # query, key, value, attention output, intermediate, output
+    for name in encoder:
+        weight = modules[name].weight()
+        assert weight.dtype == torch.qint8, name
+        assert weight.qscheme() == torch.per_channel_affine, name
+    for name in ("classifier", "bert.pooler.dense"):
+        assert type(modules[name]) is torch.nn.Linear, name
+    premise = "The trial enrolled 3,200 participants in 2019."
+    probs = model.predict([premise, premise], [premise, "The trial enrolled 5,000 people."])
+    fp32 = load_model().predict([premise, premise], [premise, "The trial enrolled 5,000 people."])
+    assert np.argmax(probs[0]) == np.argmax(fp32[0]) == model.labels.index("entailment")
+    assert np.abs(probs - fp32).max() < 0.2
+
+
+def test_int8_scores_are_kept_apart_from_fp32_scores() -> None:
+    sha = weights_digest()
+    int8 = build_judge("entailment", {"quantize": True}).reader_identity
+    fp32 = build_judge("entailment").reader_identity
+    assert fp32 == (sha, False)
+    assert int8[1] is True and int8[0] not in (sha, fp32[0])
+    assert (
+        int8[0]
+        == reader_digest(sha, True)
+        == sha256_bytes(f"{sha}\n{QUANTIZATION_SCHEME}".encode())
+    )
+
+
+def test_fp32_scores_do_not_depend_on_the_batch_they_are_read_in() -> None:
+    """Why fp32 is the default: a pair's probabilities are the same read alone or among
+    others (int8 scales a batch's activations together, so its scores are not)."""
+    model = load_model()
+    premises = [TRIAL, "The museum opened in 1931.", "Ferries leave every hour from the pier."]
+    claims = ["The trial enrolled 3,200 people.", "The museum opened in 1985.", "Ferries run."]
+    together = model.predict(premises, claims, batch_size=3)
+    alone = np.vstack([model.predict([p], [c]) for p, c in zip(premises, claims, strict=True)])
+    assert np.abs(together - alone).max() < 1e-4

@@ -182,6 +182,34 @@ def test_the_component_records_weights_budget_and_rule_and_rebuilds() -> None:
         ReaderLocalizer.from_component({"max_calls": 5})
 
 
+def test_the_component_records_the_quantisation_and_old_records_read_fp32() -> None:
+    int8 = ReaderLocalizer(weights_sha256="abc", quantize=True)
+    fp32 = ReaderLocalizer(weights_sha256="abc")
+    assert int8.component().config["quantize"] is True
+    assert fp32.component().config["quantize"] is False
+    assert int8.component().digest != fp32.component().digest
+    assert ReaderLocalizer.from_component(fp32.component().config).quantize is False
+    assert ReaderLocalizer.from_component(int8.component().config).quantize is True
+    # a run recorded by version 1 (no "quantize" field) read with the fp32 reader
+    version1 = {k: v for k, v in int8.component().config.items() if k != "quantize"}
+    assert ReaderLocalizer.from_component(version1).quantize is False
+    with pytest.raises(ConfigError, match="quantize"):
+        ReaderLocalizer.from_component({**version1, "quantize": "yes"})
+
+
+def test_the_audit_localizer_reads_with_the_panel_reader(tmp_path: Path) -> None:
+    from auditor.demo import sample_path
+    from auditor.graph.flow import default_localizer
+    from auditor.judges.panel import load_panel
+
+    default = sample_path("panel.toml").read_text(encoding="utf-8")
+    for params, quantize in (("", False), ("quantize = true\n", True)):
+        panel_file = tmp_path / f"panel{len(params)}.toml"
+        panel_file.write_text(default + "[judges.params]\n" + params)  # the entailment member
+        localizer = default_localizer(AuditConfig(), load_panel(panel_file))
+        assert localizer.quantize is quantize
+
+
 def test_a_recorded_configuration_without_a_localizer_is_lexical() -> None:
     old = AuditConfig().to_dict()
     del old["localizer"], old["reader_calls"]

@@ -81,19 +81,31 @@ class AuditComponents:
 
 def panel_weights(panel: Panel) -> str | None:
     """The weights folder of the panel's ``entailment`` member (None: the shipped ones)."""
+    return panel_reader(panel)[0]
+
+
+def panel_reader(panel: Panel) -> tuple[str | None, bool]:
+    """The weights folder (None: the shipped ones) and int8-or-not of the panel's
+    ``entailment`` member; the judge's defaults when it has none."""
+    from auditor.entailment.model import QUANTIZE_BY_DEFAULT
+
     for member in panel.members:
         if member.name == "entailment":
             weights = getattr(member, "weights", None)
-            return str(weights) if weights else None
-    return None
+            return (str(weights) if weights else None), getattr(
+                member, "quantize", QUANTIZE_BY_DEFAULT
+            )
+    return None, QUANTIZE_BY_DEFAULT
 
 
 def default_localizer(config: AuditConfig, panel: Panel) -> Localizer:
-    """The reader localiser of an audit: the panel's entailment weights (the shipped ones
-    when it has no entailment member), ``config.reader_calls`` calls per claim at most."""
+    """The reader localiser of an audit: the panel's entailment reader (weights and
+    quantisation; the judge's defaults when it has no entailment member),
+    ``config.reader_calls`` calls per claim at most."""
     from auditor.spans.reader import ReaderLocalizer
 
-    return ReaderLocalizer(weights_dir=panel_weights(panel), max_calls=config.reader_calls)
+    weights, quantize = panel_reader(panel)
+    return ReaderLocalizer(weights_dir=weights, max_calls=config.reader_calls, quantize=quantize)
 
 
 class AuditState(TypedDict, total=False):

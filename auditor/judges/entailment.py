@@ -67,6 +67,7 @@ import numpy as np
 
 from auditor.entailment.model import (
     INFERENCE_MAX_LENGTH,
+    QUANTIZE_BY_DEFAULT,
     SCORE_CACHE_SIZE,
     WEIGHTS_DIR,
     WINDOW_STRIDE,
@@ -76,6 +77,7 @@ from auditor.entailment.model import (
     evidence_windows,
     load_model,
     pair_key,
+    reader_digest,
     weights_digest,
     weights_labels,
 )
@@ -126,14 +128,14 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "8"
+    version = "9"  # 9: quantize=true is int8 per channel on the encoder layers
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
         self,
         support_at: float = 0.5,
         reject_below: float = 0.2,
-        quantize: bool = False,
+        quantize: bool = QUANTIZE_BY_DEFAULT,
         window_words: int = WINDOW_WORDS,
         window_stride: int = WINDOW_STRIDE,
         refine_rounds: int = 3,
@@ -324,8 +326,10 @@ class EntailmentJudge(LocalJudge):
 
     @property
     def reader_identity(self) -> tuple[str, bool]:
-        """``(weights sha256, quantised)``: what the reader's pair scores are valid for."""
-        return self._weights_sha256, self.quantize
+        """``(reader digest, quantised)``: what the reader's pair scores are valid for (the
+        weights' sha256, or for the int8 reader that of the weights and the quantisation
+        scheme: :func:`~auditor.entailment.model.reader_digest`)."""
+        return reader_digest(self._weights_sha256, self.quantize), self.quantize
 
     def keep_reader_scores(self, on: bool = True) -> None:
         """From now on, keep the score of every pair this judge asks the reader for, read
