@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.answers import AnswersInput, coerce_answers
 from auditor.config import AuditConfig
-from auditor.engine import Engine
+from auditor.engine import AUDIT_BATCH_ANSWERS, Engine
 from auditor.errors import ConfigError
 from auditor.graph.flow import AuditComponents
 from auditor.judges.base import Judge, build_judge
@@ -191,7 +191,7 @@ class Auditor:
         progress: ProgressFn | None = None,
         on_answer: AnswerFn | None = None,
         on_record: RecordFn | None = None,
-        batch_size: int = 16,
+        batch_size: int = AUDIT_BATCH_ANSWERS,
         engine: Engine | str | None = None,
     ) -> AuditRun:
         """Audit ``answers`` (a JSONL path, :class:`~auditor.types.Answer` objects or dicts)

@@ -15,6 +15,12 @@ from typing import Any
 from auditor.errors import ConfigError
 
 ENGINES = ("local", "ray")
+
+AUDIT_BATCH_ANSWERS = 64
+"""Answers per batch of an audit (one pass of the graph, one transaction, one write of
+their output lines). The entailment reader reads a batch's pairs together, so larger
+batches pad less and run the network at its speed: 64 audits about 1.3x faster than
+16 on WiCE answers (``docs/performance.md``)."""
 """The engine names ``--engine`` accepts."""
 
 RAY_INSTALL_HINT = (

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
 from auditor.digest import content_digest, sha256_text
+from auditor.engine import AUDIT_BATCH_ANSWERS
 from auditor.errors import ConfigError
 from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
@@ -131,7 +132,7 @@ def execute_audit(
     ledger: Ledger,
     *,
     index_component: Component,
-    batch_size: int = 16,
+    batch_size: int = AUDIT_BATCH_ANSWERS,
     progress: Progress | None = None,
     on_answer: Callable[[str, str], None] | None = None,
     on_commit: Callable[[str, list[str]], None] | None = None,

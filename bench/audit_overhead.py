@@ -1,7 +1,7 @@
 """What ``auditor audit`` spends outside the models, as a whole process.
 
     python bench/audit_overhead.py prepare --work DIR [--data DIR] [--claims 150]
-    python bench/audit_overhead.py run --work DIR [--rows OUT.json] [--json]
+    python bench/audit_overhead.py run --work DIR [--rows OUT.json] [--batch-size N]
 
 ``prepare`` writes the first ``--claims`` WiCE dev claims as one-sentence answers and
 ingests every evidence sentence of theirs (one document each, the WiCE pool shape)
@@ -217,6 +217,7 @@ def run(
     stages: bool = False,
     warm: bool = False,
     profile: Path | None = None,
+    batch_size: int | None = None,
 ) -> dict[str, Any]:
     """Audit the prepared answers in this process; the time breakdown.
 
@@ -267,6 +268,7 @@ def run(
                 "--as-of",
                 "2026-06-30",
                 "--quiet",
+                *(["--batch-size", str(batch_size)] if batch_size else []),
             ]
         )
         command = time.perf_counter() - t1
@@ -314,6 +316,7 @@ def main() -> None:
     r.add_argument("--stages", action="store_true", help="time the stages too")
     r.add_argument("--warm", action="store_true", help="imports and models loaded first")
     r.add_argument("--profile", type=Path, default=None, help="cProfile the command to this file")
+    r.add_argument("--batch-size", type=int, default=None, help="the audit's answers per batch")
     args = ap.parse_args()
     if args.cmd == "prepare":
         sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -321,7 +324,8 @@ def main() -> None:
 
         prepare(args.work, data_dir(args.data), args.claims)
     else:
-        print(json.dumps(run(args.work, args.rows, args.stages, args.warm, args.profile)))
+        result = run(args.work, args.rows, args.stages, args.warm, args.profile, args.batch_size)
+        print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -380,3 +380,49 @@ def test_fp32_scores_do_not_depend_on_the_batch_they_are_read_in() -> None:
     together = model.predict(premises, claims, batch_size=3)
     alone = np.vstack([model.predict([p], [c]) for p, c in zip(premises, claims, strict=True)])
     assert np.abs(together - alone).max() < 1e-4
+
+
+def test_the_best_covering_sentence_is_read_first_and_the_others_only_without_support() -> None:
+    model = load_model()
+    supported = JudgePair(
+        "The trial enrolled 3,200 participants.",
+        ("The trial enrolled 3,200 participants. The trial enrolled patients in 14 hospitals.",),
+    )
+    unsupported = JudgePair(
+        "The trial enrolled 5,000 participants.",
+        ("The trial enrolled 3,200 participants. The trial enrolled patients in 14 hospitals.",),
+    )
+    read = {}
+    for best_first in (True, False):
+        judge = build_judge("entailment", {"best_first": best_first})
+        for name, pair in (("supported", supported), ("unsupported", unsupported)):
+            model.clear_scores()
+            before = model.forward_pairs
+            vote = judge.judge_sync([pair])[0]
+            read[name, best_first] = (model.forward_pairs - before, vote.value)
+    assert read["supported", True] == (1, 0.0)  # decided by the best-covering sentence
+    assert read["supported", False][0] == 2 and read["supported", False][1] == 0.0
+    # without support from the best sentence, the next ones are read as before
+    assert read["unsupported", True] == read["unsupported", False]
+    assert read["unsupported", True][0] >= 2
+
+
+def test_length_batches_cover_every_pair_once_and_pad_little() -> None:
+    from auditor.entailment.model import length_batches
+
+    lengths = np.random.default_rng(3).integers(12, 320, size=500)
+    batches = length_batches(lengths, 32)
+    flat = np.concatenate(batches)
+    assert sorted(flat.tolist()) == list(range(500))
+    assert all(1 <= len(b) <= 32 for b in batches)
+    for b in batches:
+        assert lengths[b].max() <= 1.25 * lengths[b].min() + 8
+    assert np.all(np.diff(lengths[flat]) >= 0)  # shortest first
+    # a call mixing short and long pairs does not pad the short ones to the long
+    mixed = np.array([20, 131, 22, 25, 128])
+    assert [
+        sorted(lengths.tolist()) for lengths in (mixed[b] for b in length_batches(mixed, 32))
+    ] == [
+        [20, 22, 25],
+        [128, 131],
+    ]

@@ -23,7 +23,7 @@ from auditor.cli._common import (
     write_text_atomic,
 )
 from auditor.config import AuditConfig
-from auditor.engine import Engine
+from auditor.engine import AUDIT_BATCH_ANSWERS, Engine
 from auditor.errors import InputError
 from auditor.progress import Progress, progress_enabled
 
@@ -109,7 +109,7 @@ def audit(
     ] = None,
     batch_size: Annotated[
         int, typer.Option(help="Answers per batch (a batch runs through the graph at once).")
-    ] = 16,
+    ] = AUDIT_BATCH_ANSWERS,
 ) -> None:
     """Audit answers claim by claim; write the run to the ledger and print JSONL.
 

@@ -164,8 +164,9 @@ class EntailmentModel:
     ) -> np.ndarray:
         """Probabilities (n, 3) over :attr:`labels` for each premise-hypothesis pair.
 
-        Pairs are sorted by length so each batch pads little; the output keeps input order.
-        """
+        Pairs are tokenised once and sorted by token count, and cut into batches of at
+        most ``batch_size`` that pad little (:func:`length_batches`); the output keeps
+        input order."""
         import torch
 
         if len(premises) != len(hypotheses):
@@ -174,24 +175,41 @@ class EntailmentModel:
         out = np.zeros((n, len(self.labels)), dtype=np.float64)
         if n == 0:
             return out
-        order = np.argsort(
-            [len(p) + len(h) for p, h in zip(premises, hypotheses, strict=True)], kind="stable"
+        encoded = self.tokenizer(
+            list(premises), list(hypotheses), truncation="only_first", max_length=max_length
         )
+        columns = list(encoded.keys())
+        lengths = np.array([len(ids) for ids in encoded["input_ids"]])
         with torch.inference_mode():
-            for start in range(0, n, batch_size):
-                idx = order[start : start + batch_size]
-                batch = self.tokenizer(
-                    [premises[i] for i in idx],
-                    [hypotheses[i] for i in idx],
-                    truncation="only_first",
-                    max_length=max_length,
-                    padding=True,
-                    return_tensors="pt",
+            for idx in length_batches(lengths, batch_size):
+                batch = self.tokenizer.pad(
+                    {c: [encoded[c][i] for i in idx] for c in columns}, return_tensors="pt"
                 )
                 logits = self.model(**batch).logits.float()
                 out[idx] = torch.softmax(logits, dim=-1).numpy()
                 self.forward_pairs += len(idx)
         return out
+
+
+def length_batches(lengths: np.ndarray, batch_size: int, slack: float = 0.25) -> list[np.ndarray]:
+    """Indices of ``lengths`` (token counts) in batches for the reader: sorted by length
+    (stable), at most ``batch_size`` each, and a new batch started when a pair is longer
+    than ``1 + slack`` times the batch's first plus 8 tokens, so no batch pads a short pair
+    to a much longer one (a call mixing 20- and 130-token pairs would otherwise run every
+    pair at 130)."""
+    order = np.argsort(lengths, kind="stable")
+    batches: list[np.ndarray] = []
+    start = 0
+    for end in range(1, len(order) + 1):
+        full = end - start == batch_size
+        if (
+            end == len(order)
+            or full
+            or lengths[order[end]] > (1 + slack) * lengths[order[start]] + 8
+        ):
+            batches.append(order[start:end])
+            start = end
+    return batches
 
 
 def pair_key(premise: str, hypothesis: str, max_length: int) -> bytes:

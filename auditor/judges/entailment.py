@@ -5,9 +5,12 @@ split into its sentences (a summary is supported only when every sentence is). E
 claim sentence is read against two kinds of chunk of the evidence, cheapest first:
 
 1. **sentences**: the ``sentence_k`` evidence sentences that share the most content
-   words with the claim sentence (its lexical coverage), read alone. When one of them
-   entails the claim sentence at ``support_at``, the claim sentence is decided and no
-   window is read for it: support is the maximum over chunks, so a window could only
+   words with the claim sentence (its lexical coverage), read alone; with ``best_first``
+   (the default since v10) the best-covering one first, and the others only when it
+   does not entail the claim sentence at ``support_at`` (18 % fewer reader pairs on
+   WiCE answers, 13 % on the document sets). When one of them entails the claim
+   sentence at ``support_at``, the claim sentence is decided and no window is read for
+   it: support is the maximum over chunks, so a window could only
    raise it, and a window's contradiction counts only as far as one of its own
    sentences confirms it (below), which the covering sentences already stand for.
 2. **windows**, for the claim sentences the first pass leaves unsupported: each passage
@@ -128,7 +131,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "9"  # 9: quantize=true is int8 per channel on the encoder layers
+    version = "10"  # 9: quantize=true is per-channel int8; 10: best_first
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -142,6 +145,7 @@ class EntailmentJudge(LocalJudge):
         batch_size: int = 32,
         weights: str | None = None,
         sentence_k: int = 3,
+        best_first: bool = True,
         cover_at: float = 0.5,
         prune_below: float = 0.2,
         contradict_at: float = 0.5,
@@ -169,6 +173,7 @@ class EntailmentJudge(LocalJudge):
         self.quantize, self.batch_size = quantize, batch_size
         self.window_words, self.window_stride = window_words, window_stride
         self.refine_rounds, self.sentence_k = refine_rounds, sentence_k
+        self.best_first = best_first
         self.cover_at, self.prune_below, self.contradict_at = cover_at, prune_below, contradict_at
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
@@ -189,19 +194,25 @@ class EntailmentJudge(LocalJudge):
             for pair in pairs
         ]
         claims = [sentences(pair.claim) or [pair.claim] for pair in pairs]
-        # first pass: the best-covering evidence sentences of each claim sentence
-        best_sents = [
+        # first pass: the best-covering evidence sentences of each claim sentence (with
+        # best_first, the best one alone, then the others where it does not entail)
+        ranked = [
             [self._best_sentences(sents, part) for part in parts]
             for sents, parts in zip(units, claims, strict=True)
         ]
-        scored = self._predict(
-            {
-                (s, part)
-                for chosen, parts in zip(best_sents, claims, strict=True)
-                for sents, part in zip(chosen, parts, strict=True)
-                for s in sents
-            }
+        first = (
+            [[sents[:1] for sents in chosen] for chosen in ranked] if self.best_first else ranked
         )
+        scored: dict[Key, np.ndarray] = {}
+        self._read(first, claims, scored)
+        best_sents = [
+            [
+                top if self._supported(top, part, scored) else sents
+                for top, sents, part in zip(tops, chosen, parts, strict=True)
+            ]
+            for tops, chosen, parts in zip(first, ranked, claims, strict=True)
+        ]
+        self._read(best_sents, claims, scored)
         # second pass: the covering windows of each claim sentence its sentences leave unsupported
         wins_read = [
             [
@@ -210,17 +221,7 @@ class EntailmentJudge(LocalJudge):
             ]
             for group, chosen, parts in zip(windows, best_sents, claims, strict=True)
         ]
-        scored.update(
-            self._predict(
-                {
-                    (w, part)
-                    for chosen, parts in zip(wins_read, claims, strict=True)
-                    for wins, part in zip(chosen, parts, strict=True)
-                    for w in wins
-                }
-                - set(scored)
-            )
-        )
+        self._read(wins_read, claims, scored)
         # third pass: re-read every deciding window sentence by sentence
         reread: list[list[list[str]]] = []
         requests: set[Key] = set()
@@ -254,6 +255,22 @@ class EntailmentJudge(LocalJudge):
                 )
             )
         return results
+
+    def _read(
+        self,
+        chunks: list[list[list[str]]],
+        claims: list[list[str]],
+        scored: dict[Key, np.ndarray],
+    ) -> None:
+        """Read into ``scored`` every (chunk, claim sentence) pair of ``chunks`` (per pair,
+        per claim sentence) that it does not hold yet."""
+        wanted = {
+            (chunk, part)
+            for per_pair, parts in zip(chunks, claims, strict=True)
+            for texts, part in zip(per_pair, parts, strict=True)
+            for chunk in texts
+        }
+        scored.update(self._predict(wanted - set(scored)))
 
     def _best_sentences(self, sents: list[str], part: str) -> list[str]:
         """The ``sentence_k`` evidence sentences sharing the most content words with
