@@ -134,6 +134,14 @@ def _threads(engine: Engine) -> int:
     return max(1, (os.cpu_count() or 1) // engine.workers)
 
 
+def _precision_env() -> dict[str, str]:
+    """``AUDITOR_PRECISION`` as this process resolves it, for the workers: they compute in
+    the driver's precision even on another machine (``auditor.precision``)."""
+    from auditor.precision import PRECISION_ENV, resolve_precision
+
+    return {PRECISION_ENV: resolve_precision()}
+
+
 def _set_threads(threads: int) -> None:
     """Pin an actor's torch and OpenMP threads (the actors share the machine's cores)."""
     os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -352,6 +360,7 @@ class RayAuditEngine:
                     "TOKENIZERS_PARALLELISM": "false",
                     "HF_HUB_OFFLINE": "1",
                     "TRANSFORMERS_OFFLINE": "1",
+                    **_precision_env(),
                 }
             },
         )
@@ -511,6 +520,7 @@ class RayEncoder:
             batch_size=self.batch_size,
             num_cpus=1,
             batch_format="numpy",
+            runtime_env={"env_vars": _precision_env()},
         )
         out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
         seen = np.zeros(len(texts), dtype=bool)

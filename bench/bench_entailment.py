@@ -9,8 +9,8 @@ Two parts (``--part``):
   (the accuracy cost of quantising), or for the weights folders given by ``--weights``;
   item-bootstrap intervals and paired differences against the first model.
 - ``speed``: pairs/s on two threads for a 30-word claim against a 200-word evidence
-  window (real text: FaithBench sources and summaries), fp32 vs dynamic int8, with the
-  ratio measured in the same process.
+  window (real text: FaithBench sources and summaries), fp32 vs bf16 vs dynamic int8,
+  with the ratios measured in the same process.
 
 - ``docs``: the judge on the document-level evaluation sets (WiCE dev, each SummEdits
   domain, Factcheck-Bench stance, FaithBench), on the parts whose documents were held
@@ -86,22 +86,26 @@ def part_heldout(
     """Three-way and binary balanced accuracy per held-out NLI source for each model, in one
     process, with 95 % item-bootstrap intervals and paired differences against the first.
 
-    ``weights``: weights folders to compare (fp32); default the shipped weights in fp32
-    and dynamic int8 (the accuracy cost of quantising)."""
+    ``weights``: weights folders to compare (fp32); default the shipped weights in fp32,
+    bf16 (:mod:`auditor.precision`) and dynamic int8 (the accuracy cost of each)."""
     from auditor.stacking.metrics import interval
 
     pairs = [p for p in load_mix(root / "nli") if p.split == "eval"]
     held_out = _sample(pairs, {s: per_source for s in LABEL_MAPPING}, np.random.default_rng(seed))
-    models: list[tuple[str, str | None, bool]] = (
-        [(Path(w).name or w, w, False) for w in weights]
+    models: list[tuple[str, str | None, bool, str]] = (
+        [(Path(w).name or w, w, False, "fp32") for w in weights]
         if weights
-        else [("fp32", None, False), ("int8", None, True)]
+        else [
+            ("fp32", None, False, "fp32"),
+            ("bf16", None, False, "bf16"),
+            ("int8", None, True, "fp32"),
+        ]
     )
     names = [m[0] for m in models]
     sources = sorted({p.source for p in held_out})
     predictions: dict[str, dict[str, np.ndarray]] = {}
-    for name, folder, quantize in models:
-        model = load_model(folder, quantize=quantize, threads=2)
+    for name, folder, quantize, precision in models:
+        model = load_model(folder, quantize=quantize, threads=2, precision=precision)
         start = time.perf_counter()
         predictions[name] = {}
         for source in sources:
@@ -153,23 +157,28 @@ def _speed_pairs(root: Path, n: int) -> tuple[list[str], list[str]]:
 def part_speed(root: Path, n: int, repeats: int = 3) -> dict[str, float]:
     windows, claims = _speed_pairs(root, n)
     rates = {}
-    for quantize in (False, True):
-        model = load_model(quantize=quantize, threads=2)
+    for name, quantize, precision in (
+        ("fp32", False, "fp32"),
+        ("bf16", False, "bf16"),
+        ("int8", True, "fp32"),
+    ):
+        model = load_model(quantize=quantize, threads=2, precision=precision)
         model.predict(windows[:32], claims[:32])  # warm-up
         best = np.inf
         for _ in range(repeats):
             start = time.perf_counter()
             model.predict(windows, claims, batch_size=32)
             best = min(best, time.perf_counter() - start)
-        rates["int8" if quantize else "fp32"] = len(windows) / best
+        rates[name] = len(windows) / best
     tokens = np.mean([len(t) for t in model.tokenizer(windows[:32], claims[:32])["input_ids"]])
     print(
         f"{len(windows)} pairs (200-word window + 30-word claim, ~{tokens:.0f} tokens), "
         f"2 threads, batch 32, best of {repeats}:"
     )
     print(
-        f"  fp32 {rates['fp32']:.1f} pairs/s; int8 {rates['int8']:.1f} pairs/s; "
-        f"int8/fp32 speed ratio {rates['int8'] / rates['fp32']:.2f}"
+        f"  fp32 {rates['fp32']:.1f} pairs/s; bf16 {rates['bf16']:.1f} pairs/s; "
+        f"int8 {rates['int8']:.1f} pairs/s; bf16/fp32 speed ratio "
+        f"{rates['bf16'] / rates['fp32']:.2f}, int8/fp32 {rates['int8'] / rates['fp32']:.2f}"
     )
     return rates
 
@@ -306,7 +315,9 @@ def part_docs(
 def _reader_of(judge: Any) -> Any:
     """The loaded reader a judge configuration uses (its pair counters)."""
     return load_model(
-        getattr(judge, "_folder", None), quantize=bool(getattr(judge, "quantize", False))
+        getattr(judge, "_folder", None),
+        quantize=bool(getattr(judge, "quantize", False)),
+        precision=getattr(judge, "precision", "fp32"),
     )
 
 
@@ -398,7 +409,9 @@ def baseline_judge(params: dict[str, object]) -> Any:
         from auditor.entailment.model import load_model
 
         folder = str(params["weights"])
-        module.load_model = lambda quantize=False: load_model(folder, quantize=quantize)
+        module.load_model = lambda quantize=False: load_model(
+            folder, quantize=quantize, precision="fp32"
+        )
     return judge
 
 

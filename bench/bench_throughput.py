@@ -118,7 +118,11 @@ def main() -> None:
     from auditor.retrieval import ingest, make_document
 
     out: dict[str, Any] = {"claims": len(rows), "load_average_start": os.getloadavg()}
-    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    out["precision"] = embedding.encoder_precision()
+    print(
+        f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; "
+        f"models in {out['precision']} (AUDITOR_PRECISION=fp32 or bf16 to choose)"
+    )
     docs = [
         make_document(f"{c}:{s}", sent)
         for c, row in enumerate(rows)

@@ -372,13 +372,15 @@ def test_a_reaudit_reads_no_reader_pair_its_parent_run_read(
 ) -> None:
     """Started afresh (empty reader cache, as in a new process), a full re-audit reads only
     the entailment pairs its parent run did not store, and stores every pair it asked."""
-    from auditor.entailment.model import load_model, weights_digest
+    from auditor.entailment.model import load_model
+    from auditor.judges.base import build_judge
 
     world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
     model = load_model()
+    digest = build_judge("entailment").reader_identity[0]  # fp32 or bf16, as resolved here
 
     def keys(run_id: str) -> set[tuple[str, int]]:
-        rows = world.ledger.reader_scores(run_id, weights_digest=weights_digest(), quantized=False)
+        rows = world.ledger.reader_scores(run_id, weights_digest=digest, quantized=False)
         return {(r.pair_digest, r.max_length) for r in rows}
 
     with Auditor(world.index, world.ledger) as auditor:

@@ -9,6 +9,7 @@ import pytest
 
 from auditor.digest import sha256_bytes
 from auditor.entailment.model import (
+    BF16_SCHEME,
     QUANTIZATION_SCHEME,
     WEIGHTS_DIR,
     evidence_windows,
@@ -17,8 +18,10 @@ from auditor.entailment.model import (
     reader_digest,
     weights_digest,
 )
+from auditor.errors import ConfigError
 from auditor.judges.base import build_judge
 from auditor.judges.panel import load_panel
+from auditor.precision import native_bf16
 from auditor.types import ABSTAIN, JudgePair
 
 pytestmark = pytest.mark.slow  # loads the entailment cross-encoder
@@ -353,15 +356,18 @@ def test_the_int8_reader_quantises_the_encoder_per_channel_and_keeps_the_head_fp
         assert type(modules[name]) is torch.nn.Linear, name
     premise = "The trial enrolled 3,200 participants in 2019."
     probs = model.predict([premise, premise], [premise, "The trial enrolled 5,000 people."])
-    fp32 = load_model().predict([premise, premise], [premise, "The trial enrolled 5,000 people."])
+    fp32 = load_model(precision="fp32").predict(
+        [premise, premise], [premise, "The trial enrolled 5,000 people."]
+    )
     assert np.argmax(probs[0]) == np.argmax(fp32[0]) == model.labels.index("entailment")
     assert np.abs(probs - fp32).max() < 0.2
 
 
-def test_int8_scores_are_kept_apart_from_fp32_scores() -> None:
+def test_int8_and_bf16_scores_are_kept_apart_from_fp32_scores() -> None:
     sha = weights_digest()
     int8 = build_judge("entailment", {"quantize": True}).reader_identity
-    fp32 = build_judge("entailment").reader_identity
+    fp32 = build_judge("entailment", {"precision": "fp32"}).reader_identity
+    bf16 = build_judge("entailment", {"precision": "bf16"}).reader_identity
     assert fp32 == (sha, False)
     assert int8[1] is True and int8[0] not in (sha, fp32[0])
     assert (
@@ -369,17 +375,63 @@ def test_int8_scores_are_kept_apart_from_fp32_scores() -> None:
         == reader_digest(sha, True)
         == sha256_bytes(f"{sha}\n{QUANTIZATION_SCHEME}".encode())
     )
+    assert bf16 == (reader_digest(sha, False, "bf16"), False)
+    assert bf16[0] == sha256_bytes(f"{sha}\n{BF16_SCHEME}".encode())
+    assert len({fp32[0], int8[0], bf16[0]}) == 3
+    # int8 reads in its own way whatever the precision says
+    assert (
+        build_judge("entailment", {"quantize": True, "precision": "bf16"}).reader_identity == int8
+    )
 
 
-def test_fp32_scores_do_not_depend_on_the_batch_they_are_read_in() -> None:
-    """Why fp32 is the default: a pair's probabilities are the same read alone or among
-    others (int8 scales a batch's activations together, so its scores are not)."""
-    model = load_model()
+def test_auto_precision_follows_the_environment_then_the_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sha = weights_digest()
+    judge = build_judge("entailment")
+    assert judge.precision == "auto"
+    monkeypatch.setenv("AUDITOR_PRECISION", "fp32")
+    assert judge.reader_precision == "fp32" and judge.reader_identity == (sha, False)
+    monkeypatch.setenv("AUDITOR_PRECISION", "bf16")
+    assert judge.reader_precision == "bf16"
+    assert judge.reader_identity == (reader_digest(sha, False, "bf16"), False)
+    monkeypatch.setenv("AUDITOR_PRECISION", "fp64")
+    with pytest.raises(ConfigError, match="AUDITOR_PRECISION"):
+        judge.reader_identity  # noqa: B018
+    monkeypatch.delenv("AUDITOR_PRECISION")
+    assert judge.reader_precision == ("bf16" if native_bf16() else "fp32")
+    with pytest.raises(ConfigError, match="entailment: precision"):
+        build_judge("entailment", {"precision": "half"})
+
+
+@pytest.mark.parametrize(("precision", "tolerance"), [("fp32", 1e-6), ("bf16", 0.0)])
+def test_scores_do_not_depend_on_the_batch_they_are_read_in(
+    precision: str, tolerance: float
+) -> None:
+    """Why fp32 and bf16 can be defaults and int8 cannot: a pair is padded to a width of
+    its own, so its probabilities are the same read alone or among others (bit for bit
+    in bf16, where a change of width alone moves them by up to 4e-3; int8 scales a
+    batch's activations together: 0.05 on average)."""
+    model = load_model(precision=precision)
+    assert model.precision == precision
     premises = [TRIAL, "The museum opened in 1931.", "Ferries leave every hour from the pier."]
     claims = ["The trial enrolled 3,200 people.", "The museum opened in 1985.", "Ferries run."]
     together = model.predict(premises, claims, batch_size=3)
     alone = np.vstack([model.predict([p], [c]) for p, c in zip(premises, claims, strict=True)])
-    assert np.abs(together - alone).max() < 1e-4
+    longer = model.predict([*premises, " ".join([TRIAL] * 8)], [*claims, "Long."])[:3]
+    assert np.abs(together - alone).max() <= tolerance
+    assert np.abs(together - longer).max() <= tolerance
+
+
+def test_bf16_reads_like_fp32() -> None:
+    """bf16 matrix products move the reader's probabilities by thousandths, not its
+    decisions."""
+    premises = [TRIAL, "The museum opened in 1931.", "Ferries leave every hour from the pier."]
+    claims = ["The trial enrolled 3,200 people.", "The museum opened in 1985.", "Ferries run."]
+    fp32 = load_model(precision="fp32").predict(premises, claims)
+    bf16 = load_model(precision="bf16").predict(premises, claims)
+    assert np.abs(fp32 - bf16).max() < 0.02
+    assert (fp32.argmax(axis=1) == bf16.argmax(axis=1)).all()
 
 
 def test_the_best_covering_sentence_is_read_first_and_the_others_only_without_support() -> None:
@@ -407,22 +459,30 @@ def test_the_best_covering_sentence_is_read_first_and_the_others_only_without_su
     assert read["unsupported", True][0] >= 2
 
 
-def test_length_batches_cover_every_pair_once_and_pad_little() -> None:
-    from auditor.entailment.model import length_batches
+def test_width_batches_cover_every_input_once_at_its_own_width() -> None:
+    from auditor.batching import padded_width, width_batches
 
-    lengths = np.random.default_rng(3).integers(12, 320, size=500)
-    batches = length_batches(lengths, 32)
-    flat = np.concatenate(batches)
+    lengths = np.random.default_rng(3).integers(1, 320, size=500)
+    batches = width_batches(lengths, 32)
+    flat = np.concatenate([idx for idx, _ in batches])
     assert sorted(flat.tolist()) == list(range(500))
-    assert all(1 <= len(b) <= 32 for b in batches)
-    for b in batches:
-        assert lengths[b].max() <= 1.25 * lengths[b].min() + 8
-    assert np.all(np.diff(lengths[flat]) >= 0)  # shortest first
-    # a call mixing short and long pairs does not pad the short ones to the long
-    mixed = np.array([20, 131, 22, 25, 128])
-    assert [
-        sorted(lengths.tolist()) for lengths in (mixed[b] for b in length_batches(mixed, 32))
-    ] == [
-        [20, 22, 25],
-        [128, 131],
+    for idx, width in batches:
+        assert 1 <= len(idx) <= 32
+        assert all(padded_width(int(n)) == width for n in lengths[idx])
+        assert (lengths[idx] <= width).all() and (width - lengths[idx] < 32).all()
+    widths = [width for _, width in batches]
+    assert widths == sorted(widths)  # shortest first
+    # the width is the input's own: the same whatever else is in the call
+    assert [w for _, w in width_batches(np.array([20, 131, 22, 25, 128]), 32)] == [24, 32, 128, 160]
+    assert [padded_width(n) for n in (1, 8, 9, 64, 65, 128, 129, 320)] == [
+        8,
+        8,
+        16,
+        64,
+        80,
+        128,
+        160,
+        320,
     ]
+    with pytest.raises(ValueError):
+        padded_width(0)

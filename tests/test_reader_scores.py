@@ -148,12 +148,14 @@ def test_the_run_stores_exactly_the_pairs_its_judging_asked_for(
 ) -> None:
     from auditor import bridging, reader_scores
     from auditor._auditor import Auditor
-    from auditor.entailment.model import load_model, weights_digest
+    from auditor.entailment.model import load_model
+    from auditor.judges.base import build_judge
 
     url, run_id = demo_run
     model = load_model()
+    digest = build_judge("entailment").reader_identity[0]  # fp32 or bf16, as resolved here
     with Auditor(db=url) as a:
-        stored = a.ledger.reader_scores(run_id, weights_digest=weights_digest(), quantized=False)
+        stored = a.ledger.reader_scores(run_id, weights_digest=digest, quantized=False)
         assert len(stored) > 0 and a.ledger.count("reader_score") == len(stored)
         judges = list(a.panel.members)
         reader_scores.take(judges)
@@ -233,12 +235,13 @@ def test_a_judge_asking_new_pairs_reads_only_those_and_stores_them(
     """Thresholds that send more claim sentences to the window pass: only the pairs the
     run did not read reach the network, and the re-judge stores them with the run."""
     from auditor._auditor import Auditor
-    from auditor.entailment.model import load_model, weights_digest
+    from auditor.entailment.model import load_model
+    from auditor.judges.base import build_judge
 
     url, run_id = demo_run
     model = load_model()
     changed = _changed_panel(tmp_path, "support_at = 0.9\nreject_below = 0.3\n")
-    digest = weights_digest()
+    digest = build_judge("entailment").reader_identity[0]
     with Auditor(db=url) as a:
 
         def n_stored() -> int:

@@ -75,6 +75,8 @@ class EntailmentModel:
     labels: tuple[str, ...]
     digest: str
     quantized: bool = False
+    precision: str = "fp32"
+    """``fp32`` or ``bf16`` (:mod:`auditor.precision`): how the forward passes compute."""
     forward_pairs: int = 0
     """Pairs this model has run through the network (a counter for tests and benchmarks)."""
     requested_pairs: int = 0
@@ -164,10 +166,14 @@ class EntailmentModel:
     ) -> np.ndarray:
         """Probabilities (n, 3) over :attr:`labels` for each premise-hypothesis pair.
 
-        Pairs are tokenised once and sorted by token count, and cut into batches of at
-        most ``batch_size`` that pad little (:func:`length_batches`); the output keeps
-        input order."""
+        Pairs are tokenised once, padded to a width fixed by their own token count and
+        read in batches of at most ``batch_size`` pairs of one width
+        (:func:`~auditor.batching.width_batches`), so a pair's probabilities do not depend
+        on the pairs read with it; the output keeps input order."""
         import torch
+
+        from auditor.batching import width_batches
+        from auditor.precision import computing_in
 
         if len(premises) != len(hypotheses):
             raise ValueError("premises and hypotheses must have the same length")
@@ -180,36 +186,18 @@ class EntailmentModel:
         )
         columns = list(encoded.keys())
         lengths = np.array([len(ids) for ids in encoded["input_ids"]])
-        with torch.inference_mode():
-            for idx in length_batches(lengths, batch_size):
+        with torch.inference_mode(), computing_in(self.precision):
+            for idx, width in width_batches(lengths, batch_size):
                 batch = self.tokenizer.pad(
-                    {c: [encoded[c][i] for i in idx] for c in columns}, return_tensors="pt"
+                    {c: [encoded[c][i] for i in idx] for c in columns},
+                    padding="max_length",
+                    max_length=width,
+                    return_tensors="pt",
                 )
                 logits = self.model(**batch).logits.float()
                 out[idx] = torch.softmax(logits, dim=-1).numpy()
                 self.forward_pairs += len(idx)
         return out
-
-
-def length_batches(lengths: np.ndarray, batch_size: int, slack: float = 0.25) -> list[np.ndarray]:
-    """Indices of ``lengths`` (token counts) in batches for the reader: sorted by length
-    (stable), at most ``batch_size`` each, and a new batch started when a pair is longer
-    than ``1 + slack`` times the batch's first plus 8 tokens, so no batch pads a short pair
-    to a much longer one (a call mixing 20- and 130-token pairs would otherwise run every
-    pair at 130)."""
-    order = np.argsort(lengths, kind="stable")
-    batches: list[np.ndarray] = []
-    start = 0
-    for end in range(1, len(order) + 1):
-        full = end - start == batch_size
-        if (
-            end == len(order)
-            or full
-            or lengths[order[end]] > (1 + slack) * lengths[order[start]] + 8
-        ):
-            batches.append(order[start:end])
-            start = end
-    return batches
 
 
 def pair_key(premise: str, hypothesis: str, max_length: int) -> bytes:
@@ -264,24 +252,37 @@ def weights_labels(weights_dir: Path = WEIGHTS_DIR) -> tuple[str, ...]:
 
 
 def load_model(
-    weights_dir: str | Path | None = None, *, quantize: bool = False, threads: int | None = None
+    weights_dir: str | Path | None = None,
+    *,
+    quantize: bool = False,
+    threads: int | None = None,
+    precision: str = "auto",
 ) -> EntailmentModel:
-    """Load the cross-encoder (fp16 weights upcast to fp32; optionally dynamic int8).
+    """Load the cross-encoder (fp16 weights upcast to fp32; optionally dynamic int8, or
+    run in ``precision``, resolved as :func:`~auditor.precision.resolve_precision` does;
+    int8 runs its own way, so ``quantize`` reads in fp32 whatever ``precision`` says).
 
     Loaded models are cached per folder and weights file state (a replaced file is
     loaded and digest-checked again)."""
+    from auditor.precision import resolve_precision
+
+    precision = "fp32" if quantize else resolve_precision(precision)
     folder = Path(weights_dir or WEIGHTS_DIR)
     try:
         stat = (folder / WEIGHTS_FILE).stat()
         state = (stat.st_size, stat.st_mtime_ns)
     except FileNotFoundError:
         state = (0, 0)
-    return _load_model(str(folder), quantize, threads, state)
+    return _load_model(str(folder), quantize, precision, threads, state)
 
 
 @lru_cache(maxsize=4)
 def _load_model(
-    weights_dir: str, quantize: bool, threads: int | None, _file_state: tuple[int, int]
+    weights_dir: str,
+    quantize: bool,
+    precision: str,
+    threads: int | None,
+    _file_state: tuple[int, int],
 ) -> EntailmentModel:
     import torch
     from safetensors.torch import load_file
@@ -316,7 +317,12 @@ def _load_model(
     tokenizer = AutoTokenizer.from_pretrained(base_model_path())
     labels = tuple(config.id2label[i] for i in range(config.num_labels))
     return EntailmentModel(
-        model=model, tokenizer=tokenizer, labels=labels, digest=actual, quantized=quantize
+        model=model,
+        tokenizer=tokenizer,
+        labels=labels,
+        digest=actual,
+        quantized=quantize,
+        precision=precision,
     )
 
 
@@ -335,13 +341,24 @@ digest its pair scores are stored under (:func:`reader_digest`): scores of anoth
 match it."""
 
 
-def reader_digest(weights_sha256: str, quantize: bool) -> str:
+BF16_SCHEME = "bf16 autocast, matrix products"
+"""What the ``bf16`` precision does to the reader (:func:`auditor.precision.computing_in`);
+part of the digest its pair scores are stored under (:func:`reader_digest`)."""
+
+
+def reader_digest(weights_sha256: str, quantize: bool, precision: str = "fp32") -> str:
     """The digest a reader's pair scores are kept under: the weights' sha256 for the fp32
     reader; for the int8 reader, the sha256 of the weights' sha256 and
-    :data:`QUANTIZATION_SCHEME` (the weights it actually runs are another set)."""
-    if not quantize:
-        return weights_sha256
-    return sha256_bytes(f"{weights_sha256}\n{QUANTIZATION_SCHEME}".encode())
+    :data:`QUANTIZATION_SCHEME` (the weights it actually runs are another set); for the
+    bf16 reader (``precision`` resolved), that of the weights' sha256 and
+    :data:`BF16_SCHEME`."""
+    if quantize:
+        return sha256_bytes(f"{weights_sha256}\n{QUANTIZATION_SCHEME}".encode())
+    if precision == "bf16":
+        return sha256_bytes(f"{weights_sha256}\n{BF16_SCHEME}".encode())
+    if precision != "fp32":
+        raise ValueError(f"precision must be resolved to fp32 or bf16, got {precision!r}")
+    return weights_sha256
 
 
 def quantize_dynamic(model: torch.nn.Module) -> torch.nn.Module:

@@ -84,28 +84,37 @@ def panel_weights(panel: Panel) -> str | None:
     return panel_reader(panel)[0]
 
 
-def panel_reader(panel: Panel) -> tuple[str | None, bool]:
-    """The weights folder (None: the shipped ones) and int8-or-not of the panel's
-    ``entailment`` member; the judge's defaults when it has none."""
+def panel_reader(panel: Panel) -> tuple[str | None, bool, str]:
+    """The weights folder (None: the shipped ones), int8-or-not and precision (as
+    configured, ``auto`` unresolved) of the panel's ``entailment`` member; the judge's
+    defaults when it has none."""
     from auditor.entailment.model import QUANTIZE_BY_DEFAULT
+    from auditor.precision import DEFAULT_PRECISION
 
     for member in panel.members:
         if member.name == "entailment":
             weights = getattr(member, "weights", None)
-            return (str(weights) if weights else None), getattr(
-                member, "quantize", QUANTIZE_BY_DEFAULT
+            return (
+                (str(weights) if weights else None),
+                getattr(member, "quantize", QUANTIZE_BY_DEFAULT),
+                getattr(member, "precision", DEFAULT_PRECISION),
             )
-    return None, QUANTIZE_BY_DEFAULT
+    return None, QUANTIZE_BY_DEFAULT, DEFAULT_PRECISION
 
 
 def default_localizer(config: AuditConfig, panel: Panel) -> Localizer:
-    """The reader localiser of an audit: the panel's entailment reader (weights and
-    quantisation; the judge's defaults when it has no entailment member),
+    """The reader localiser of an audit: the panel's entailment reader (weights,
+    quantisation and precision; the judge's defaults when it has no entailment member),
     ``config.reader_calls`` calls per claim at most."""
     from auditor.spans.reader import ReaderLocalizer
 
-    weights, quantize = panel_reader(panel)
-    return ReaderLocalizer(weights_dir=weights, max_calls=config.reader_calls, quantize=quantize)
+    weights, quantize, precision = panel_reader(panel)
+    return ReaderLocalizer(
+        weights_dir=weights,
+        max_calls=config.reader_calls,
+        quantize=quantize,
+        precision=precision,
+    )
 
 
 class AuditState(TypedDict, total=False):

@@ -87,6 +87,7 @@ from auditor.entailment.model import (
 from auditor.errors import ConfigError
 from auditor.judges._text import content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
+from auditor.precision import DEFAULT_PRECISION, check_precision, resolve_precision
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
@@ -131,7 +132,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "10"  # 9: quantize=true is per-channel int8; 10: best_first
+    version = "11"  # 9: quantize=true is per-channel int8; 10: best_first; 11: precision
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -149,6 +150,7 @@ class EntailmentJudge(LocalJudge):
         cover_at: float = 0.5,
         prune_below: float = 0.2,
         contradict_at: float = 0.5,
+        precision: str = DEFAULT_PRECISION,
     ) -> None:
         folder = Path(weights) if weights else WEIGHTS_DIR
         # the weights enter the digest through their sha256 (identity), not their path
@@ -175,6 +177,7 @@ class EntailmentJudge(LocalJudge):
         self.refine_rounds, self.sentence_k = refine_rounds, sentence_k
         self.best_first = best_first
         self.cover_at, self.prune_below, self.contradict_at = cover_at, prune_below, contradict_at
+        self.precision = check_precision(precision, "entailment")
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
         windows = [
@@ -342,11 +345,18 @@ class EntailmentJudge(LocalJudge):
         return not predicate or bool(predicate & content_words(chunk))
 
     @property
+    def reader_precision(self) -> str:
+        """What the reader computes in here: ``fp32`` or ``bf16`` (:attr:`precision`
+        resolved by :func:`~auditor.precision.resolve_precision`; fp32 for int8)."""
+        return "fp32" if self.quantize else resolve_precision(self.precision)
+
+    @property
     def reader_identity(self) -> tuple[str, bool]:
         """``(reader digest, quantised)``: what the reader's pair scores are valid for (the
-        weights' sha256, or for the int8 reader that of the weights and the quantisation
+        weights' sha256, or for the int8 or bf16 reader that of the weights and the
         scheme: :func:`~auditor.entailment.model.reader_digest`)."""
-        return reader_digest(self._weights_sha256, self.quantize), self.quantize
+        digest = reader_digest(self._weights_sha256, self.quantize, self.reader_precision)
+        return digest, self.quantize
 
     def keep_reader_scores(self, on: bool = True) -> None:
         """From now on, keep the score of every pair this judge asks the reader for, read
@@ -413,7 +423,7 @@ class EntailmentJudge(LocalJudge):
                 if self._journal is not None:
                     self._journal.update(known)
                 return dict(zip(unique, known.values(), strict=True))
-        model = load_model(self._folder, quantize=self.quantize)
+        model = load_model(self._folder, quantize=self.quantize, precision=self.precision)
         if self._offered and self._offered_to is not model:
             model.preload(self._offered.items())
             self._offered_to = model

@@ -47,6 +47,7 @@ from auditor.digest import content_digest
 from auditor.entailment.model import QUANTIZE_BY_DEFAULT
 from auditor.errors import ConfigError
 from auditor.judges._text import content_words
+from auditor.precision import DEFAULT_PRECISION, PRECISIONS, check_precision
 from auditor.spans._canonical import canonicalize
 from auditor.spans.localize import localize_error
 from auditor.types import Component, Span
@@ -149,17 +150,22 @@ a longer hypothesis would leave the tokenizer nothing to truncate)."""
 
 
 def entailment_scorer(
-    weights_dir: str | Path | None = None, batch_size: int = 32, *, quantize: bool = False
+    weights_dir: str | Path | None = None,
+    batch_size: int = 32,
+    *,
+    quantize: bool = False,
+    precision: str = DEFAULT_PRECISION,
 ) -> Scorer:
     """P(entailment) from the cross-encoder in ``weights_dir`` (default: the shipped one),
-    int8 with ``quantize`` (:func:`~auditor.entailment.model.quantize_dynamic`);
+    int8 with ``quantize`` (:func:`~auditor.entailment.model.quantize_dynamic`), else in
+    ``precision`` (:mod:`auditor.precision`);
     a hypothesis longer than :data:`MAX_HYPOTHESIS_TOKENS` tokens is read up to there.
     Pairs go through the loaded reader's score cache, so a (window, claim) pair the
     entailment judge already read in this process, or a second localisation of the same
     claim, runs no forward pass."""
     from auditor.entailment.model import load_model
 
-    model = load_model(weights_dir, quantize=quantize)
+    model = load_model(weights_dir, quantize=quantize, precision=precision)
     column = model.labels.index("entailment")
 
     def fit(hypothesis: str) -> str:
@@ -381,12 +387,12 @@ class Localizer(Protocol):
 class ReaderLocalizer:
     """The audit's reader-based localiser: a scorer loaded on first use, the call budget
     and rule, and a versioned :class:`~auditor.types.Component` (weights digest, int8 or
-    not, budget, rule) recorded with every run that uses it. It reads with the entailment
-    judge's reader (same weights and quantisation), so the pairs the judge read are
-    looked up, not read again."""
+    not, precision, budget, rule) recorded with every run that uses it. It reads with
+    the entailment judge's reader (same weights, quantisation and precision), so the
+    pairs the judge read are looked up, not read again."""
 
     name = "reader-localizer"
-    version = "2"
+    version = "3"
 
     def __init__(
         self,
@@ -397,11 +403,13 @@ class ReaderLocalizer:
         scorer: Scorer | None = None,
         weights_sha256: str | None = None,
         quantize: bool = QUANTIZE_BY_DEFAULT,
+        precision: str = DEFAULT_PRECISION,
     ) -> None:
         if max_calls < 0:
             raise ConfigError(f"reader localiser: max_calls must be >= 0, got {max_calls}")
         self.weights_dir = Path(weights_dir) if weights_dir is not None else None
         self.max_calls, self.rule, self.quantize = max_calls, rule, quantize
+        self.precision = check_precision(precision, "reader localiser")
         self._scorer = scorer
         if weights_sha256 is None:
             from auditor.entailment.model import WEIGHTS_DIR, weights_digest
@@ -413,7 +421,9 @@ class ReaderLocalizer:
 
     def _score(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         if self._scorer is None:
-            self._scorer = entailment_scorer(self.weights_dir, quantize=self.quantize)
+            self._scorer = entailment_scorer(
+                self.weights_dir, quantize=self.quantize, precision=self.precision
+            )
         self.calls += len(hypotheses)
         return self._scorer(premises, hypotheses)
 
@@ -431,11 +441,12 @@ class ReaderLocalizer:
         )
 
     def component(self) -> Component:
-        """The localiser as a run component: the weights' sha256, int8 or not, the budget
-        and the rule."""
+        """The localiser as a run component: the weights' sha256, int8 or not, the
+        precision (as configured), the budget and the rule."""
         config = {
             "weights_sha256": self.weights_sha256,
             "quantize": self.quantize,
+            "precision": self.precision,
             "max_calls": self.max_calls,
             "rule": asdict(self.rule),
         }
@@ -449,7 +460,8 @@ class ReaderLocalizer:
         cls, recorded: Mapping[str, Any], *, weights_dir: str | Path | None = None
     ) -> ReaderLocalizer:
         """The localiser a run recorded (its ``localizer`` component's config: budget,
-        rule and int8 or not; version 1 read in fp32), reading with the weights in
+        rule, int8 or not and precision; version 1 read in fp32, versions 1 and 2 without
+        autocast), reading with the weights in
         ``weights_dir``. A replay builds it so that a changed default rule does not change
         the spans of an old run; errors name the field."""
         try:
@@ -458,8 +470,17 @@ class ReaderLocalizer:
             quantize = recorded.get("quantize", False)
             if not isinstance(quantize, bool):
                 raise ValueError(f"quantize must be true or false, got {quantize!r}")
+            precision = recorded.get("precision", "fp32")
+            if precision not in PRECISIONS:
+                raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(
                 f"recorded localizer component: bad or missing field: {exc}"
             ) from None
-        return cls(weights_dir=weights_dir, max_calls=max_calls, rule=rule, quantize=quantize)
+        return cls(
+            weights_dir=weights_dir,
+            max_calls=max_calls,
+            rule=rule,
+            quantize=quantize,
+            precision=precision,
+        )
