@@ -259,6 +259,28 @@ def test_the_bare_noun_of_the_previous_name_is_that_name(rules: RuleExtractor) -
 
 
 @pytest.mark.slow
+def test_the_noun_a_name_was_called_stands_for_that_name(rules: RuleExtractor) -> None:
+    """ "The school" after "Larchfield Academy is a private school" is Larchfield Academy,
+    also after a sentence about something else ("Its last inspection ..."); a definite
+    noun the answer never called a named thing stays as it is."""
+    text = (
+        "Larchfield Academy is a private school in Brackwell. Its last inspection rated "
+        "it good. The school has about 1,100 pupils. "
+        "Kestrel Hall is a museum in Dunmore. The curator lent two paintings. "
+        "The museum opened in 1931."
+    )
+    answer = _answer(text)
+    claims = rules.extract(answer)
+    texts = [c.text for c in claims]
+    assert "Larchfield Academy has about 1,100 pupils" in texts
+    assert "The curator lent two paintings" in texts  # the museum is not its curator
+    assert "Kestrel Hall opened in 1931" in texts
+    school = next(c for c in claims if c.text.startswith("Larchfield Academy has"))
+    assert text[school.spans[0][0] : school.spans[-1][1]].startswith("The school has")
+    _check_spans(answer, claims)
+
+
+@pytest.mark.slow
 def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
     answer = _answer(
         "As an AI language model, I have no opinions, but the giraffe is mainly "

@@ -646,6 +646,9 @@ class _Referent:
     person: bool
     proper: bool = False
     person_like: bool = False
+    kinds: frozenset[str] = frozenset()
+    """Nouns the answer calls it by: the last word of its name, and what a copular
+    sentence says it is ("Larchfield Academy is a private school" -> school)."""
 
 
 def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Referent | None:
@@ -653,11 +656,19 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
     if subject.pos_ not in {"PROPN", "NOUN"}:
         return None
     head = subject
+    kinds: set[str] = set()
     if subject.pos_ == "NOUN" and root.lower_ in _BE:
         for child in root.children:
             if child.dep_ == "attr" and child.pos_ == "PROPN":
                 head = child
+                kinds.add(subject.lower_)  # "The school is Larchfield Academy"
                 break
+    elif subject.pos_ == "PROPN" and root.lower_ in _BE:
+        kinds.update(  # "Larchfield Academy is a private school"
+            child.lower_
+            for child in root.children
+            if child.dep_ == "attr" and child.pos_ == "NOUN"
+        )
     tokens = sorted(_np(head) - excluded)
     tokens = [i for i in tokens if doc[i].dep_ not in {"relcl", "appos"}]
     if not tokens:
@@ -672,12 +683,18 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         and len([t for t in tokens_text if t.pos_ == "PROPN"]) in (2, 3)
         and all(t.is_title for t in tokens_text if t.pos_ == "PROPN")
     )
+    proper = head.pos_ == "PROPN"
+    if proper and re.search(r"\bet al\.?$", text, re.IGNORECASE):
+        kinds.clear()  # "Vaswani et al": a citation, not a name to call "the paper"
+    elif proper:
+        kinds.add(text.split()[-1].lower())
     return _Referent(
         text=text,
         number=number,
         person=head.pos_ == "PROPN" or (head.is_title and head.i > head.sent.start),
-        proper=head.pos_ == "PROPN",
+        proper=proper,
         person_like=person_like,
+        kinds=frozenset(kinds) if proper else frozenset(),
     )
 
 
@@ -707,8 +724,16 @@ def _plural(token: Token) -> bool:
     return token.lower_.endswith("s") or token.lower_ in _IRREGULAR_PLURALS
 
 
-def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
-    """Replace the unit's subject pronoun (or its possessive) by the referent."""
+def _resolve(
+    doc: Doc,
+    unit: _Unit,
+    root: Token,
+    ref: _Referent | None,
+    named: Sequence[_Referent] = (),
+) -> None:
+    """Replace the unit's subject pronoun (or its possessive) by the referent, or a
+    sentence-initial "the <noun>" by the latest named referent of that kind (``named``,
+    oldest first)."""
     if unit.subject is None:
         return
     subject = doc[unit.subject]
@@ -728,16 +753,18 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
         return
     elif subject.head.i != root.i or not _sentence_initial(subject, root):
         return
+    described = _described_referent(subject, ref, named)
+    if described is not None:
+        # "Tamsford Bridge opened in 1931. The bridge was closed ..." -> "Tamsford Bridge
+        # was closed ..."; "Larchfield Academy is a school. Its inspection ... The school
+        # has ..." -> "Larchfield Academy has ..."
+        det = next(c for c in subject.children if c.dep_ == "det")
+        unit.replace[det.i] = ""
+        unit.replace[subject.i] = described.text
+        return
     if ref is None:
         return
     low = subject.lower_
-    if _names_the_referent(subject, ref):
-        # "Tamsford Bridge opened in 1931. The bridge was closed ..." -> "Tamsford Bridge
-        # was closed ..."
-        det = next(c for c in subject.children if c.dep_ == "det")
-        unit.replace[det.i] = ""
-        unit.replace[subject.i] = ref.text
-        return
     if not any(doc[i].pos_ == "PROPN" for i in unit.tokens):
         _resolve_possessives(doc, unit, ref, skip=subject.i)
     if low in _PRONOUNS and _agrees(_PRONOUNS[low], ref):
@@ -757,8 +784,9 @@ def _resolve(doc: Doc, unit: _Unit, root: Token, ref: _Referent | None) -> None:
 
 
 def _names_the_referent(subject: Token, ref: _Referent) -> bool:
-    """ "The bridge" after "Tamsford Bridge", "the zoo" after "Brackwater Zoo": a bare
-    definite noun that is the last word of the previous subject's proper name."""
+    """ "The bridge" after "Tamsford Bridge", "the zoo" after "Brackwater Zoo", "the
+    school" after "Larchfield Academy is a private school": a bare definite noun that is
+    one of the kinds of a proper-name referent (:attr:`_Referent.kinds`)."""
     children = list(subject.children)
     return (
         ref.proper
@@ -766,8 +794,20 @@ def _names_the_referent(subject: Token, ref: _Referent) -> bool:
         and len(children) == 1
         and children[0].dep_ == "det"
         and children[0].lower_ == "the"
-        and ref.text.split()[-1].lower() == subject.lower_
+        and subject.lower_ in ref.kinds
     )
+
+
+def _described_referent(
+    subject: Token, ref: _Referent | None, named: Sequence[_Referent]
+) -> _Referent | None:
+    """The referent a bare "the <noun>" subject stands for: the current referent when it
+    is of that kind, else the latest named one that is (a sentence about something else,
+    "Its last inspection ...", may have come between)."""
+    for candidate in (ref, *reversed(named)):
+        if candidate is not None and _names_the_referent(subject, candidate):
+            return candidate
+    return None
 
 
 def _possessive(name: str) -> str:
@@ -883,6 +923,7 @@ def _answer_claims(
     claims: list[Claim] = []
     seen: set[str] = set()
     referent: _Referent | None = None
+    named: list[_Referent] = []  # proper-name referents so far, oldest first
 
     def add(text: str, spans: Iterable[Span], factual: bool, kind: str) -> None:
         claim = make_claim(answer_id, text, list(spans), factual=factual, kind=kind)
@@ -937,7 +978,7 @@ def _answer_claims(
         for unit in units:
             for variant in _distribute(doc, unit, MAX_CLAIMS_PER_SENTENCE):
                 if decontextualise:
-                    _resolve(doc, variant, root, referent)
+                    _resolve(doc, variant, root, referent, named)
                 indices = _trim(
                     doc,
                     sorted(
@@ -963,8 +1004,10 @@ def _answer_claims(
         subject = _subject(root)
         if decontextualise and subject is not None:
             new = _referent(doc, subject, root, excluded)
-            if new is not None and not (referent and _names_the_referent(subject, referent)):
+            if new is not None and _described_referent(subject, referent, named) is None:
                 referent = new
+                if new.proper:
+                    named.append(new)
     claims.sort(key=lambda c: (c.spans[0], c.text))
     return claims
 
@@ -978,7 +1021,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "4"
+    version = "5"
 
     def __init__(
         self,
