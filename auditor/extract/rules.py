@@ -665,9 +665,7 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
                 break
     elif subject.pos_ == "PROPN" and root.lower_ in _BE:
         kinds.update(  # "Larchfield Academy is a private school"
-            child.lower_
-            for child in root.children
-            if child.dep_ == "attr" and child.pos_ == "NOUN"
+            child.lower_ for child in root.children if child.dep_ == "attr" and child.pos_ == "NOUN"
         )
     tokens = sorted(_np(head) - excluded)
     tokens = [i for i in tokens if doc[i].dep_ not in {"relcl", "appos"}]
