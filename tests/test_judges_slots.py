@@ -603,6 +603,14 @@ def test_a_sentence_is_about_what_its_passage_opens_with() -> None:
     assert "conflict" not in scores
 
 
+SCHOOL_PAGE = (
+    "Larchfield Academy is a state secondary school in the town of Brackwell. It was "
+    "founded in 1962."
+)
+LIBRARY_PAGE = (
+    "Brackwell Library occupies a brick building on Station Road. It is open from 9am to "
+    "6pm on weekdays and from 10am to 1pm on Saturdays; it is closed on Sundays."
+)
 ZOO_PAGE = (
     "Brackwater Zoo covers 40 hectares on the edge of Brackwater. The reptile house was "
     "closed in 2023 and its animals moved to other collections."
@@ -622,6 +630,11 @@ OBSERVATORY_PAGE = (
         ("The Cranmoor Observatory is closed to the public in winter.", OBSERVATORY_PAGE, False),
         # what a present-tense claim is about has ended
         ("Brackwater Zoo has a reptile house.", ZOO_PAGE, True),
+        # a state school is no private one
+        ("Larchfield Academy is a private school in Brackwell.", SCHOOL_PAGE, True),
+        # one sentence, two clauses: the one naming the claim's day says the opposite, and
+        # the name its pronoun stands for is in the passage
+        ("Brackwell Library opens on Sundays from 10am to 1pm.", LIBRARY_PAGE, True),
     ],
 )
 def test_polarity_conflicts(claim: str, page: str, conflict: bool) -> None:
@@ -640,6 +653,10 @@ def test_polarity_conflicts(claim: str, page: str, conflict: bool) -> None:
             "The Kelder museum has a cafe.",
             "The Kelder museum has a cafe. The cafe was closed for repairs in 2023.",
         ),
+        # the clause naming the claim's day agrees; another clause says the opposite
+        ("Brackwell Library is open on Saturdays.", LIBRARY_PAGE),
+        # a state school named as one
+        ("Larchfield Academy is a state school.", SCHOOL_PAGE),
     ],
 )
 def test_a_past_claim_or_a_passing_closure_is_no_polarity_conflict(claim: str, page: str) -> None:

@@ -377,38 +377,39 @@ def _conflicting(claim: Quantity, other: Quantity) -> bool:
     return claim.unit is not None and (claim.unit == other.unit or durations)
 
 
-_ANTONYMS = {
-    "increase": "decrease",
-    "rise": "fall",
-    "rose": "fell",
-    "higher": "lower",
-    "more": "less",
-    "gain": "loss",
-    "won": "lost",
-    "win": "lose",
-    "approve": "reject",
-    "before": "after",
-    "above": "below",
-    "larger": "smaller",
-    "early": "late",
-    "first": "last",
-    "open": "close",
-    "allow": "forbid",
-    "accept": "decline",
-    "safe": "unsafe",
-    "effective": "ineffective",
-    "legal": "illegal",
-    "true": "false",
-    "male": "female",
-    "north": "south",
-    "east": "west",
-    "maximum": "minimum",
-    "majority": "minority",
-    "start": "end",
-    "expand": "shrink",
-    "freshwater": "saltwater",
-    "public": "private",
-}
+_ANTONYMS = [
+    ("increase", "decrease"),
+    ("rise", "fall"),
+    ("rose", "fell"),
+    ("higher", "lower"),
+    ("more", "less"),
+    ("gain", "loss"),
+    ("won", "lost"),
+    ("win", "lose"),
+    ("approve", "reject"),
+    ("before", "after"),
+    ("above", "below"),
+    ("larger", "smaller"),
+    ("early", "late"),
+    ("first", "last"),
+    ("open", "close"),
+    ("allow", "forbid"),
+    ("accept", "decline"),
+    ("safe", "unsafe"),
+    ("effective", "ineffective"),
+    ("legal", "illegal"),
+    ("true", "false"),
+    ("male", "female"),
+    ("north", "south"),
+    ("east", "west"),
+    ("maximum", "minimum"),
+    ("majority", "minority"),
+    ("start", "end"),
+    ("expand", "shrink"),
+    ("freshwater", "saltwater"),
+    ("public", "private"),
+    ("state", "private"),  # a state school
+]
 
 
 def _forms(word: str) -> set[str]:
@@ -417,10 +418,24 @@ def _forms(word: str) -> set[str]:
     return {stem(w) for w in (word, word + "s", word + "es", base + "ed", base + "ing")}
 
 
-_ANTONYM_PAIRS = {f: stem(b) for a, b in _ANTONYMS.items() for f in _forms(a)} | {
-    f: stem(a) for a, b in _ANTONYMS.items() for f in _forms(b)
-}
-_ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS.items() for w in pair}
+_ANTONYM_PAIRS: dict[str, set[str]] = {}
+"""Each form of a word -> the stems of the words opposed to it."""
+for _a, _b in _ANTONYMS:
+    for _word, _other in ((_a, _b), (_b, _a)):
+        for _form in _forms(_word):
+            _ANTONYM_PAIRS.setdefault(_form, set()).add(stem(_other))
+_ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS for w in pair}
+
+
+def _opposed(claim: set[str], stated: set[str]) -> set[str]:
+    """Claim stems whose opposite the sentence states while not stating them."""
+    return {
+        w
+        for w in claim
+        if w in _ANTONYM_PAIRS
+        and w not in stated
+        and any(_ANTONYM_FORMS[o] & stated for o in _ANTONYM_PAIRS[w])
+    }
 
 
 @register_judge("negation_polarity")
@@ -429,17 +444,18 @@ class NegationPolarityJudge(LocalJudge):
 
     Abstains unless some evidence sentence shares most of the claim's content words. A
     flip is an odd number of negations on one side, an antonym, another weekday, season
-    or month of the same thing, or the one the sentence makes the exception ("every day
-    except Monday"). A flip in a sentence holding every other content
-    word of the claim, some perhaps in other words ("closed to the public" against "open
-    to the public on Friday evenings", "allowed" against "not permitted") is a clear
-    conflict (``scores["conflict"]``), and so is a sentence saying that what a
-    present-tense claim is about has ended ("has a reptile house" against "The reptile
-    house was closed in 2023": :func:`ended`).
+    or month of the same thing, the one the sentence makes the exception ("every day
+    except Monday"), or an antonym in the clause that names the claim's day, season or
+    month ("open on Sundays" against "open on Saturdays; it is closed on Sundays"). A flip
+    in a sentence holding every other content word of the claim, some perhaps in other
+    words ("closed to the public" against "open to the public on Friday evenings",
+    "allowed" against "not permitted") is a clear conflict (``scores["conflict"]``), and
+    so is a sentence saying that what a present-tense claim is about has ended ("has a
+    reptile house" against "The reptile house was closed in 2023": :func:`ended`).
     """
 
     name = "negation_polarity"
-    version = "8"
+    version = "9"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -452,14 +468,10 @@ class NegationPolarityJudge(LocalJudge):
         coverage, sentence = anchors[0]
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         sent_stems = {stem(t) for t in tokens(sentence)}
+        in_clause = _clause_opposed(claim_stems, sentence)
         antonym = sorted(
-            {
-                w
-                for w in claim_stems
-                if w in _ANTONYM_PAIRS
-                and _ANTONYM_FORMS[_ANTONYM_PAIRS[w]] & sent_stems
-                and w not in sent_stems
-            }
+            _opposed(claim_stems, sent_stems)
+            | in_clause
             | _another_of_a_kind(claim_stems, sent_stems, sentence)
             | _excepted(claim_stems, sentence)
         )
@@ -472,6 +484,12 @@ class NegationPolarityJudge(LocalJudge):
             n = max(len(claim_words), 1)
             # every claim word said (an antonym swapped for its pair): a clear conflict
             clear = round(coverage * n) + len(said) + len(antonym) >= n
+            if in_clause and not clear:
+                # "open on Sundays" against "open on Saturdays; closed on Sundays": the
+                # clause that holds the claim's day says the opposite, and the words the
+                # sentence leaves to a pronoun ("It is ...") are in its passage
+                passage = {stem(t) for text in pair.evidence for t in tokens(text)}
+                clear = claim_words <= passage | said | set(antonym)
             return (
                 1.0,
                 {"support": 0.0, "contradiction": 1.0} | ({"conflict": 1.0} if clear else {}),
@@ -517,6 +535,24 @@ def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[
         mine, theirs = claim & kind, theirs_all & kind
         if len(mine) == 1 and theirs and not mine & theirs and not span.search(sentence):
             found |= mine
+    return found
+
+
+_CLAUSES = re.compile(r";|,\s*(?=(?:and|but|while|whereas)\b)|\b(?:but|while|whereas)\b", re.I)
+
+
+def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
+    """Claim stems whose opposite the clause naming the claim's weekday, season or month
+    states ("opens on Sundays" against "open on Saturdays; it is closed on Sundays"),
+    where the sentence as a whole states both."""
+    slots = {w for kind, _ in _KINDS for w in claim & kind}
+    found: set[str] = set()
+    if not slots:
+        return found
+    for clause in _CLAUSES.split(sentence):
+        stated = {stem(t) for t in tokens(clause)}
+        if slots & stated:
+            found |= _opposed(claim, stated)
     return found
 
 
