@@ -881,3 +881,29 @@ def test_only_a_whole_year_places_a_claim_in_the_past() -> None:
     page = ["The Kelder museum with its 15000 exhibits was closed in 2020."]
     assert ended("The Kelder museum has 15000 exhibits", page) == page
     assert ended("The Kelder museum has had 15000 exhibits since 2015", page) == []
+
+
+def test_how_often_is_a_slot_of_its_own() -> None:
+    """ "every hour" and "every half hour" are minutes between runs (unit ``interval``),
+    compared with each other and never with how long something takes."""
+    assert slots("Crossings take 25 minutes and run every half hour.") == [
+        (25.0, "minute"),
+        (30.0, "interval"),
+    ]
+    assert slots("Buses leave every 20 minutes, and every two hours at night.") == [
+        (20.0, "interval"),
+        (120.0, "interval"),
+    ]
+    assert slots("It runs every hour.") == [(60.0, "interval")]
+    claim = "The ferry to Easton Point runs every hour."
+    value, _, _ = judge(
+        "numeric_consistency", claim, "Crossings take 25 minutes and run every half hour."
+    )
+    assert value == 1.0
+    value, _, _ = judge(
+        "numeric_consistency", claim, "Crossings take 25 minutes and run every hour."
+    )
+    assert value == 0.0
+    value, scores, _ = judge("numeric_consistency", claim, "Crossings take 25 minutes.")
+    # a duration says nothing of how often: the interval is unstated, not contradicted
+    assert "conflict" not in scores and scores["contradiction"] == 0.0

@@ -291,6 +291,14 @@ _DURATIONS = (
     ),
 )
 """Durations in words, in minutes ("an hour and a half", "three quarters of an hour")."""
+_INTERVAL = re.compile(
+    r"\b(?:every|each)\s+(?:(?P<part>half|quarter)(?:\s+an?)?[\s-]hour"
+    r"|(?P<num>\d+(?:\.\d+)?|[a-z]+(?:-[a-z]+)?)\s+(?P<unit>minutes?|mins?|hours?)"
+    r"|(?P<hour>hour))\b",
+    re.I,
+)
+"""How often, as the minutes between two runs ("every hour", "every half hour", "every
+20 minutes": unit ``interval``), apart from how long something lasts."""
 _FREQUENCY = re.compile(
     r"\b(once|twice|thrice)(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
     r"fortnight|hour|night|season|term|decade|century|weekend|morning|afternoon|evening)|daily|"
@@ -302,6 +310,19 @@ _FREQUENCY = re.compile(
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 
 
+def _interval_minutes(m: re.Match[str]) -> float | None:
+    """The minutes of an :data:`_INTERVAL` match (None for a word that is no number)."""
+    if m.group("hour"):
+        return 60.0
+    if m.group("part"):
+        return 30.0 if m.group("part").lower() == "half" else 15.0
+    raw = m.group("num").lower()
+    value = float(raw) if raw[0].isdigit() else _NUMBER_WORDS.get(raw)
+    if value is None:
+        return None
+    return value * (60.0 if m.group("unit").lower().startswith("hour") else 1.0)
+
+
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the slot each fills.
 
@@ -311,13 +332,19 @@ def quantities(text: str) -> list[Quantity]:
     currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
     ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
     only before a unit of measure ("one-hour", "one week"), not as in "one of".
-    Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
+    How often something runs is the minutes between two runs ("every half hour" -> 30
+    ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
     "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"); people
     counted at an event or in a ground (people, spectators, visitors, fans, seats) are
     one unit, ``person``.
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []
+    for m in _INTERVAL.finditer(text):
+        minutes = _interval_minutes(m)
+        if minutes is not None:
+            phrases.append(m.span())
+            out.append(Quantity(minutes, "interval", m.start(), m.end()))
     for pattern, minutes in _DURATIONS:
         for m in pattern.finditer(text):
             if not any(s <= m.start(1) < e for s, e in phrases):
