@@ -46,7 +46,8 @@ def native_bf16() -> bool:
     """Whether this CPU computes bfloat16 products natively (AVX-512 BF16 or AMX)."""
     import torch
 
-    return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")  # torch's own CPU probes
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
 
 
 def resolve_precision(spec: str = DEFAULT_PRECISION) -> str:
