@@ -907,3 +907,21 @@ def test_how_often_is_a_slot_of_its_own() -> None:
     value, scores, _ = judge("numeric_consistency", claim, "Crossings take 25 minutes.")
     # a duration says nothing of how often: the interval is unstated, not contradicted
     assert "conflict" not in scores and scores["contradiction"] == 0.0
+
+
+def test_another_grade_of_a_rating_is_a_flip() -> None:
+    page = (
+        "Larchfield Academy is a state secondary school in Brackwell. In its most recent "
+        "inspection, in 2023, the school was rated good."
+    )
+    value, scores, raw = judge(
+        "negation_polarity", "Larchfield Academy's last inspection rated it outstanding.", page
+    )
+    assert value == 1.0 and scores["contradiction"] == 1.0 and raw["antonyms"] == ["outstand"]
+    value, _, _ = judge(
+        "negation_polarity", "Larchfield Academy's last inspection rated it good.", page
+    )
+    assert value == 0.0
+    # a grade that is no rating ("a good school") is not compared with one
+    value, _, _ = judge("negation_polarity", "Larchfield Academy is an outstanding school.", page)
+    assert value != 1.0

@@ -446,7 +446,8 @@ class NegationPolarityJudge(LocalJudge):
     flip is an odd number of negations on one side, an antonym, another weekday, season
     or month of the same thing, the one the sentence makes the exception ("every day
     except Monday"), or an antonym in the clause that names the claim's day, season or
-    month ("open on Sundays" against "open on Saturdays; it is closed on Sundays"). A flip
+    month ("open on Sundays" against "open on Saturdays; it is closed on Sundays"), or
+    another grade of a rating ("rated outstanding" against "rated good"). A flip
     in a sentence holding every other content word of the claim, some perhaps in other
     words ("closed to the public" against "open to the public on Friday evenings",
     "allowed" against "not permitted") is a clear conflict (``scores["conflict"]``), and
@@ -455,7 +456,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "9"
+    version = "10"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -474,6 +475,7 @@ class NegationPolarityJudge(LocalJudge):
             | in_clause
             | _another_of_a_kind(claim_stems, sent_stems, sentence)
             | _excepted(claim_stems, sentence)
+            | _rated_otherwise(pair.claim, sentence)
         )
         flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
         if (flipped + len(antonym)) % 2:  # "closed on Mondays" against "except Monday": even
@@ -554,6 +556,24 @@ def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
         if slots & stated:
             found |= _opposed(claim, stated)
     return found
+
+
+_RATED = re.compile(
+    r"\b(?:rated|graded|judged|assessed|ranked)\s+(?:it\s+|them\s+|as\s+)*(?:an?\s+)?"
+    r"[\"'\u201c]?(outstanding|excellent|good|satisfactory|adequate|fair|poor|inadequate"
+    r"|requires improvement|unsatisfactory)\b",
+    re.I,
+)
+
+
+def _rated_otherwise(claim: str, sentence: str) -> set[str]:
+    """The claim's rating when the sentence gives the same kind of rating another grade
+    ("rated it outstanding" against "the school was rated good")."""
+    mine = {m.group(1).lower() for m in _RATED.finditer(claim)}
+    theirs = {m.group(1).lower() for m in _RATED.finditer(sentence)}
+    if len(mine) != 1 or not theirs or mine & theirs:
+        return set()
+    return {stem(next(iter(mine)).split()[0])}
 
 
 _EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than)\s+(?:on\s+|in\s+)?(\w+)", re.I)
