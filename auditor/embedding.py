@@ -129,22 +129,16 @@ def _run_model(texts: list[str], batch_size: int) -> NDArray[np.float32]:
     """The encoder's vectors of ``texts``: each padded to a width fixed by its own token
     count (:mod:`auditor.batching`), so a text's vector does not depend on the texts
     encoded with it, in the process's precision."""
-    from auditor.batching import padded_width
+    from auditor.batching import width_batches
     from auditor.precision import computing_in
 
     encoder = load_encoder()
-    lengths = [
-        len(ids)
-        for ids in encoder.tokenizer(texts, truncation=True, max_length=encoder.max_seq_length)[
-            "input_ids"
-        ]
-    ]
-    groups: dict[int, list[int]] = {}
-    for i, n in enumerate(lengths):
-        groups.setdefault(padded_width(n), []).append(i)
+    ids = encoder.tokenizer(texts, truncation=True, max_length=encoder.max_seq_length)
+    lengths = np.array([len(row) for row in ids["input_ids"]])
     out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
     with computing_in(encoder_precision()):
-        for width, rows in sorted(groups.items()):
+        # one call per width; the encoder cuts it into batches of batch_size itself
+        for rows, width in width_batches(lengths, len(texts)):
             out[rows] = encoder.encode(
                 [texts[i] for i in rows],
                 batch_size=batch_size,
