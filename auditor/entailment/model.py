@@ -264,9 +264,7 @@ def load_model(
 
     Loaded models are cached per folder and weights file state (a replaced file is
     loaded and digest-checked again)."""
-    from auditor.precision import resolve_precision
-
-    precision = "fp32" if quantize else resolve_precision(precision)
+    precision = effective_precision(quantize, precision)
     folder = Path(weights_dir or WEIGHTS_DIR)
     try:
         stat = (folder / WEIGHTS_FILE).stat()
@@ -339,6 +337,15 @@ QUANTIZATION_SCHEME = "int8 dynamic, per output channel, encoder linear layers"
 digest its pair scores are stored under (:func:`reader_digest`): scores of another scheme
 (before judge version 9, int8 of every linear layer with one scale per tensor) never
 match it."""
+
+
+def effective_precision(quantize: bool, precision: str) -> str:
+    """What a reader configured with ``quantize`` and ``precision`` computes in: ``fp32``
+    for int8 (it runs its own way), else ``precision`` resolved
+    (:func:`~auditor.precision.resolve_precision`)."""
+    from auditor.precision import resolve_precision
+
+    return "fp32" if quantize else resolve_precision(precision)
 
 
 BF16_SCHEME = "bf16 autocast, matrix products"

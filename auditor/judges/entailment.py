@@ -77,6 +77,7 @@ from auditor.entailment.model import (
     WINDOW_WORDS,
     PairScore,
     ScoreJournal,
+    effective_precision,
     evidence_windows,
     load_model,
     pair_key,
@@ -87,7 +88,7 @@ from auditor.entailment.model import (
 from auditor.errors import ConfigError
 from auditor.judges._text import content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
-from auditor.precision import DEFAULT_PRECISION, check_precision, resolve_precision
+from auditor.precision import DEFAULT_PRECISION, check_precision
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
@@ -348,7 +349,7 @@ class EntailmentJudge(LocalJudge):
     def reader_precision(self) -> str:
         """What the reader computes in here: ``fp32`` or ``bf16`` (:attr:`precision`
         resolved by :func:`~auditor.precision.resolve_precision`; fp32 for int8)."""
-        return "fp32" if self.quantize else resolve_precision(self.precision)
+        return effective_precision(self.quantize, self.precision)
 
     @property
     def reader_identity(self) -> tuple[str, bool]:
