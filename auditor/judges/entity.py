@@ -9,6 +9,7 @@ when every other word matches.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -307,6 +308,8 @@ _LEFT = re.compile(
 )
 """Who left a role: "Martin Oakes retired in 2024 and was succeeded as chief executive by
 Leila Haddad" (a predecessor, as with "succeeding")."""
+_LEFT_VERB = re.compile(r"\b(?:retired|stepped down|resigned|left|succeeded|replaced)\b")
+"""The verbs :data:`_LEFT` needs: a cheap test before its name-first search."""
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
 _AGENT_CLASS = dict.fromkeys(
     ("run", "manag", "own", "owned", "bought", "acquir", "purchas"), "operat"
@@ -386,12 +389,20 @@ def role_facts(sentence: str) -> list[RoleFact]:
     chair", "chaired by Anna Berg", "the coach of the Rovers is Tom Bale", "Lena Fisk leads",
     and team membership ("Sam Reed joined the Falcons"). Everything else named in the
     sentence is what the role is ``about`` (the council, the country, the club)."""
+    return list(_sentence_roles(sentence))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
+    """:func:`role_facts`, kept per sentence: an evidence document is read for every
+    claim judged against it."""
     names = [(m.start(), m.end(), _tokens(m.group(0))) for m in re.finditer(_NAME, sentence)]
     names = [(s, e, t) for s, e, t in names if t]
     cues = list(_CUE.finditer(sentence))
     topic, pairs = _topic(sentence, [(s, e) for s, e, _ in names] + [c.span() for c in cues])
     predecessors = {m.start(1) for m in _PREDECESSOR.finditer(sentence)}
-    predecessors |= {m.start(1) for m in _LEFT.finditer(sentence)}
+    if _LEFT_VERB.search(sentence):
+        predecessors |= {m.start(1) for m in _LEFT.finditer(sentence)}
     names = [(s, e, t) for s, e, t in names if s not in predecessors]
     facts: list[RoleFact] = []
     for cue in cues:
@@ -472,7 +483,7 @@ def role_facts(sentence: str) -> list[RoleFact]:
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
             facts.append(RoleFact("team", team, (player,), topic, pairs))
-    return facts
+    return tuple(facts)
 
 
 def _with_co_holders(sentence: str, pos: int, holder: frozenset[str]) -> frozenset[str]:
