@@ -317,7 +317,14 @@ def test_windows_are_read_only_for_claim_sentences_the_best_sentences_leave_unsu
         [JudgePair("The Harbour Line was designed by Anna Berg in 1931.", (passage,))]
     )[0]
     assert absent.value in (1.0, 0.5)
-    assert json.loads(absent.raw)["windows_read"] >= 2  # unsupported: the windows were read
+    # unsupported: the windows were read, those covering the claim as well as its best
+    # sentence (the one window holding it; the others share no content word with it) ...
+    assert json.loads(absent.raw)["windows_read"] == 1
+    # ... or, without prune_by_sentences, every window the lexical pruning keeps
+    everything = build_judge("entailment", {"prune_by_sentences": False}).judge_sync(
+        [JudgePair("The Harbour Line was designed by Anna Berg in 1931.", (passage,))]
+    )[0]
+    assert json.loads(everything.raw)["windows_read"] >= 2
 
 
 def test_a_deciding_window_is_re_read_only_in_its_sentences_that_cover_the_claim() -> None:
@@ -486,3 +493,28 @@ def test_width_batches_cover_every_input_once_at_its_own_width() -> None:
     ]
     with pytest.raises(ValueError):
         padded_width(0)
+
+
+def test_windows_covering_less_than_the_best_sentence_are_not_read() -> None:
+    """prune_by_sentences: a window that covers less of the claim than the best sentence
+    already read cannot state more of it; the window holding that sentence is still read."""
+    from auditor.entailment.model import evidence_windows
+    from auditor.judges.entailment import coverage
+
+    filler = " ".join(
+        f"Rain fell on the hills for day {n} while farmers watched the clouds gather slowly."
+        for n in range(22)
+    )
+    evidence = "The trial enrolled 3,200 participants in 14 hospitals. " + filler
+    claim = "The trial enrolled 5,000 participants."
+    windows = evidence_windows(evidence)
+    covers = [coverage(claim, w) for w in windows]
+    assert len(windows) >= 2 and max(covers) > min(covers)  # the case under test
+    read = {}
+    for prune in (True, False):
+        judge = build_judge("entailment", {"prune_by_sentences": prune})
+        vote = judge.judge_sync([JudgePair(claim, (evidence,))])[0]
+        read[prune] = json.loads(vote.raw)["windows_read"]
+    assert read[False] == len(windows)
+    assert read[True] == sum(c >= max(covers) for c in covers) >= 1
+    assert read[True] < read[False]

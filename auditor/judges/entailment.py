@@ -15,7 +15,12 @@ claim sentence is read against two kinds of chunk of the evidence, cheapest firs
    sentences confirms it (below), which the covering sentences already stand for.
 2. **windows**, for the claim sentences the first pass leaves unsupported: each passage
    cut into overlapping word windows (:func:`evidence_windows`, ``window_words`` /
-   ``window_stride``), pruned by a cheap lexical pass: a window sharing less than
+   ``window_stride``), pruned by two cheap lexical passes: with ``prune_by_sentences``
+   (the default since v12) a window covering less of the claim sentence's content words
+   than the best sentence already read is skipped (it cannot state more of the claim
+   than that sentence did, and its extra text only distracts the reader: on the
+   training halves of the document sets 16 % fewer reader pairs and mean balanced
+   accuracy +0.010, no set lower); of the others, a window sharing less than
    ``prune_below`` of the claim sentence's content words is skipped unless it is among
    the two best-covering windows (with three windows or fewer, all are read). Then every
    window that can decide the claim sentence (entailment or contradiction at least
@@ -133,7 +138,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "11"  # 9: quantize=true is per-channel int8; 10: best_first; 11: precision
+    version = "12"  # 9: per-channel int8; 10: best_first; 11: precision; 12: prune_by_sentences
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -148,6 +153,7 @@ class EntailmentJudge(LocalJudge):
         weights: str | None = None,
         sentence_k: int = 3,
         best_first: bool = True,
+        prune_by_sentences: bool = True,
         cover_at: float = 0.5,
         prune_below: float = 0.2,
         contradict_at: float = 0.5,
@@ -176,7 +182,7 @@ class EntailmentJudge(LocalJudge):
         self.quantize, self.batch_size = quantize, batch_size
         self.window_words, self.window_stride = window_words, window_stride
         self.refine_rounds, self.sentence_k = refine_rounds, sentence_k
-        self.best_first = best_first
+        self.best_first, self.prune_by_sentences = best_first, prune_by_sentences
         self.cover_at, self.prune_below, self.contradict_at = cover_at, prune_below, contradict_at
         self.precision = check_precision(precision, "entailment")
 
@@ -220,7 +226,9 @@ class EntailmentJudge(LocalJudge):
         # second pass: the covering windows of each claim sentence its sentences leave unsupported
         wins_read = [
             [
-                [] if self._supported(sents, part, scored) else self._covering_windows(group, part)
+                []
+                if self._supported(sents, part, scored)
+                else self._covering_windows(group, part, sents)
                 for sents, part in zip(chosen, parts, strict=True)
             ]
             for group, chosen, parts in zip(windows, best_sents, claims, strict=True)
@@ -283,9 +291,14 @@ class EntailmentJudge(LocalJudge):
         candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: (-c[0], c[1]))
         return [s for _, s in candidates[: self.sentence_k]]
 
-    def _covering_windows(self, group: list[str], part: str) -> list[str]:
-        """The windows worth reading for ``part``: all of three or fewer, else the two
-        best-covering ones and every other sharing ``prune_below`` of its content words."""
+    def _covering_windows(self, group: list[str], part: str, read: list[str]) -> list[str]:
+        """The windows worth reading for ``part``: with ``prune_by_sentences``, only those
+        covering at least as much of its content words as the best sentence ``read``
+        already; of those, all of three or fewer, else the two best-covering ones and
+        every other sharing ``prune_below`` of its content words."""
+        if self.prune_by_sentences and read:
+            most = max(coverage(part, s) for s in read)
+            group = [w for w in group if coverage(part, w) >= most]
         if len(group) <= 3:
             return list(group)
         ranked = sorted(group, key=lambda w: (-coverage(part, w), w))  # order-free ties
