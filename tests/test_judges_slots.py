@@ -877,6 +877,39 @@ def test_another_month_is_a_polarity_conflict(claim: str, page: str, vote: float
     assert value == vote
 
 
+@pytest.mark.parametrize(
+    "claim,vote",
+    [
+        ("The Wendmouth Folk Festival is held each July.", 1.0),  # the next sentence says August
+        ("The Wendmouth Folk Festival is held each August.", 0.0),
+        ("The Wendmouth Folk Festival was first held in 1979.", 0.0),
+    ],
+)
+def test_another_month_in_the_next_sentence_about_the_claim(claim: str, vote: float) -> None:
+    """The best sentence ("first held in 1979") says nothing of the month; the next one
+    about the festival names another."""
+    page = (
+        "The Wendmouth Folk Festival was first held in 1979. "
+        "The Wendmouth Folk Festival takes place every August on the harbour green."
+    )
+    value, _, raw = judge("negation_polarity", claim, page)
+    assert value == vote
+    if vote:
+        assert raw["antonyms"] == ["july"]
+
+
+def test_a_month_named_by_any_sentence_about_the_claim_is_no_conflict() -> None:
+    page = (
+        "The Wendmouth Folk Festival was first held in 1979. "
+        "The Wendmouth Folk Festival takes place every August on the harbour green. "
+        "The Wendmouth Folk Festival also holds a winter market each December."
+    )
+    assert (
+        judge("negation_polarity", "The Wendmouth Folk Festival is held each August.", page)[0]
+        == 0.0
+    )
+
+
 def test_only_a_whole_year_places_a_claim_in_the_past() -> None:
     page = ["The Kelder museum with its 15000 exhibits was closed in 2020."]
     assert ended("The Kelder museum has 15000 exhibits", page) == page

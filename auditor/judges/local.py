@@ -447,7 +447,10 @@ class NegationPolarityJudge(LocalJudge):
     or month of the same thing, the one the sentence makes the exception ("every day
     except Monday"), or an antonym in the clause that names the claim's day, season or
     month ("open on Sundays" against "open on Saturdays; it is closed on Sundays"), or
-    another grade of a rating ("rated outstanding" against "rated good"). A flip
+    another grade of a rating ("rated outstanding" against "rated good"); when the best
+    sentence does not decide it, another weekday, season or month in the next sentence
+    about the claim, if none names the claim's ("held each July" against "It was first
+    held in 1979. It takes place every August"). A flip
     in a sentence holding every other content word of the claim, some perhaps in other
     words ("closed to the public" against "open to the public on Friday evenings",
     "allowed" against "not permitted") is a clear conflict (``scores["conflict"]``), and
@@ -456,7 +459,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "10"
+    version = "11"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -496,6 +499,14 @@ class NegationPolarityJudge(LocalJudge):
                 1.0,
                 {"support": 0.0, "contradiction": 1.0} | ({"conflict": 1.0} if clear else {}),
                 _raw(negation_flip=flipped, antonyms=antonym, sentence=sentence),
+            )
+        elsewhere = _time_named_otherwise(claim_stems, [s for _, s in anchors])
+        if elsewhere:
+            other, said_otherwise = elsewhere
+            return (
+                1.0,
+                {"support": 0.0, "contradiction": 1.0},
+                _raw(negation_flip=False, antonyms=sorted(other), sentence=said_otherwise),
             )
         gone = ended(pair.claim, [s for c, s in anchors if c >= 1.0])
         if gone:
@@ -538,6 +549,24 @@ def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[
         if len(mine) == 1 and theirs and not mine & theirs and not span.search(sentence):
             found |= mine
     return found
+
+
+def _time_named_otherwise(claim: set[str], anchors: Sequence[str]) -> tuple[set[str], str] | None:
+    """When the best sentence about the claim (``anchors[0]``) does not decide it, the
+    claim's weekday, season or month with the first other sentence about the claim that
+    names others of that kind and not it, provided no sentence about the claim names it
+    ("is held each July" against "It was first held in 1979. It takes place every
+    August")."""
+    if not any(claim & kind for kind, _ in _KINDS):
+        return None
+    stems = [{stem(t) for t in tokens(s)} for s in anchors]
+    if any(claim & kind & stated for stated in stems for kind, _ in _KINDS):
+        return None
+    for sentence, stated in zip(anchors[1:], stems[1:], strict=True):
+        other = _another_of_a_kind(claim, stated, sentence)
+        if other:
+            return other, sentence
+    return None
 
 
 _CLAUSES = re.compile(r";|,\s*(?=(?:and|but|while|whereas)\b)|\b(?:but|while|whereas)\b", re.I)
