@@ -910,6 +910,25 @@ def test_a_month_named_by_any_sentence_about_the_claim_is_no_conflict() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "claim,page,vote",
+    [
+        # the clause naming the claim's subject says the opposite; the other says it of
+        # another subject
+        ("Cyclists have to pay the toll.", "Cars pay a toll of 2 euros; cyclists cross free.", 1.0),
+        ("Cars cross free of charge.", "Cars pay a toll of 2 euros; cyclists cross free.", 1.0),
+        ("Children pay 5 euros.", "Adults pay 5 euros; children enter free.", 1.0),
+        ("Adults pay 5 euros.", "Adults pay 5 euros; children enter free.", 0.0),
+        ("Cyclists cross free of charge.", "Cars pay a toll of 2 euros; cyclists cross free.", 0.0),
+        # a clause opening with a pronoun shares the other's subject: no contrast
+        ("Prices rose in 2020.", "Prices fell in 2019; they rose in 2020.", 0.0),
+    ],
+)
+def test_a_contrast_of_two_subjects_across_a_semicolon(claim: str, page: str, vote: float) -> None:
+    value, _, _ = judge("negation_polarity", claim, page)
+    assert value == vote
+
+
 def test_only_a_whole_year_places_a_claim_in_the_past() -> None:
     page = ["The Kelder museum with its 15000 exhibits was closed in 2020."]
     assert ended("The Kelder museum has 15000 exhibits", page) == page

@@ -18,6 +18,7 @@ from auditor.judges._pronouns import lead_name, opens_with_other_name, resolved_
 from auditor.judges._text import (
     DURATION_UNITS,
     MONTH_NAMES,
+    NEGATIONS,
     STOP_WORDS,
     WEEKDAYS,
     Quantity,
@@ -409,6 +410,7 @@ _ANTONYMS = [
     ("freshwater", "saltwater"),
     ("public", "private"),
     ("state", "private"),  # a state school
+    ("pay", "free"),
 ]
 
 
@@ -450,7 +452,10 @@ class NegationPolarityJudge(LocalJudge):
     another grade of a rating ("rated outstanding" against "rated good"); when the best
     sentence does not decide it, another weekday, season or month in the next sentence
     about the claim, if none names the claim's ("held each July" against "It was first
-    held in 1979. It takes place every August"). A flip
+    held in 1979. It takes place every August"); or, in two clauses joined by a
+    semicolon, the opposite of a claim word in the clause naming the claim's subject
+    while the other clause says it of a subject of its own ("Cyclists have to pay the
+    toll" against "Cars pay a toll of 2 euros; cyclists cross free of charge"). A flip
     in a sentence holding every other content word of the claim, some perhaps in other
     words ("closed to the public" against "open to the public on Friday evenings",
     "allowed" against "not permitted") is a clear conflict (``scores["conflict"]``), and
@@ -459,7 +464,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "11"
+    version = "12"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -472,7 +477,7 @@ class NegationPolarityJudge(LocalJudge):
         coverage, sentence = anchors[0]
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         sent_stems = {stem(t) for t in tokens(sentence)}
-        in_clause = _clause_opposed(claim_stems, sentence)
+        in_clause = _clause_opposed(claim_stems, sentence) | _contrasted(pair.claim, sentence)
         antonym = sorted(
             _opposed(claim_stems, sent_stems)
             | in_clause
@@ -585,6 +590,34 @@ def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
         if slots & stated:
             found |= _opposed(claim, stated)
     return found
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "all", "most", "many", "some", "other"})
+_OWN_SUBJECT_NOT = STOP_WORDS | {"it", "they", "he", "she", "this", "these", "those"}
+"""Words that, opening a clause after its determiners, name no subject of its own."""
+
+
+def _contrasted(claim: str, sentence: str) -> set[str]:
+    """Claim stems whose opposite the one clause of a two-clause contrast naming the
+    claim's subject (its first content word) states, while the other clause opens with a
+    subject of its own and states them ("Cyclists have to pay the toll" against "Cars pay
+    a toll of 2 euros; cyclists cross free of charge"). Only clauses joined by a
+    semicolon count: each has its own subject ("Prices fell in 2019, but rose in 2020"
+    shares one)."""
+    clauses = [c for c in sentence.split(";") if c.strip()]
+    words = [t for t in tokens(claim) if t not in STOP_WORDS and t not in NEGATIONS]
+    if len(clauses) != 2 or not words:
+        return set()
+    subject = stem(words[0])
+    claim_stems = {stem(w) for w in words}
+    stated = [{stem(t) for t in tokens(c)} for c in clauses]
+    for own, other in ((0, 1), (1, 0)):
+        if subject in stated[own] and subject not in stated[other]:
+            opener = next((t for t in tokens(clauses[other]) if t not in _DETERMINERS), "")
+            if not opener or opener in _OWN_SUBJECT_NOT:
+                return set()
+            return {w for w in _opposed(claim_stems, stated[own]) if w in stated[other]}
+    return set()
 
 
 _RATED = re.compile(
