@@ -809,6 +809,32 @@ def test_a_feature_the_page_about_the_subject_never_mentions_is_a_missing_detail
     assert "missing_detail" not in scores
 
 
+@pytest.mark.parametrize(
+    "claim,absent",
+    [
+        ("The Wendmouth Folk Festival was founded by local fishermen.", ["local fishermen"]),
+        (
+            "The Wendmouth Folk Festival was organised by the town council in 1979.",
+            ["town council"],
+        ),
+        # a maker the page gives, or a named one (the name check's), is no absent feature
+        ("The Wendmouth Folk Festival was founded by harbour traders.", []),
+        ("The Wendmouth Folk Festival was founded by Anna Berg.", []),
+    ],
+)
+def test_an_unnamed_maker_the_page_never_mentions_is_a_missing_detail(
+    claim: str, absent: list[str]
+) -> None:
+    page = (
+        "The Wendmouth Folk Festival takes place every August on the harbour green. "
+        "It was first held in 1979 and was set up by harbour traders."
+    )
+    value, scores, raw = judge("entity_consistency", claim, page)
+    assert raw.get("absent_features", []) == absent
+    if absent:
+        assert value == 1.0 and scores["missing_detail"] == 1.0
+
+
 WATER_PAGE = (
     "Greyfield Water Company supplies drinking water to about 1.3 million people. Martin "
     "Oakes retired in 2024 and was succeeded as chief executive by Leila Haddad."

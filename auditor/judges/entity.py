@@ -103,13 +103,14 @@ class EntityConsistencyJudge(LocalJudge):
     last word), the vote is 1 with ``scores["missing_detail"]`` ("designed by Maria Lopez"
     against a text about the bridge; "sponsored by Vale Breweries" beside a "Harrow Vale"),
     and so it is for a feature the claim gives its subject that such evidence never
-    mentions (:func:`absent_features`: "has a cafe"). Another sport for the same club is
+    mentions (:func:`absent_features`: "has a cafe"), or an unnamed maker it never
+    mentions ("founded by local fishermen"). Another sport for the same club is
     a clear conflict (:func:`kind_conflicts`); a name the evidence gives as an acronym or
     spells out is present (:func:`said_as_acronym`).
     """
 
     name = "entity_consistency"
-    version = "10"
+    version = "11"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -761,9 +762,19 @@ _FEATURE = re.compile(
 """A feature that ends its clause: "has a cafe", "offers two restaurants and ..."."""
 
 
+_UNNAMED_AGENT = re.compile(
+    r"\b(?:founded|designed|built|created|established|started|developed|invented"
+    r"|commissioned|funded|sponsored|owned|organi[sz]ed)\s+by\s+(?:the\s+|a\s+|an\s+)?"
+    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but|in)\b)"
+)
+"""Who did it, unnamed, ending its clause: "founded by local fishermen" (a named agent
+is the name check's)."""
+
+
 def absent_features(claim: str, evidence: Sequence[str]) -> list[str]:
     """What a claim says its subject has ("has a cafe", "offers two restaurants",
-    "includes a gift shop"), when evidence naming the subject never mentions it: a
+    "includes a gift shop") or who made it, unnamed ("founded by local fishermen",
+    "built by the army"), when evidence naming the subject never mentions it: a
     phrase of one to three words without a stop word that ends its clause, whose last
     word no evidence text holds, singular or plural. A phrase that goes on ("has a
     student body that is ...", "has a population of 240,000": a measure, the number
@@ -772,10 +783,11 @@ def absent_features(claim: str, evidence: Sequence[str]) -> list[str]:
         return []
     stated = {stem(w) for text in evidence for w in _words(text.lower())}
     found = []
-    for m in _FEATURE.finditer(claim):
-        words = m.group(1).split()
-        if not any(w in STOP_WORDS for w in words) and stem(words[-1]) not in stated:
-            found.append(" ".join(words))
+    for pattern in (_FEATURE, _UNNAMED_AGENT):
+        for m in pattern.finditer(claim):
+            words = m.group(1).split()
+            if not any(w in STOP_WORDS for w in words) and stem(words[-1]) not in stated:
+                found.append(" ".join(words))
     return found
 
 
