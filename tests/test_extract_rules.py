@@ -297,6 +297,44 @@ def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
+    "text,expected",
+    [
+        (
+            "Here is a summary of the key facts: Ternfield Components is led by Rhys "
+            "Calloway. Its annual revenue is about 410 million euros.",
+            [
+                (False, "Here is a summary of the key facts"),
+                (True, "Ternfield Components is led by Rhys Calloway"),
+                (True, "Ternfield Components' annual revenue is about 410 million euros"),
+            ],
+        ),
+        (
+            "Note: the bridge opened in 1994.",
+            [(False, "Note"), (True, "The bridge opened in 1994")],
+        ),
+        # a colon after anything but a lead-in stays inside the claim; a lead-in before
+        # a remark is non-factual as a whole
+        (
+            "The bridge has one feature: a cycle lane.",
+            [(True, "The bridge has one feature: a cycle lane")],
+        ),
+        (
+            "Here is a summary: thanks for asking!",
+            [(False, "Here is a summary: thanks for asking!")],
+        ),
+    ],
+)
+def test_a_lead_in_before_a_colon_is_apart_from_the_claim_after_it(
+    rules: RuleExtractor, text: str, expected: list[tuple[bool, str]]
+) -> None:
+    answer = _answer(text)
+    claims = rules.extract(answer)
+    assert [(c.factual, c.text) for c in claims] == expected
+    _check_spans(answer, claims)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
     "lead_in",
     [
         "Based on the documents provided, ",

@@ -207,6 +207,18 @@ _LEAD_IN = re.compile(
 _MIXED = re.compile(
     r"(?:,|;)\s*(?:but|however|although),?\s+(?P<rest>.{12,})", re.IGNORECASE | re.DOTALL
 )
+_LEAD_IN_COLON = re.compile(r":\s+(?P<rest>.{12,})", re.DOTALL)
+_LEAD_IN_HEAD = re.compile(
+    r"^(?:(?:here|below)(?: is| are|'s|\u2019s)\b[^.!:]*|(?:in )?summary|note|(?:short )?answer"
+    r"|overview|key (?:facts|points)|tl;? ?dr|in short|to summari[sz]e|to sum up"
+    r"|based on (?:the |my )?(?:provided |given |available )?(?:documents?|sources?|context"
+    r"|information|search results)[^.!:]*)$",
+    re.IGNORECASE,
+)
+"""A lead-in that announces what follows its colon ("Here is a summary of the key facts:
+Ternfield is ...", "Note: ..."): a non-factual ``meta`` claim of its own, the rest
+extracted as usual. A colon after anything else ("The bridge has two features: ...")
+stays inside the claim."""
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
 _AUX_DEPS = frozenset({"aux", "auxpass", "neg"})
 _SPLIT_MARKS = frozenset({"while", "whereas", "although", "though", "because", "since"})
@@ -933,7 +945,11 @@ def _answer_claims(
         sent, doc = sentence.sent, sentence.sent.doc
         kind = classify_sentence(sent) if detect else None
         tail = _MIXED.search(sent.text) if kind == "refusal" else None
+        colon = _LEAD_IN_COLON.search(sent.text) if detect and tail is None else None
+        if colon and _LEAD_IN_HEAD.match(sent.text[: colon.start()].strip()):
+            tail, kind = colon, "meta"  # "Here is what I found: the bridge opened in 1994."
         mixed = tail is not None and classify_text(tail.group("rest")) is None
+        lead_kind = kind or "meta"
         if mixed:  # "As an AI I have no opinions, but giraffes are mostly brown."
             kind = None
         if sentence.block.heading and kind is None and detect:
@@ -950,7 +966,7 @@ def _answer_claims(
             continue
         lead_end = _lead_in_end(sent)
         if tail is not None and mixed:
-            # the refusal part is one non-factual claim; the rest is extracted as usual
+            # the refusal or lead-in is one non-factual claim; the rest is extracted as usual
             lead_end = sent.start_char + tail.start("rest")
             head_tokens = [t.i for t in sent if t.idx < lead_end and not t.is_space]
             head_tokens = _trim(doc, head_tokens) or head_tokens
@@ -958,7 +974,7 @@ def _answer_claims(
                 _render(doc, _Unit(tokens=set(head_tokens)), head_tokens),
                 _spans(doc, head_tokens, sentence.offset),
                 False,
-                "refusal",
+                lead_kind,
             )
         excluded = {t.i for t in sent if t.idx < lead_end}
         root = _effective_root(sent, excluded)
@@ -1019,7 +1035,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "5"
+    version = "6"
 
     def __init__(
         self,
