@@ -855,6 +855,12 @@ RACE_PAGE = (
             ["chief_executive: haddad leila"],
         ),
         ("Leila Haddad is the chief executive of Greyfield Water Company.", WATER_PAGE, []),
+        # leading it now, in whatever words, conflicts with having left it; having led it
+        # in the past does not
+        ("Greyfield Water Company is led by Martin Oakes.", WATER_PAGE, ["leader: haddad leila"]),
+        ("Martin Oakes leads Greyfield Water Company.", WATER_PAGE, ["leader: haddad leila"]),
+        ("Greyfield Water Company was led by Martin Oakes until 2024.", WATER_PAGE, []),
+        ("Greyfield Water Company is led by Leila Haddad.", WATER_PAGE, []),
         # a shared place name does not make a council a club; "held in 1987 and is
         # organised by" is who organises it, not who held it
         (

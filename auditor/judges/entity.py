@@ -95,7 +95,9 @@ class EntityConsistencyJudge(LocalJudge):
     names a holder for (chair, head of government, coach, chief executive, team, ...) to
     someone else (:func:`role_conflicts`; a clear conflict, ``scores["conflict"]``, even
     when the claim's name occurs elsewhere in the evidence; who did something in the
-    passive, "opened in 1931 by Queen Mary", is a role too), or says the claim's name was
+    passive, "opened in 1931 by Queen Mary", is a role too; someone said to lead it now,
+    "is led by Rhys Calloway", conflicts with a sentence saying that he left and whoever
+    succeeded him, in whatever role), or says the claim's name was
     left for another ("moved its headquarters from Dunmore to Ashby":
     :func:`transition_conflicts`). A name that the evidence
     merely never mentions is missing support, not a refutation: when the evidence names
@@ -110,7 +112,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "11"
+    version = "12"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -378,6 +380,9 @@ class RoleFact:
     """The sentence's other names, one token set per name."""
     topic: frozenset[str] = frozenset()
     pairs: frozenset[tuple[str, str]] = frozenset()
+    left: tuple[frozenset[str], ...] = ()
+    """Names the sentence says left a role ("Rhys Calloway stepped down and was succeeded
+    as chief executive by Ines Varga"), one token set per name."""
 
 
 def _tokens(name: str) -> frozenset[str]:
@@ -404,6 +409,7 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
     predecessors = {m.start(1) for m in _PREDECESSOR.finditer(sentence)}
     if _LEFT_VERB.search(sentence):
         predecessors |= {m.start(1) for m in _LEFT.finditer(sentence)}
+    left = tuple(t for s, _, t in names if s in predecessors)
     names = [(s, e, t) for s, e, t in names if s not in predecessors]
     facts: list[RoleFact] = []
     for cue in cues:
@@ -484,7 +490,7 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
             facts.append(RoleFact("team", team, (player,), topic, pairs))
-    return tuple(facts)
+    return tuple(replace(f, left=left) for f in facts) if left else tuple(facts)
 
 
 def _with_co_holders(sentence: str, pos: int, holder: frozenset[str]) -> frozenset[str]:
@@ -642,8 +648,19 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     ]
     found: list[str] = []
     confirmed = 0
+    leads_now = _LEADS_NOW.search(claim) is not None and not _PAST_CLAIM.search(claim)
     for fact in claimed:
         same = [f for f, names in stated if f.role == fact.role and _same_subject(fact, f, names)]
+        if fact.role == "leader" and leads_now:
+            # "is led by Rhys Calloway" against "Rhys Calloway stepped down and was
+            # succeeded as chief executive by Ines Varga": whatever role he led it in
+            same += [
+                f
+                for f, names in stated
+                if f.role != fact.role
+                and any(_same_holder(gone, fact.holder) for gone in f.left)
+                and _same_subject(fact, f, names)
+            ]
         if any(_same_holder(f.holder, fact.holder) for f in same):
             confirmed += 1
             continue
@@ -651,6 +668,12 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     return sorted(set(found)), confirmed == len(claimed)
 
 
+_LEADS_NOW = re.compile(
+    r"\b(?:(?:is|are)\s+(?:currently\s+|still\s+)?(?:led|headed)\s+by|leads|heads"
+    r"|(?:is|are)\s+(?:currently\s+|still\s+)?(?:the\s+)?(?:leader|head)\s+of)\b",
+    re.IGNORECASE,
+)
+"""A claim that someone leads something now (the generic ``leader`` role)."""
 _TRANSITION = re.compile(
     r"\b(?:mov|relocat|chang|switch|renam|transferr|shift)\w*\b[^.;]{0,40}?\bfrom\s+"
     rf"(?:the\s+)?({_NAME})\s+to\s+(?:(?:the|a|an|its|their)\s+)?(?:[a-z]+\s+){{0,3}}?"
