@@ -312,6 +312,13 @@ def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
             "Note: the bridge opened in 1994.",
             [(False, "Note"), (True, "The bridge opened in 1994")],
         ),
+        (
+            "To answer your question: the council's offices are in the Old Customs House.",
+            [
+                (False, "To answer your question"),
+                (True, "The council's offices are in the Old Customs House"),
+            ],
+        ),
         # a colon after anything but a lead-in stays inside the claim; a lead-in before
         # a remark is non-factual as a whole
         (

@@ -861,6 +861,20 @@ RACE_PAGE = (
         ("Martin Oakes leads Greyfield Water Company.", WATER_PAGE, ["leader: haddad leila"]),
         ("Greyfield Water Company was led by Martin Oakes until 2024.", WATER_PAGE, []),
         ("Greyfield Water Company is led by Leila Haddad.", WATER_PAGE, []),
+        # "the leader of the council is ...": the role of a thing the page names, called
+        # by a common noun
+        (
+            "Oldhaven Borough Council is led by Daniel Okafor.",
+            "Oldhaven Borough Council has 48 councillors. The leader of the council is Priya "
+            "Sandhu.",
+            ["leader: priya sandhu"],
+        ),
+        (
+            "Oldhaven Borough Council is led by Priya Sandhu.",
+            "Oldhaven Borough Council has 48 councillors. The leader of the council is Priya "
+            "Sandhu.",
+            [],
+        ),
         # a shared place name does not make a council a club; "held in 1987 and is
         # organised by" is who organises it, not who held it
         (

@@ -210,7 +210,8 @@ _MIXED = re.compile(
 _LEAD_IN_COLON = re.compile(r":\s+(?P<rest>.{12,})", re.DOTALL)
 _LEAD_IN_HEAD = re.compile(
     r"^(?:(?:here|below)(?: is| are|'s|\u2019s)\b[^.!:]*|(?:in )?summary|note|(?:short )?answer"
-    r"|overview|key (?:facts|points)|tl;? ?dr|in short|to summari[sz]e|to sum up"
+    r"|overview|key (?:facts|points)|tl;? ?dr|in short|in brief|to summari[sz]e|to sum up"
+    r"|(?:to|in) answer(?: to)? (?:your|the|this) question"
     r"|based on (?:the |my )?(?:provided |given |available )?(?:documents?|sources?|context"
     r"|information|search results)[^.!:]*)$",
     re.IGNORECASE,

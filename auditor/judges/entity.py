@@ -112,7 +112,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "12"
+    version = "13"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -434,9 +434,10 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
             and not re.match(r"\s+(?:of|for|at)\b", after)
         ):
             holder = _tokens(m.group(1))
-        if holder is None:  # "the prime minister of Freedonia is Jonas Alder"
+        if holder is None:  # "the prime minister of Freedonia is Jonas Alder", "the
+            # leader of the council is Priya Sandhu"
             m = re.match(
-                rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?{_NAME}(?:'s)?(?:\s+[a-z]+){{0,2}}?)?"
+                rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?(?:{_NAME}(?:'s)?|[a-z]+)(?:\s+[a-z]+){{0,2}}?)?"
                 rf"\s+(?:is|was|"
                 rf"has been|remains)\s+(?:now\s+)?({_NAME})",
                 after,
