@@ -975,6 +975,24 @@ def test_a_contrast_of_two_subjects_across_a_semicolon(claim: str, page: str, vo
     assert value == vote
 
 
+@pytest.mark.parametrize(
+    "claim,vote",
+    [
+        ("The Wend Valley Museum opens on Mondays.", 1.0),
+        ("The Wend Valley Museum is closed on Mondays.", 0.0),
+        ("The Wend Valley Museum opens at 10am.", 0.0),
+    ],
+)
+def test_the_part_of_a_clause_naming_the_claims_day_is_read_apart(claim: str, vote: float) -> None:
+    """ "closed on Mondays and open from 10am to 5pm on other days": the day is in the
+    part before "and"."""
+    page = (
+        "The Wend Valley Museum opened in 1972 in a former textile mill. The museum is "
+        "closed on Mondays and open from 10am to 5pm on other days."
+    )
+    assert judge("negation_polarity", claim, page)[0] == vote
+
+
 def test_only_a_whole_year_places_a_claim_in_the_past() -> None:
     page = ["The Kelder museum with its 15000 exhibits was closed in 2020."]
     assert ended("The Kelder museum has 15000 exhibits", page) == page

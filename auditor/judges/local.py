@@ -464,7 +464,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "12"
+    version = "13"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -577,18 +577,23 @@ def _time_named_otherwise(claim: set[str], anchors: Sequence[str]) -> tuple[set[
 _CLAUSES = re.compile(r";|,\s*(?=(?:and|but|while|whereas)\b)|\b(?:but|while|whereas)\b", re.I)
 
 
+_AND = re.compile(r"\s+and\s+", re.I)
+
+
 def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
     """Claim stems whose opposite the clause naming the claim's weekday, season or month
-    states ("opens on Sundays" against "open on Saturdays; it is closed on Sundays"),
-    where the sentence as a whole states both."""
+    states ("opens on Sundays" against "open on Saturdays; it is closed on Sundays", "is
+    closed on Mondays and open from 10am to 5pm on other days"), where the sentence as a
+    whole states both; a clause's parts joined by "and" are read apart."""
     slots = {w for kind, _ in _KINDS for w in claim & kind}
     found: set[str] = set()
     if not slots:
         return found
     for clause in _CLAUSES.split(sentence):
-        stated = {stem(t) for t in tokens(clause)}
-        if slots & stated:
-            found |= _opposed(claim, stated)
+        for part in _AND.split(clause):  # "closed on Mondays and open ... on other days"
+            stated = {stem(t) for t in tokens(part)}
+            if slots & stated:
+                found |= _opposed(claim, stated)
     return found
 
 
@@ -681,7 +686,7 @@ _ENDED_ACTIVE = re.compile(
     r"\b(?:ended|ceased|stopped|folded|closed(?:\s+down)?|shut\s+down)\b"
     r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
 )
-_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
+_ENDED_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
 
 
 def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
@@ -700,7 +705,7 @@ def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
     words = content_words(claim)
     found = []
     for sentence in sentences_about:
-        for clause in _CLAUSES.split(sentence):
+        for clause in _ENDED_CLAUSES.split(sentence):
             m = _ENDED.search(clause) or _ENDED_ACTIVE.search(clause)
             if m is None:
                 continue
