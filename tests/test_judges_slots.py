@@ -981,6 +981,8 @@ def test_a_contrast_of_two_subjects_across_a_semicolon(claim: str, page: str, vo
         ("The Wend Valley Museum opens on Mondays.", 1.0),
         ("The Wend Valley Museum is closed on Mondays.", 0.0),
         ("The Wend Valley Museum opens at 10am.", 0.0),
+        # "on other days" speaks of Tuesday too: naming Monday decides nothing about it
+        ("The Wend Valley Museum is open on Tuesdays.", 0.0),
     ],
 )
 def test_the_part_of_a_clause_naming_the_claims_day_is_read_apart(claim: str, vote: float) -> None:

@@ -464,7 +464,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "13"
+    version = "14"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -541,17 +541,32 @@ def _range_of(kind: frozenset[str]) -> re.Pattern[str]:
 _KINDS = tuple((kind, _range_of(kind)) for kind in (_WEEKDAYS, _SEASONS, _MONTHS))
 
 
+_THE_OTHERS = re.compile(
+    r"\b(?:on|during|in|for)\s+(?:all\s+)?(?:the\s+)?other\s+(?:days|months|seasons)\b"
+    r"|\bthe\s+rest\s+of\s+the\s+(?:week|year)\b",
+    re.I,
+)
+"""The sentence speaks of every other day, month or season too ("closed on Mondays and
+open ... on other days"): naming one decides nothing about the rest."""
+
+
 def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[str]:
     """The claim's one weekday, season or month when the sentence names others of its
     kind and not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn"
     against "each spring", "every April" against "every September"); a range ("Monday
-    to Friday", "from March to October") or an exception ("every day except Monday")
-    decides nothing."""
+    to Friday", "from March to October"), an exception ("every day except Monday") or
+    the others of the kind ("on other days") decides nothing."""
     found: set[str] = set()
     theirs_all = stated - _excepted(stated, sentence)  # "every day except Monday"
     for kind, span in _KINDS:
         mine, theirs = claim & kind, theirs_all & kind
-        if len(mine) == 1 and theirs and not mine & theirs and not span.search(sentence):
+        if (
+            len(mine) == 1
+            and theirs
+            and not mine & theirs
+            and not span.search(sentence)
+            and not _THE_OTHERS.search(sentence)
+        ):
             found |= mine
     return found
 
