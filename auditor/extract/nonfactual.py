@@ -126,6 +126,24 @@ _META = re.compile(
     _FLAGS,
 )
 
+_ANNOUNCES = re.compile(
+    r"^(?:(?:here|below)(?: is| are|'s|\u2019s)\b[^.!:]*|(?:in )?summary|note|(?:short )?answer"
+    r"|overview|key (?:facts|points)|tl;? ?dr|in short|in brief|to summari[sz]e|to sum up"
+    r"|(?:to|in) answer(?: to)? (?:your|the|this) question"
+    r"|based on (?:the |my )?(?:provided |given |available )?(?:documents?|sources?|context"
+    r"|information|search results)[^.!:]*)$",
+    re.IGNORECASE,
+)
+
+
+def announces(text: str) -> bool:
+    """Whether ``text``, the words before a colon, only announces what follows it ("Here
+    is a summary of the key facts", "Note", "To answer your question"): a non-factual
+    lead-in, apart from the claim after the colon. Anything else before a colon ("The
+    bridge has two features") belongs to the claim."""
+    return _ANNOUNCES.match(text.strip()) is not None
+
+
 _OPENERS = re.compile(
     r"^(?:(?:so|well|but|and|however|again|also|sadly|regrettably|oh|ah|hmm|yes|no|"
     r"okay|ok)\b\s*[,!.]?\s+)+",

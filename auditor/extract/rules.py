@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from auditor.extract.base import Extraction, Extractor, check_answers, clean_text, make_claim
-from auditor.extract.nonfactual import classify_sentence, classify_text
+from auditor.extract.nonfactual import announces, classify_sentence, classify_text
 from auditor.extract.segment import Block, segment
 from auditor.spans.unicode import NfcMap, nfc_map, snap_to_graphemes
 from auditor.types import Answer, Claim, Span
@@ -208,18 +208,8 @@ _MIXED = re.compile(
     r"(?:,|;)\s*(?:but|however|although),?\s+(?P<rest>.{12,})", re.IGNORECASE | re.DOTALL
 )
 _LEAD_IN_COLON = re.compile(r":\s+(?P<rest>.{12,})", re.DOTALL)
-_LEAD_IN_HEAD = re.compile(
-    r"^(?:(?:here|below)(?: is| are|'s|\u2019s)\b[^.!:]*|(?:in )?summary|note|(?:short )?answer"
-    r"|overview|key (?:facts|points)|tl;? ?dr|in short|in brief|to summari[sz]e|to sum up"
-    r"|(?:to|in) answer(?: to)? (?:your|the|this) question"
-    r"|based on (?:the |my )?(?:provided |given |available )?(?:documents?|sources?|context"
-    r"|information|search results)[^.!:]*)$",
-    re.IGNORECASE,
-)
-"""A lead-in that announces what follows its colon ("Here is a summary of the key facts:
-Ternfield is ...", "Note: ..."): a non-factual ``meta`` claim of its own, the rest
-extracted as usual. A colon after anything else ("The bridge has two features: ...")
-stays inside the claim."""
+"""What follows a colon; apart from the claim when the words before it only announce it
+(:func:`~auditor.extract.nonfactual.announces`: "Here is a summary of the key facts: ...")."""
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
 _AUX_DEPS = frozenset({"aux", "auxpass", "neg"})
 _SPLIT_MARKS = frozenset({"while", "whereas", "although", "though", "because", "since"})
@@ -947,7 +937,7 @@ def _answer_claims(
         kind = classify_sentence(sent) if detect else None
         tail = _MIXED.search(sent.text) if kind == "refusal" else None
         colon = _LEAD_IN_COLON.search(sent.text) if detect and tail is None else None
-        if colon and _LEAD_IN_HEAD.match(sent.text[: colon.start()].strip()):
+        if colon and announces(sent.text[: colon.start()]):
             tail, kind = colon, "meta"  # "Here is what I found: the bridge opened in 1994."
         mixed = tail is not None and classify_text(tail.group("rest")) is None
         lead_kind = kind or "meta"

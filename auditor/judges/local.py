@@ -589,10 +589,8 @@ def _time_named_otherwise(claim: set[str], anchors: Sequence[str]) -> tuple[set[
     return None
 
 
-_CLAUSES = re.compile(r";|,\s*(?=(?:and|but|while|whereas)\b)|\b(?:but|while|whereas)\b", re.I)
-
-
-_AND = re.compile(r"\s+and\s+", re.I)
+_CLAUSE_PARTS = re.compile(r";|\b(?:but|while|whereas)\b|\s+and\s+", re.I)
+"""Where a sentence's clauses, and the parts of a clause joined by "and", meet."""
 
 
 def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
@@ -604,11 +602,10 @@ def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
     found: set[str] = set()
     if not slots:
         return found
-    for clause in _CLAUSES.split(sentence):
-        for part in _AND.split(clause):  # "closed on Mondays and open ... on other days"
-            stated = {stem(t) for t in tokens(part)}
-            if slots & stated:
-                found |= _opposed(claim, stated)
+    for part in _CLAUSE_PARTS.split(sentence):  # "closed on Mondays and open ... other days"
+        stated = {stem(t) for t in tokens(part)}
+        if slots & stated:
+            found |= _opposed(claim, stated)
     return found
 
 
