@@ -452,7 +452,7 @@ CLUB_PAGE = (
         (
             "The Skerry Isles ferry is run by CalMac.",
             "The Skerry Isles ferry is operated by Northlink Marine. It sails twice a day.",
-            "by:operat: marine northlink",
+            "by:oper: marine northlink",
         ),
         # a name the evidence says was left for another
         ("Quillon Software is headquartered in Dunmore.", COMPANY_PAGE, "moved: dunmore -> ashby"),
@@ -470,7 +470,7 @@ CLUB_PAGE = (
             "by:maintain: council county",
         ),
         # owning and buying name one role
-        ("Lindqvist Brewery is owned by Carlsberg.", BREWERY_PAGE, "by:operat: group nordhavn"),
+        ("Lindqvist Brewery is owned by Carlsberg.", BREWERY_PAGE, "by:oper: group nordhavn"),
         # another sport for the same club
         ("Kelder Rovers are a rugby club.", KELDER_PAGE, "kind: rugby vs football"),
         ("Kelder Rovers are an ice hockey team.", KELDER_PAGE, "kind: hockey vs football"),
@@ -941,7 +941,7 @@ def test_another_month_in_the_next_sentence_about_the_claim(claim: str, vote: fl
     value, _, raw = judge("negation_polarity", claim, page)
     assert value == vote
     if vote:
-        assert raw["antonyms"] == ["july"]
+        assert raw["antonyms"] == ["juli"]  # the stem
 
 
 def test_a_month_named_by_any_sentence_about_the_claim_is_no_conflict() -> None:

@@ -1008,10 +1008,13 @@ def _answer_claims(
             add(text, spans, True, "claim")
         subject = _subject(root)
         if decontextualise and subject is not None:
-            new = _referent(doc, subject, root, excluded)
-            if new is not None and _described_referent(subject, referent, named) is None:
+            described = _described_referent(subject, referent, named)
+            new = _referent(doc, subject, root, excluded) if described is None else described
+            if new is not None:
+                # "The telescope ... The observatory has 64 staff. It is funded ...": "It"
+                # is the named observatory that "the observatory" stood for
                 referent = new
-                if new.proper:
+                if new.proper and described is None:
                     named.append(new)
     claims.sort(key=lambda c: (c.spans[0], c.text))
     return claims

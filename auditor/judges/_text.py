@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import Stemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*%?")
@@ -86,12 +87,14 @@ def tokens(text: str) -> list[str]:
     return [t.replace(",", "").lower() if t[0].isdigit() else t.lower() for t in found]
 
 
+_SNOWBALL = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=262144)
 def stem(word: str) -> str:
-    """A light suffix stripper, enough to match plural and tense variants."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    """The Snowball (Porter2) English stem of a lower-case word: plural and tense
+    variants meet ("ferries"/"ferry", "minutes"/"minute", "taking"/"takes")."""
+    return str(_SNOWBALL.stemWord(word))
 
 
 @lru_cache(maxsize=65536)
@@ -308,6 +311,8 @@ _FREQUENCY = re.compile(
 """How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
 "three times a day")."""
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+_SINGLE = re.compile(r"\b(?:a|one|only one|just one)\s+(?:single|sole)\s+([a-z]+)\b", re.I)
+"""One of something said without the number: "a single university" (1 ``university``)."""
 
 
 def _interval_minutes(m: re.Match[str]) -> float | None:
@@ -334,7 +339,8 @@ def quantities(text: str) -> list[Quantity]:
     only before a unit of measure ("one-hour", "one week"), not as in "one of".
     How often something runs is the minutes between two runs ("every half hour" -> 30
     ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
-    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"); people
+    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), "a single
+    university" is 1 ``university``; people
     counted at an event or in a ground (people, spectators, visitors, fans, seats) are
     one unit, ``person``.
     """
@@ -352,6 +358,8 @@ def quantities(text: str) -> list[Quantity]:
                 out.append(Quantity(minutes, "minute", m.start(1), m.end(1)))
     for m in _FREQUENCY.finditer(text):
         out.append(Quantity(_TIMES[m.group(0).lower()], "time", m.start(), m.end()))
+    for m in _SINGLE.finditer(text):
+        out.append(Quantity(1.0, _unit(m.group(1)), m.start(), m.end()))
     for m in _QTY.finditer(text):
         if any(s <= m.start() < e for s, e in phrases):
             continue

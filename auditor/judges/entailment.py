@@ -138,7 +138,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "12"  # 9: per-channel int8; 10: best_first; 11: precision; 12: prune_by_sentences
+    version = "13"  # 9: int8; 10: best_first; 11: precision; 12: prune_by_sentences; 13: Snowball
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(

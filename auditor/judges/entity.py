@@ -39,7 +39,35 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "rev"})
 """Titles before a name: not part of it ("Professor Ruth Adeyemi" and "Professor Daniel
 Okafor" share no name)."""
-_SKIP = STOP_WORDS | _MONTHS | _TITLES | {"i"}
+_OPENERS = frozenset(
+    {
+        "roughly",
+        "approximately",
+        "nearly",
+        "currently",
+        "today",
+        "recently",
+        "originally",
+        "formerly",
+        "initially",
+        "exactly",
+        "precisely",
+        "reportedly",
+        "typically",
+        "usually",
+        "generally",
+        "overall",
+        "annually",
+        "additionally",
+        "however",
+        "meanwhile",
+        "notably",
+        "unfortunately",
+    }
+)
+"""Words that open a sentence capitalised without being a name ("Roughly 18,500 students
+study there")."""
+_SKIP = STOP_WORDS | _MONTHS | _TITLES | _OPENERS | {"i"}
 
 
 def entities(text: str) -> frozenset[str]:
@@ -112,7 +140,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "13"
+    version = "14"  # 14: Snowball stems, names qualifying one noun, sentence openers
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -200,6 +228,12 @@ class _Run:
     right: str | None
     head: str = ""
     """The run's last name token ("breweries" of "Vale Breweries")."""
+    modifier: bool = False
+    """The name qualifies the noun after it ("the MIT licence", "the Apache 2.0 licence")."""
+
+
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an)\s+$", re.I)
+_NOUN_AFTER = re.compile(r"(?:\s+v?\d[\d.]*)?\s+[a-z]")
 
 
 def _name_runs(sentence: str) -> list[_Run]:
@@ -220,8 +254,12 @@ def _name_runs(sentence: str) -> list[_Run]:
         kept = [w for w in parts if w.lower() in names]
         kind = "acronym" if all(w.isupper() for w in kept) else "name"
         left = next((t for s, e, t in reversed(words) if e <= m.start()), None)
-        right = next((t for s, e, t in words if s >= m.end()), None)
-        runs.append(_Run(names, kind, left, right, kept[-1].lower()))
+        # "the Apache 2.0 licence": a version number does not part a name from its noun
+        right = next((t for s, e, t in words if s >= m.end() and not t[0].isdigit()), None)
+        modifier = bool(_DETERMINER_BEFORE.search(sentence, 0, m.start())) and bool(
+            _NOUN_AFTER.match(sentence, m.end())
+        )
+        runs.append(_Run(names, kind, left, right, kept[-1].lower(), modifier))
     return runs
 
 
@@ -245,10 +283,13 @@ def _conflicts(
                 if run.tokens & claimed:
                     continue
                 if any(
-                    run.kind == r.kind
-                    and (
-                        (run.left is not None and run.left == r.left)
-                        or (run.right is not None and run.right == r.right)
+                    (run.kind == r.kind and run.left is not None and run.left == r.left)
+                    or (
+                        run.right is not None
+                        and run.right == r.right
+                        # a name or an acronym qualifying the same noun ("the MIT licence"
+                        # against "the Apache 2.0 licence")
+                        and (run.kind == r.kind or (run.modifier and r.modifier))
                     )
                     for r in lost
                 ):
@@ -315,7 +356,8 @@ _LEFT_VERB = re.compile(r"\b(?:retired|stepped down|resigned|left|succeeded|repl
 """The verbs :data:`_LEFT` needs: a cheap test before its name-first search."""
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
 _AGENT_CLASS = dict.fromkeys(
-    ("run", "manag", "own", "owned", "bought", "acquir", "purchas"), "operat"
+    (stem(w) for w in ("run", "managed", "owned", "bought", "acquired", "purchased")),
+    stem("operated"),
 )
 """Passive verbs that name the same role ("run by", "operated by", "owned by", "bought
 by")."""
@@ -512,7 +554,8 @@ def _topic(
         for w in _WORD_POS.finditer(sentence)
     ]
     kept = [
-        None if w is None or w in _SKIP or w in _GENERIC or w[0].isdigit() else w for w in words
+        None if w is None or w in _SKIP_STEMS or w in _GENERIC or w[0].isdigit() else w
+        for w in words
     ]
     pairs = frozenset(
         (a, b) for a, b in itertools.pairwise(kept) if a is not None and b is not None
@@ -520,7 +563,9 @@ def _topic(
     return frozenset(w for w in kept if w is not None), pairs
 
 
-_GENERIC = frozenset({"sinc", "since", "now", "current", "currently", "new", "also", "serv"})
+_GENERIC = frozenset(stem(w) for w in ("since", "now", "currently", "new", "also", "served"))
+_SKIP_STEMS = _SKIP | {stem(w) for w in _SKIP}
+"""What :data:`_SKIP` holds, as the stems :func:`_topic` compares."""
 _TOPIC_COVERAGE = 0.5
 """Share of a claim's role topic an evidence sentence must hold when the claim names
 nothing the role is about ("the library board of trustees")."""

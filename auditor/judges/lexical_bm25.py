@@ -73,7 +73,7 @@ class BM25AlignmentJudge(LocalJudge):
     """BM25 of the claim against its best evidence sentence, relative to a perfect match."""
 
     name = "bm25_alignment"
-    version = "1"
+    version = "2"  # 2: Snowball stems
 
     def __init__(self, support_at: float = 0.6, reject_below: float = 0.35) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -105,7 +105,7 @@ class BigramOverlapJudge(LocalJudge):
     """Share of the claim's word bigrams (not both stop words) found in one evidence passage."""
 
     name = "bigram_overlap"
-    version = "1"
+    version = "2"  # 2: Snowball stems
 
     def __init__(self, support_at: float = 0.6, reject_below: float = 0.3) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)

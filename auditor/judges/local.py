@@ -47,15 +47,17 @@ def _coverage(claim_words: frozenset[str], text: str) -> float:
     return len(claim_words & content_words(text)) / len(claim_words)
 
 
-def _anchor_sentences(pair: JudgePair, min_coverage: float) -> list[tuple[float, str]]:
+def _anchor_sentences(
+    pair: JudgePair, min_coverage: float, ignore: frozenset[str] = frozenset()
+) -> list[tuple[float, str]]:
     """Evidence sentences sorted by content-word coverage of the claim (best first; of two
     alike, the one holding more of those words itself, then the one with fewer other
     words), a sentence-initial pronoun read as the name its passage starts with ("It is
     closed on Sundays" in a page about the library). A sentence is about what its passage
     opens with unless it opens with another name, so the passage's lead name counts
     towards its coverage ("Visiting hours are from 10am to 8pm" in a page that opens with
-    "Harrow Vale Hospice")."""
-    claim_words = content_words(pair.claim)
+    "Harrow Vale Hospice"). Claim words in ``ignore`` do not count."""
+    claim_words = content_words(pair.claim) - ignore
     if not claim_words:
         return []
     scored = []
@@ -88,7 +90,7 @@ class ContentOverlapJudge(LocalJudge):
     """Share of the claim's content words found in the best evidence passage."""
 
     name = "content_overlap"
-    version = "1"
+    version = "2"  # 2: Snowball stems
 
     def __init__(self, support_at: float = 0.75, reject_below: float = 0.45) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -116,7 +118,7 @@ class EmbeddingSimilarityJudge(LocalJudge):
     """
 
     name = "embedding_similarity"
-    version = "2"
+    version = "3"  # 3: Snowball stems
 
     def __init__(
         self, support_at: float = 0.72, reject_below: float = 0.5, candidates: int = 16
@@ -189,7 +191,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "8"  # 8: intervals ("every half hour") are a slot of their own
+    version = "9"  # 8: intervals ("every half hour"); 9: Snowball stems, "a single X"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -344,23 +346,26 @@ def _event_words(sentence: str, q: Quantity, before: int = 2, after: int = 2) ->
 _EVENT_CLASS = {
     **dict.fromkeys(
         (
-            "found",
-            "establish",
-            "open",
-            "creat",
-            "start",
-            "launch",
-            "form",
-            "incorporat",
-            "began",
-            "begun",
-            "inaugurat",
+            stem(w)
+            for w in (
+                "founded",
+                "established",
+                "opened",
+                "created",
+                "started",
+                "launched",
+                "formed",
+                "incorporated",
+                "began",
+                "begun",
+                "inaugurated",
+            )
         ),
         "begin",
     ),
-    **dict.fromkeys(("built", "construct", "complet"), "build"),
-    **dict.fromkeys(("died", "death"), "die"),
-    "birth": "born",
+    **dict.fromkeys((stem(w) for w in ("built", "constructed", "completed")), "build"),
+    **dict.fromkeys((stem(w) for w in ("died", "death")), "die"),
+    stem("birth"): "born",
 }
 """Stems that date the same event ("founded in 1965" against "established in 1972")."""
 
@@ -403,6 +408,16 @@ _ANTONYMS = [
     ("male", "female"),
     ("north", "south"),
     ("east", "west"),
+    ("northern", "southern"),
+    ("eastern", "western"),
+    ("north", "southern"),
+    ("south", "northern"),
+    ("east", "western"),
+    ("west", "eastern"),
+    ("upper", "lower"),
+    ("inner", "outer"),
+    ("indoor", "outdoor"),
+    ("permanent", "temporary"),
     ("maximum", "minimum"),
     ("majority", "minority"),
     ("start", "end"),
@@ -464,36 +479,51 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "14"
+    version = "15"  # 15: Snowball stems, polarity per clause, slot-free anchors
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
         self.anchor_coverage = anchor_coverage
 
     def score(self, pair: JudgePair) -> Result:
+        claim_stems = {stem(t) for t in tokens(pair.claim)}
+        claim_words = content_words(pair.claim)
         anchors = _anchor_sentences(pair, self.anchor_coverage)
+        slot: frozenset[str] = frozenset()
+        if not anchors:
+            # "Public tours are offered on Sundays" against "Public tours run on Saturdays":
+            # the claim's weekday, season or month is the slot in question, not a word the
+            # sentence about the claim must share
+            slot = frozenset(w for kind, _ in _KINDS for w in claim_words & kind)
+            anchors = _anchor_sentences(pair, self.anchor_coverage, ignore=slot) if slot else []
         if not anchors:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         coverage, sentence = anchors[0]
-        claim_stems = {stem(t) for t in tokens(pair.claim)}
         sent_stems = {stem(t) for t in tokens(sentence)}
+        kind_flip = _another_of_a_kind(claim_stems, sent_stems, sentence)
+        if slot and not kind_flip:
+            return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
+        clause = _clause_about(claim_words, sentence, self.anchor_coverage)
+        clause_stems = {stem(t) for t in tokens(clause)}
         in_clause = _clause_opposed(claim_stems, sentence) | _contrasted(pair.claim, sentence)
         antonym = sorted(
-            _opposed(claim_stems, sent_stems)
+            _opposed(claim_stems, clause_stems)
             | in_clause
-            | _another_of_a_kind(claim_stems, sent_stems, sentence)
+            | kind_flip
             | _excepted(claim_stems, sentence)
             | _rated_otherwise(pair.claim, sentence)
         )
-        flipped = (negation_count(pair.claim) % 2) != (negation_count(sentence) % 2)
+        flipped = _polarity(pair.claim, claim_words) != _polarity(clause, claim_words)
         if (flipped + len(antonym)) % 2:  # "closed on Mondays" against "except Monday": even
-            claim_words = content_words(pair.claim)
             # words the sentence says in other words ("allowed" for "permitted")
             meanings = {_SYNONYMS.get(w, w) for w in sent_stems}
             said = {w for w in claim_words - sent_stems if _SYNONYMS.get(w, w) in meanings}
-            n = max(len(claim_words), 1)
-            # every claim word said (an antonym swapped for its pair): a clear conflict
-            clear = round(coverage * n) + len(said) + len(antonym) >= n
+            n = max(len(claim_words - slot), 1) + len(slot)
+            # every claim word said (an antonym swapped for its pair): a clear conflict; a
+            # weekday, season or month swapped may leave one word said otherwise ("offered"
+            # for "run", "held" for "takes place")
+            covered = round(coverage * (n - len(slot))) + len(said) + len(antonym)
+            clear = covered >= n - (1 if kind_flip else 0)
             if in_clause and not clear:
                 # "open on Sundays" against "open on Saturdays; closed on Sundays": the
                 # clause that holds the claim's day says the opposite, and the words the
@@ -538,7 +568,10 @@ def _range_of(kind: frozenset[str]) -> re.Pattern[str]:
     )
 
 
-_KINDS = tuple((kind, _range_of(kind)) for kind in (_WEEKDAYS, _SEASONS, _MONTHS))
+_KINDS = tuple(
+    (frozenset(stem(w) for w in kind), _range_of(kind)) for kind in (_WEEKDAYS, _SEASONS, _MONTHS)
+)
+"""Each kind as the stems claims and sentences are compared in, with its range pattern."""
 
 
 _THE_OTHERS = re.compile(
@@ -699,6 +732,38 @@ _ENDED_ACTIVE = re.compile(
     r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
 )
 _ENDED_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
+_CEASED_SUPPORT = re.compile(
+    r"\b(?:drops?|dropped|dropping|ends?|ended|removes?|removed|withdr[ae]ws?|withdrawn|"
+    r"discontinues?|discontinued|deprecates?|deprecated)\s+(?:its\s+|their\s+)?support\s+for\s+"
+    r"(?P<what>[^,;]+?)(?=\s+(?:and|but|while)\b|[,;]|\.(?:\s|$)|$)",
+    re.I,
+)
+"""Support withdrawn ("drops support for Python 3.8"): the negation of supporting it."""
+
+
+def _polarity(text: str, claim_words: frozenset[str]) -> int:
+    """The parity of the text's negation cues, support withdrawn from what the claim is
+    about counting as one ("drops support for Python 3.8" negates "supports Python 3.8",
+    not "supports Python 3.10")."""
+    ceased = sum(
+        content_words(m.group("what")) <= claim_words for m in _CEASED_SUPPORT.finditer(text)
+    )
+    return (negation_count(text) + ceased) % 2
+
+
+def _clause_about(claim_words: frozenset[str], sentence: str, min_coverage: float) -> str:
+    """The clause of a contrast ("...; ...", "... but ...", "... while ...") holding the
+    most of the claim's content words, when it holds at least ``min_coverage`` of them;
+    else the whole sentence. Polarity belongs to a clause: "Tuition is free for students
+    from the region, while international students pay 9,000 euros" says of the region's
+    students that they pay nothing."""
+    parts = [p for p in _ENDED_CLAUSES.split(sentence) if p.strip()]
+    if len(parts) < 2 or not claim_words:
+        return sentence
+    best = max(parts, key=lambda p: len(claim_words & content_words(p)))
+    if len(claim_words & content_words(best)) / len(claim_words) < min_coverage:
+        return sentence
+    return best
 
 
 def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:

@@ -1,0 +1,139 @@
+"""Session-13 rules: polarity read per clause, compass antonyms, support withdrawn, a
+weekday claim anchored without its weekday, "a single X", names qualifying one noun,
+sentence openers, and the Snowball stems every local judge compares."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from auditor.extract import build_extractor
+from auditor.judges._text import content_words, quantities, stem
+from auditor.judges.base import build_judge
+from auditor.types import ABSTAIN, Answer, JudgePair
+
+UNIVERSITY = (
+    "Halvorsen University was established in 1911 as a teacher training college. "
+    "Today it enrols about 18,500 students across six faculties. "
+    "The main campus lies on the northern bank of the river Leden. "
+    "Tuition is free for students from the region, while international students pay "
+    "9,000 euros a year."
+)
+OBSERVATORY = (
+    "The Corvid Observatory sits at an altitude of 2,300 metres in the Sierra Alta. "
+    "The observatory is funded jointly by three universities and employs 64 staff. "
+    "Public tours run on Saturdays from April to October."
+)
+RELEASE = (
+    "Pinewood 4.0 was released on 18 February 2025. It drops support for Python 3.8 and "
+    "requires Python 3.10 or newer. The project is maintained by a team of eleven "
+    "volunteers and is licensed under the Apache 2.0 licence."
+)
+
+
+def judge(name: str, claim: str, *evidence: str) -> tuple[float, dict[str, float], dict]:
+    vote = build_judge(name).judge_sync([JudgePair(claim, tuple(evidence))])[0]
+    return vote.value, dict(vote.scores), json.loads(vote.raw)
+
+
+def test_plural_and_singular_share_a_stem() -> None:
+    assert stem("ferries") == stem("ferry")
+    assert stem("universities") == stem("university")
+    assert stem("minutes") == stem("minute")
+    assert content_words("Ferries depart every two hours") <= content_words(
+        "The ferry departs every two hours"
+    )
+
+
+@pytest.mark.parametrize(
+    "claim,vote",
+    [
+        # "do not pay" and "free" agree in the clause about the region's students
+        ("Students from the region do not pay tuition.", 0.0),
+        ("Students from the region pay tuition.", 1.0),
+    ],
+)
+def test_polarity_is_read_in_the_clause_about_the_claim(claim: str, vote: float) -> None:
+    value, _, _ = judge("negation_polarity", claim, UNIVERSITY)
+    assert value == vote
+
+
+def test_south_against_northern_is_a_clear_conflict() -> None:
+    value, scores, raw = judge(
+        "negation_polarity", "The campus is on the south bank of the Leden.", UNIVERSITY
+    )
+    assert value == 1.0 and scores.get("conflict") == 1.0
+    assert raw["antonyms"] == ["south"]
+    value, _, _ = judge(
+        "negation_polarity", "The campus is on the north bank of the Leden.", UNIVERSITY
+    )
+    assert value == 0.0
+
+
+def test_support_withdrawn_negates_support() -> None:
+    value, _, raw = judge("negation_polarity", "Pinewood 4.0 still supports Python 3.8.", RELEASE)
+    assert value == 1.0 and raw["negation_flip"] is True
+    value, _, _ = judge("negation_polarity", "Pinewood 4.0 supports Python 3.10.", RELEASE)
+    assert value == 0.0
+
+
+def test_a_weekday_claim_is_anchored_without_its_weekday() -> None:
+    # "offered" is "run" in other words: all but one of the other words are there
+    value, scores, raw = judge(
+        "negation_polarity", "Public tours are offered on Sundays.", OBSERVATORY
+    )
+    assert value == 1.0 and scores.get("conflict") == 1.0
+    assert raw["antonyms"] == [stem("sundays")]
+    # the sentence is about tours, not lectures: nothing about the claim, no vote
+    value, _, _ = judge("negation_polarity", "Public lectures are given on Sundays.", OBSERVATORY)
+    assert value == ABSTAIN
+
+
+def test_a_single_one_is_a_number_in_its_slot() -> None:
+    assert [(q.value, q.unit) for q in quantities("funded by a single university")] == [
+        (1.0, "university")
+    ]
+    value, scores, raw = judge(
+        "numeric_consistency",
+        "The Corvid Observatory is funded by a single university.",
+        OBSERVATORY,
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0
+    assert raw["conflicts"] == ["1 university vs 3 university"]
+    value, _, _ = judge(
+        "numeric_consistency",
+        "The Corvid Observatory is funded by three universities.",
+        OBSERVATORY,
+    )
+    assert value == 0.0
+
+
+def test_a_name_qualifying_the_same_noun_is_a_conflict() -> None:
+    value, scores, raw = judge(
+        "entity_consistency", "The project is released under the MIT licence.", RELEASE
+    )
+    assert value == 1.0 and scores["contradiction"] == 1.0 and raw["conflicts"] == ["apache"]
+    # an acronym and a name before the same verb are no conflict (not one noun's qualifier)
+    value, scores, _ = judge(
+        "entity_consistency",
+        "NASA maintains the project.",
+        "Pinewood is maintained by a team of volunteers. Brightside Data maintains the site.",
+    )
+    assert scores.get("contradiction", 0.0) == 0.0
+
+
+def test_a_sentence_opener_is_no_name() -> None:
+    value, _, raw = judge("entity_consistency", "Roughly 18,500 students study there.", UNIVERSITY)
+    assert value == ABSTAIN and raw["reason"] == "no names in claim"
+
+
+def test_it_after_a_described_named_referent_is_that_referent() -> None:
+    answer = (
+        "The Corvid Observatory is located 2,300 metres above sea level. The telescope "
+        "was completed in 2014. The observatory has a staff of 64. It is funded by a "
+        "single university."
+    )
+    texts = [c.text for c in build_extractor("rules").extract(Answer("a", "", answer))]
+    assert "The Corvid Observatory has a staff of 64" in texts
+    assert "The Corvid Observatory is funded by a single university" in texts
