@@ -137,3 +137,20 @@ def test_it_after_a_described_named_referent_is_that_referent() -> None:
     texts = [c.text for c in build_extractor("rules").extract(Answer("a", "", answer))]
     assert "The Corvid Observatory has a staff of 64" in texts
     assert "The Corvid Observatory is funded by a single university" in texts
+
+
+def test_a_weekday_claim_against_every_day() -> None:
+    cafe = "The boathouse cafe is open daily from 9am to 6pm."
+    value, scores, raw = judge(
+        "negation_polarity", "The boathouse cafe is closed on Tuesdays.", cafe
+    )
+    assert value == 1.0 and scores.get("conflict") == 1.0 and raw["antonyms"] == [stem("closed")]
+    value, _, _ = judge("negation_polarity", "The boathouse cafe is open on Tuesdays.", cafe)
+    assert value == 0.0
+    # the exception names the day: "closed on Tuesdays" is what it says
+    value, _, _ = judge(
+        "negation_polarity",
+        "The boathouse cafe is closed on Tuesdays.",
+        "The boathouse cafe is open daily from 9am to 6pm, except on Tuesdays.",
+    )
+    assert value == 0.0

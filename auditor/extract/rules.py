@@ -21,7 +21,9 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   possessives his, her, its, their) of a sentence is replaced by the subject of
   the previous factual sentence when number agrees, and so is a bare definite noun
   that is the last word of that subject's proper name ("Tamsford Bridge opened in
-  1931. The bridge was closed ..."); list items without a verb are prefixed by their
+  1931. The bridge was closed ..."), which then stays the referent of the next pronoun
+  ("The telescope ... The observatory has 64 staff. It is funded ..." -> "The Corvid
+  Observatory is funded ..."); list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
 - attachments of the small parser that lose a clause's subject or a measure are
   mended first: a subject under an auxiliary, "It has 28 beds and its medical
@@ -1029,7 +1031,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "6"
+    version = "7"
 
     def __init__(
         self,

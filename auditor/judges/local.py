@@ -501,7 +501,9 @@ class NegationPolarityJudge(LocalJudge):
         coverage, sentence = anchors[0]
         sent_stems = {stem(t) for t in tokens(sentence)}
         kind_flip = _another_of_a_kind(claim_stems, sent_stems, sentence)
-        if slot and not kind_flip:
+        # "closed on Tuesdays" against "open daily from 9am to 6pm": every day is said
+        every_day = bool(slot & _KINDS[0][0]) and bool(_EVERY_DAY.search(sentence))
+        if slot and not kind_flip and not every_day:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         clause = _clause_about(claim_words, sentence, self.anchor_coverage)
         clause_stems = {stem(t) for t in tokens(clause)}
@@ -523,6 +525,7 @@ class NegationPolarityJudge(LocalJudge):
             # weekday, season or month swapped may leave one word said otherwise ("offered"
             # for "run", "held" for "takes place")
             covered = round(coverage * (n - len(slot))) + len(said) + len(antonym)
+            covered += len(slot) if every_day else 0
             clear = covered >= n - (1 if kind_flip else 0)
             if in_clause and not clear:
                 # "open on Sundays" against "open on Saturdays; closed on Sundays": the
@@ -574,6 +577,11 @@ _KINDS = tuple(
 """Each kind as the stems claims and sentences are compared in, with its range pattern."""
 
 
+_EVERY_DAY = re.compile(
+    r"\b(?:daily|every\s+day|each\s+day|seven\s+days\s+a\s+week)\b(?!\s+(?:except|but)\b)",
+    re.I,
+)
+"""A sentence that speaks of every day of the week (and makes no exception right after)."""
 _THE_OTHERS = re.compile(
     r"\b(?:on|during|in|for)\s+(?:all\s+)?(?:the\s+)?other\s+(?:days|months|seasons)\b"
     r"|\bthe\s+rest\s+of\s+the\s+(?:week|year)\b",
