@@ -104,6 +104,38 @@ DOCS = [
         None,
     ),
 ]
+DOCS += [
+    (
+        "university",
+        "Halvorsen University was established in 1911 as a teacher training college. "
+        "The main campus lies on the northern bank of the river Leden. Tuition is free for "
+        "students from the region, while international students pay 9,000 euros a year.",
+        None,
+    ),
+    (
+        "observatory",
+        "The Corvid Observatory sits at an altitude of 2,300 metres in the Sierra Alta. "
+        "The observatory is funded jointly by three universities and employs 64 staff. "
+        "Public tours run on Saturdays from April to October.",
+        None,
+    ),
+    (
+        "pinewood",
+        "Pinewood 4.0 was released on 18 February 2024. It drops support for Python 3.8. "
+        "The project is licensed under the Apache 2.0 licence.",
+        None,
+    ),
+    (
+        "park",
+        "The boathouse cafe in Linden Lake Park is open daily from 9am to 6pm, except on Tuesdays.",
+        "2021-03-01",
+    ),
+    (
+        "park",
+        "The boathouse cafe in Linden Lake Park is open daily from 9am to 6pm.",
+        "2024-04-20",
+    ),
+]
 COURSE = Context(
     id="c1",
     text="The Red Cross first-aid course is a one-hour session held "
@@ -139,6 +171,14 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "sponsor": "The club's stadium, Quarry Lane, is sponsored by Vale Breweries.",
         "team-pronoun": "Dev Patel plays for Oakridge CC.",
         "rank": "The Dunmore Rovers finished first in the league last season.",
+        "bank": "Halvorsen University's campus is on the south bank of the Leden.",
+        "tuition-ok": "Students from the region do not pay tuition at Halvorsen University.",
+        "licence": "Pinewood is released under the MIT licence.",
+        "python": "Pinewood 4.0 still supports Python 3.8.",
+        "tours": "Public tours of the Corvid Observatory are offered on Sundays.",
+        "funding": "The Corvid Observatory opened in 2004. The telescope was completed in "
+        "2014. The observatory has 64 staff. It is funded by a single university.",
+        "cafe": "The boathouse cafe in Linden Lake Park is closed on Tuesdays.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -227,3 +267,29 @@ def test_a_rank_in_the_same_slot_is_a_conflict(labels: dict) -> None:
 
 def test_a_conflict_with_the_cited_context_is_weighed_before_support(labels: dict) -> None:
     assert only(labels, "course") == "contradicted"
+
+
+@pytest.mark.parametrize("answer_id", ["bank", "licence", "python", "tours"])
+def test_an_opposite_or_another_name_in_the_same_slot_is_contradicted(
+    labels: dict, answer_id: str
+) -> None:
+    # south / northern bank; the MIT / the Apache 2.0 licence; "still supports" / "drops
+    # support for"; Sundays / Saturdays (the claim's other words but one in the sentence)
+    assert only(labels, answer_id) == "contradicted"
+
+
+def test_a_negation_agreeing_with_its_clause_is_supported(labels: dict) -> None:
+    # "do not pay" / "free" in the clause about the region's students (the other clause
+    # says international students pay)
+    assert only(labels, "tuition-ok") == "supported"
+
+
+def test_a_pronoun_after_a_described_named_referent(labels: dict) -> None:
+    # "It" after "The observatory has 64 staff" is the Corvid Observatory, not the telescope
+    rows = dict(labels["funding"])
+    assert rows["The Corvid Observatory is funded by a single university"] == "contradicted"
+
+
+def test_a_weekday_exception_dropped_from_the_current_version_is_stale(labels: dict) -> None:
+    # the 2021 version closed the cafe on Tuesdays; the current one is open daily
+    assert only(labels, "cafe") == "stale"

@@ -18,7 +18,10 @@ NAME_PATTERN = (
 """A name: a run of capitalised words or acronyms, joined by "of", "de", "van", ..."""
 _PRONOUN = re.compile(r"^(?:He|She|It|They|Its|His|Her|Their)\b")
 _LEAD_NAME = re.compile(rf"\s*({NAME_PATTERN})")
-_VERB_NEXT = re.compile(r"\s+(?:is|was|are|were|has|have|had|remains|became|[a-z]+ed)\b")
+_VERB_NEXT = re.compile(
+    r"(?:\s+v?\d+(?:\.\d+)*)?\s+(?:is|was|are|were|has|have|had|remains|became|[a-z]+ed)\b"
+)
+"""A verb after the opening name, perhaps after a version ("Pinewood 4.0 was released")."""
 _LEAD_PHRASE = re.compile(
     r"\s*((?:The|A|An)\s+(?:[\w'\-]+\s+){0,3}?[\w'\-]+)\s+"
     r"(?:is|was|are|were|has|have|had|remains|became)\b"

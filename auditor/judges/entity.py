@@ -16,7 +16,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from auditor.judges._pronouns import NAME_PATTERN, resolved_sentences
+from auditor.judges._pronouns import (
+    NAME_PATTERN,
+    lead_name,
+    opens_with_other_name,
+    resolved_sentences,
+)
 from auditor.judges._text import (
     MONTH_NAMES,
     STOP_WORDS,
@@ -275,8 +280,12 @@ def _conflicts(
         return []
     found: list[str] = []
     for text in evidence:
+        lead = lead_name(text)
+        lead_words = content_words(lead) if lead else frozenset()
         for sentence in sentences(text):
             words = content_words(sentence)
+            if lead and not opens_with_other_name(sentence, lead):
+                words |= lead_words  # "The project is licensed ..." in Pinewood's page
             if len(about & words) / len(about) < _ANCHOR_COVERAGE:
                 continue
             for run in _name_runs(sentence):

@@ -761,15 +761,16 @@ def _polarity(text: str, claim_words: frozenset[str]) -> int:
 
 def _clause_about(claim_words: frozenset[str], sentence: str, min_coverage: float) -> str:
     """The clause of a contrast ("...; ...", "... but ...", "... while ...") holding the
-    most of the claim's content words, when it holds at least ``min_coverage`` of them;
-    else the whole sentence. Polarity belongs to a clause: "Tuition is free for students
-    from the region, while international students pay 9,000 euros" says of the region's
-    students that they pay nothing."""
+    most of the claim's content words, when it holds at least ``min_coverage`` of those
+    the sentence holds; else the whole sentence. Polarity belongs to a clause: "Tuition
+    is free for students from the region, while international students pay 9,000 euros"
+    says of the region's students that they pay nothing."""
     parts = [p for p in _ENDED_CLAUSES.split(sentence) if p.strip()]
-    if len(parts) < 2 or not claim_words:
+    said = claim_words & content_words(sentence)  # not the passage's lead name, if borrowed
+    if len(parts) < 2 or not said:
         return sentence
-    best = max(parts, key=lambda p: len(claim_words & content_words(p)))
-    if len(claim_words & content_words(best)) / len(claim_words) < min_coverage:
+    best = max(parts, key=lambda p: len(said & content_words(p)))
+    if len(said & content_words(best)) / len(said) < min_coverage:
         return sentence
     return best
 
