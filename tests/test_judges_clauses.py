@@ -154,3 +154,33 @@ def test_a_weekday_claim_against_every_day() -> None:
         "The boathouse cafe is open daily from 9am to 6pm, except on Tuesdays.",
     )
     assert value == 0.0
+
+
+def test_a_single_ticket_is_no_count_and_people_in_a_place_are_people() -> None:
+    assert [(q.value, q.unit) for q in quantities("A single fare is 1.80 pounds")] == [
+        (1.8, "pound")
+    ]
+    value, _, _ = judge(
+        "numeric_consistency",
+        "Port Valmo has roughly 310,000 inhabitants.",
+        "The capital is Port Valmo, home to about 310,000 people.",
+    )
+    assert value == 0.0
+    value, _, _ = judge(
+        "numeric_consistency",
+        "The trams carried 14 million riders in 2023.",
+        "The Saltford tram network carried 14 million passengers in 2023.",
+    )
+    assert value == 0.0
+
+
+def test_a_player_who_joined_from_a_team_plays_for_the_page_team() -> None:
+    page = (
+        "The Ostrava Falcons are an ice hockey team that plays in the Czech Extraliga. "
+        "Goalkeeper Jan Hruby joined from the Brno Comets in 2023."
+    )
+    value, scores, raw = judge("entity_consistency", "Jan Hruby plays for the Brno Comets.", page)
+    assert value == 1.0 and scores["conflict"] == 1.0
+    assert raw["role_conflicts"] == ["team: falcons ostrava"]
+    value, _, raw = judge("entity_consistency", "Jan Hruby plays for the Ostrava Falcons.", page)
+    assert value == 0.0 and raw["roles_confirmed"] is True

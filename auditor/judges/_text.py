@@ -208,6 +208,10 @@ _UNIT_ALIASES = {
     "fan": "person",
     "attendee": "person",
     "guest": "person",
+    "inhabitant": "person",
+    "resident": "person",
+    # who travels: riders are passengers
+    "rider": "passenger",
 }
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 MONTH_NAMES = (
@@ -311,8 +315,11 @@ _FREQUENCY = re.compile(
 """How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
 "three times a day")."""
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
-_SINGLE = re.compile(r"\b(?:a|one|only one|just one)\s+(?:single|sole)\s+([a-z]+)\b", re.I)
-"""One of something said without the number: "a single university" (1 ``university``)."""
+_SINGLE = re.compile(
+    r"\b(?:by|from|only|just|than)\s+(?:a|one)\s+(?:single|sole)\s+([a-z]+)\b", re.I
+)
+"""One of something said without the number: "funded by a single university" (1
+``university``); not "a single ticket", which is a kind of ticket."""
 
 
 def _interval_minutes(m: re.Match[str]) -> float | None:
@@ -339,10 +346,10 @@ def quantities(text: str) -> list[Quantity]:
     only before a unit of measure ("one-hour", "one week"), not as in "one of".
     How often something runs is the minutes between two runs ("every half hour" -> 30
     ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
-    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), "a single
-    university" is 1 ``university``; people
-    counted at an event or in a ground (people, spectators, visitors, fans, seats) are
-    one unit, ``person``.
+    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), "funded by
+    a single university" is 1 ``university``; people counted at an event, in a ground or
+    in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
+    unit, ``person``, and riders are passengers.
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []

@@ -545,6 +545,31 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
     return tuple(replace(f, left=left) for f in facts) if left else tuple(facts)
 
 
+_JOINED_FROM = re.compile(
+    rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+)?(?:joined|signed|arrived|moved)"
+    rf"(?:\s+in\s+\d{{4}})?\s+from\s+(?:the\s+)?({_NAME})"
+)
+"""A player who came from another team ("Goalkeeper Jan Hruby joined from the Brno Comets
+in 2023"), in a page about the team he joined."""
+
+
+def _joined_from(text: str) -> list[RoleFact]:
+    """Team facts of a page about a team whose sentences say a player joined it from
+    another: the player's team is the page's ("The Ostrava Falcons are ... Jan Hruby joined
+    from the Brno Comets" puts Jan Hruby in the Falcons, not the Comets)."""
+    lead = lead_name(text)
+    team = _tokens(lead) if lead else frozenset()
+    if not team:
+        return []
+    facts = []
+    for sentence in sentences(text):
+        for m in _JOINED_FROM.finditer(sentence):
+            player, former = _tokens(m.group(1)), _tokens(m.group(2))
+            if player and not player & team and not former & team:
+                facts.append(RoleFact("team", team, (player,)))
+    return facts
+
+
 def _with_co_holders(sentence: str, pos: int, holder: frozenset[str]) -> frozenset[str]:
     """``holder`` with the names listed right after it at ``pos`` (", B", " and C")."""
     while (co := _CO_HOLDER.match(sentence, pos)) is not None:
@@ -700,7 +725,7 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
         for names in (_name_sets(text),)
         for s in resolved_sentences(text)
         for f in role_facts(s)
-    ]
+    ] + [(f, _name_sets(text)) for text in evidence for f in _joined_from(text)]
     found: list[str] = []
     confirmed = 0
     leads_now = _LEADS_NOW.search(claim) is not None and not _PAST_CLAIM.search(claim)
