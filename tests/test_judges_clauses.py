@@ -184,3 +184,31 @@ def test_a_player_who_joined_from_a_team_plays_for_the_page_team() -> None:
     assert raw["role_conflicts"] == ["team: falcons ostrava"]
     value, _, raw = judge("entity_consistency", "Jan Hruby plays for the Ostrava Falcons.", page)
     assert value == 0.0 and raw["roles_confirmed"] is True
+
+
+MERIDIAN = (
+    "Meridian Foods is a food manufacturer based in Leeds. The company employs 3,400 "
+    "people at 9 factories. Its chief executive is Daniel Okafor, and the chair is Ruth "
+    "Adeyemi."
+)
+
+
+def test_a_role_of_an_unnamed_thing_is_about_the_passage_naming_the_holder() -> None:
+    value, scores, raw = judge(
+        "entity_consistency", "Ruth Adeyemi is the chief executive.", MERIDIAN
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0
+    assert raw["role_conflicts"] == ["chief_executive: daniel okafor"]
+    value, _, raw = judge("entity_consistency", "Daniel Okafor is the chief executive.", MERIDIAN)
+    assert value == 0.0 and raw["roles_confirmed"] is True
+    # a thing the claim does name must be the one the passage is about
+    value, scores, _ = judge(
+        "entity_consistency", "Ruth Adeyemi is the chief executive of Harlow Mills.", MERIDIAN
+    )
+    assert scores.get("conflict", 0.0) == 0.0
+
+
+def test_any_leading_role_confirms_leading() -> None:
+    for holder in ("Daniel Okafor", "Ruth Adeyemi"):
+        value, _, raw = judge("entity_consistency", f"{holder} leads the company.", MERIDIAN)
+        assert value == 0.0 and raw["roles_confirmed"] is True

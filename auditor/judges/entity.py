@@ -730,7 +730,26 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     confirmed = 0
     leads_now = _LEADS_NOW.search(claim) is not None and not _PAST_CLAIM.search(claim)
     for fact in claimed:
-        same = [f for f, names in stated if f.role == fact.role and _same_subject(fact, f, names)]
+        unnamed = not fact.about and fact.topic <= _GENERIC_TOPIC
+        same = [
+            f
+            for f, names in stated
+            if f.role == fact.role
+            and (
+                _same_subject(fact, f, names)
+                # "Ruth Adeyemi is the chief executive", "... leads the company": about
+                # what the passage naming the claim's holder is about
+                or (unnamed and any(_same_holder(n, fact.holder) for n in names))
+            )
+        ]
+        if fact.role == "leader" and any(
+            f.role in _LEADING
+            and _same_holder(f.holder, fact.holder)
+            and (_same_subject(fact, f, names) or unnamed)
+            for f, names in stated
+        ):
+            confirmed += 1  # "Daniel Okafor leads the company" against "Its chief executive is"
+            continue
         if fact.role == "leader" and leads_now:
             # "is led by Rhys Calloway" against "Rhys Calloway stepped down and was
             # succeeded as chief executive by Ines Varga": whatever role he led it in
@@ -748,6 +767,29 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     return sorted(set(found)), confirmed == len(claimed)
 
 
+_LEADING = frozenset(
+    {"chief_executive", "chair", "president", "head_of_government", "mayor", "director"}
+    | {"governor", "leader"}
+)
+"""Roles that lead what they are about: any of them confirms "X leads it"."""
+_GENERIC_TOPIC = frozenset(
+    stem(w)
+    for w in (
+        "company",
+        "firm",
+        "business",
+        "organisation",
+        "organization",
+        "group",
+        "corporation",
+        "club",
+        "team",
+        "side",
+        "charity",
+        "institution",
+    )
+)
+"""What a claim may call the thing its passage is about without naming it."""
 _LEADS_NOW = re.compile(
     r"\b(?:(?:is|are)\s+(?:currently\s+|still\s+)?(?:led|headed)\s+by|leads|heads"
     r"|(?:is|are)\s+(?:currently\s+|still\s+)?(?:the\s+)?(?:leader|head)\s+of)\b",
