@@ -212,3 +212,27 @@ def test_any_leading_role_confirms_leading() -> None:
     for holder in ("Daniel Okafor", "Ruth Adeyemi"):
         value, _, raw = judge("entity_consistency", f"{holder} leads the company.", MERIDIAN)
         assert value == 0.0 and raw["roles_confirmed"] is True
+
+
+LIBRARY = (
+    "Fenwick Public Library holds 210,000 books and lends e-readers to members. "
+    "Membership is free for residents of Fenwick."
+)
+
+
+def test_a_price_against_free_is_a_conflict() -> None:
+    value, scores, raw = judge(
+        "numeric_consistency", "Library membership costs 20 pounds a year.", LIBRARY
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0 and raw["conflicts"] == ["20 pound vs free"]
+    # the price of something the sentence does not call free stays a missing detail
+    value, scores, raw = judge(
+        "numeric_consistency", "Library e-readers cost 20 pounds to borrow.", LIBRARY
+    )
+    assert scores.get("conflict", 0.0) == 0.0 and raw["missing"] == ["20 pound"]
+    value, _, _ = judge(
+        "numeric_consistency",
+        "Library membership costs 20 pounds a year for non-residents.",
+        LIBRARY + " Non-residents pay 20 pounds a year.",
+    )
+    assert value == 0.0

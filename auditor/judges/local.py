@@ -47,6 +47,9 @@ def _coverage(claim_words: frozenset[str], text: str) -> float:
     return len(claim_words & content_words(text)) / len(claim_words)
 
 
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'\-]*")
+
+
 def _anchor_sentences(
     pair: JudgePair, min_coverage: float, ignore: frozenset[str] = frozenset()
 ) -> list[tuple[float, str]]:
@@ -56,17 +59,24 @@ def _anchor_sentences(
     closed on Sundays" in a page about the library). A sentence is about what its passage
     opens with unless it opens with another name, so the passage's lead name counts
     towards its coverage ("Visiting hours are from 10am to 8pm" in a page that opens with
-    "Harrow Vale Hospice"). Claim words in ``ignore`` do not count."""
+    "Harrow Vale Hospice"); a sentence opening with a word the claim writes in lower case
+    ("Membership is free ...") is about it too. Claim words in ``ignore`` do not count."""
     claim_words = content_words(pair.claim) - ignore
     if not claim_words:
         return []
     scored = []
+    # words the claim writes in lower case are no names when a sentence opens with them
+    # ("Membership is free ..." against "Library membership costs ...")
+    common = frozenset(_LOWER_WORD.findall(pair.claim))
     for text in pair.evidence:
         lead = lead_name(text)
         lead_words = content_words(lead) if lead else frozenset()
         for s in resolved_sentences(text):
             own = content_words(s)
-            words = own | lead_words if lead and not opens_with_other_name(s, lead) else own
+            about_lead = lead is not None and (
+                not opens_with_other_name(s, lead) or s.split(" ", 1)[0].lower() in common
+            )
+            words = own | lead_words if about_lead else own
             coverage = len(claim_words & words) / len(claim_words)
             scored.append((-coverage, -len(claim_words & own), len(own - claim_words), s))
     return [(-c, s) for c, _, _, s in sorted(scored, key=lambda i: i[:3]) if -c >= min_coverage]
@@ -241,6 +251,8 @@ class NumericConsistencyJudge(LocalJudge):
             ]
             if rivals and not elsewhere:
                 conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
+            elif q.unit in _CURRENCIES and not elsewhere and _said_free(pair, claim_text):
+                conflicts.append(f"{shown} vs free")
             else:
                 missing.append(shown)
         if conflicts:
@@ -256,6 +268,28 @@ class NumericConsistencyJudge(LocalJudge):
                 _raw(matched=matched, missing=missing),
             )
         return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
+
+
+_CURRENCIES = frozenset({"dollar", "euro", "pound"})
+_FREE = re.compile(
+    r"\b(?:(?:is|are|was|were|be|enter|travel|use|stay)\s+(?:\w+\s+)?free\b(?!\s+(?:to|from|of)\b)"
+    r"|free\s+(?:of\s+charge|admission|entry)|no\s+charge|at\s+no\s+cost)",
+    re.I,
+)
+"""Something said to cost nothing ("Membership is free for residents", "children enter
+free", "free of charge"), not "free to choose" or "free from"."""
+
+
+def _said_free(pair: JudgePair, claim: str) -> bool:
+    """Whether the clause about a price claim, read without its amount, says it is free
+    ("Library membership costs 20 pounds a year" against "Membership is free for residents
+    of Fenwick")."""
+    amounts = frozenset(stem(t) for q in quantities(claim) for t in tokens(claim[q.start : q.end]))
+    claim_words = content_words(claim) - amounts
+    for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts)[:3]:
+        if _FREE.search(_clause_about(claim_words, sentence, 0.5)):
+            return True
+    return False
 
 
 _ORDINAL_WORDS = {
