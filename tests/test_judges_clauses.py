@@ -236,3 +236,15 @@ def test_a_price_against_free_is_a_conflict() -> None:
         LIBRARY + " Non-residents pay 20 pounds a year.",
     )
     assert value == 0.0
+
+
+def test_one_shared_word_does_not_make_a_name_swap() -> None:
+    # "Kids" and "Membership" open their sentences and share only "free"
+    value, scores, raw = judge("entity_consistency", "Kids under three get in free.", LIBRARY)
+    assert raw["conflicts"] == [] and scores.get("contradiction", 0.0) == 0.0
+    value, scores, raw = judge(
+        "entity_consistency",
+        "Irene Joliot won the Nobel Prize in Physics.",
+        "Marie Curie won the Nobel Prize in Physics in 1903.",
+    )
+    assert value == 1.0 and scores["contradiction"] == 1.0
