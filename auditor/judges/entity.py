@@ -159,9 +159,11 @@ class EntityConsistencyJudge(LocalJudge):
             return ABSTAIN, {}, json.dumps({"reason": "no evidence"})
         evidence_lower = " ".join(pair.evidence).lower()
         evidence_words = _words(evidence_lower)
-        evidence_stems = {stem(w) for w in evidence_words}
-        # "Adult tickets ..." against "9 pounds for adults": a capitalised first word
-        present = {e for e in claimed if e in evidence_words or stem(e) in evidence_stems}
+        # "Adult tickets ..." against "9 pounds for adults": a capitalised first word, in
+        # another form of it (a light suffix strip, not the Snowball stem: "Managing
+        # Director" is not "management")
+        evidence_forms = {_light_stem(w) for w in evidence_words}
+        present = {e for e in claimed if e in evidence_words or _light_stem(e) in evidence_forms}
         if present != claimed:
             present |= said_as_acronym(pair.claim, pair.evidence) & claimed
         share = len(present) / len(claimed)
@@ -954,6 +956,15 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
     if not subject:
         return False
     return any(subject <= _words(text.lower()) for text in evidence)
+
+
+def _light_stem(word: str) -> str:
+    """A name word without one plural or tense suffix ("adults" -> "adult", "gathering"
+    -> "gather"): names are matched more strictly than other words."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
 
 
 def _words(text: str) -> set[str]:
