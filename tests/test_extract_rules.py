@@ -297,6 +297,30 @@ def test_a_refusal_with_content_keeps_the_content(rules: RuleExtractor) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not sure about the exact figure, but the company employs about 3,400 people.",
+        "It depends on many factors, but the company employs about 3,400 people.",
+        "I am not certain. The company employs about 3,400 people.",
+    ],
+)
+def test_a_hedge_before_content_is_not_factual_and_keeps_the_content(
+    rules: RuleExtractor, text: str
+) -> None:
+    claims = rules.extract(_answer(text))
+    assert [(c.factual, c.kind) for c in claims] == [(False, "hedge"), (True, "claim")]
+    assert claims[1].text == "The company employs about 3,400 people"
+
+
+def test_not_sure_is_a_hedge_and_sure_is_not() -> None:
+    from auditor.extract.nonfactual import classify_text
+
+    assert classify_text("I'm not sure about the exact figure") == "hedge"
+    assert classify_text("I'm sure the bridge is 400 metres long") is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
     "text,expected",
     [
         (

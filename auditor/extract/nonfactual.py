@@ -115,7 +115,9 @@ _HEDGE = re.compile(
     r"|(?:this|that|it) is (?:purely |just |only |merely )?(?:speculative|speculation|a guess)"
     r"|(?:more|further) research is (?:needed|required)\b.*"
     r"|(?:it|this) is (?:a )?(?:complex|complicated|debated|controversial) "
-    r"(?:question|topic|issue|matter))[.!]?$",
+    r"(?:question|topic|issue|matter)"
+    r"|(?:i'm|i am) not (?:entirely |completely |totally |quite |100% )?(?:sure|certain)\b.*)"
+    r"[.!]?$",
     _FLAGS,
 )
 

@@ -28,7 +28,10 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
 - attachments of the small parser that lose a clause's subject or a measure are
   mended first: a subject under an auxiliary, "It has 28 beds and its medical
   director is ..." read as two objects of "has", and "is up to 38 m deep and 4.2 km
-  long" read with "38 m" as the copula's object.
+  long" read with "38 m" as the copula's object;
+- a refusal or hedge before ", but ..." ("I'm not sure about the exact figure, but the
+  company employs about 3,400 people", "It depends on many factors, but ...") is a
+  non-factual claim of its own, and what follows it is extracted as usual.
 
 Claim spans are the answer characters the claim's words came from (possibly
 discontiguous: a borrowed subject is its own span); the claim text may differ
@@ -937,7 +940,12 @@ def _answer_claims(
     for sentence in sentences:
         sent, doc = sentence.sent, sentence.sent.doc
         kind = classify_sentence(sent) if detect else None
-        tail = _MIXED.search(sent.text) if kind == "refusal" else None
+        tail = _MIXED.search(sent.text) if detect and kind in {None, "refusal", "hedge"} else None
+        if tail is not None and kind is None:
+            # "It depends on many factors, but the bridge is 400 metres long."
+            kind = classify_text(sent.text[: tail.start()])
+            if kind not in {"refusal", "hedge"}:
+                kind, tail = None, None
         colon = _LEAD_IN_COLON.search(sent.text) if detect and tail is None else None
         if colon and announces(sent.text[: colon.start()]):
             tail, kind = colon, "meta"  # "Here is what I found: the bridge opened in 1994."
@@ -1031,7 +1039,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "7"
+    version = "8"
 
     def __init__(
         self,
