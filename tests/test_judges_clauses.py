@@ -248,3 +248,29 @@ def test_one_shared_word_does_not_make_a_name_swap() -> None:
         "Marie Curie won the Nobel Prize in Physics in 1903.",
     )
     assert value == 1.0 and scores["contradiction"] == 1.0
+
+
+SOCIETY = (
+    "Clearwater Savings is a building society based in Dunmore. Imogen Hale chairs the "
+    "society; Robert Nkemelu stepped down in April 2025 and was succeeded as chief "
+    "executive by Grace Ofori."
+)
+
+
+def test_running_it_is_leading_it() -> None:
+    value, scores, raw = judge(
+        "entity_consistency", "Robert Nkemelu runs the society as chief executive.", SOCIETY
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0
+    assert "leader: grace ofori" in raw["role_conflicts"]
+    value, _, raw = judge("entity_consistency", "Grace Ofori runs the society.", SOCIETY)
+    assert value == 0.0 and raw["roles_confirmed"] is True
+
+
+def test_shows_are_performances() -> None:
+    value, _, raw = judge(
+        "numeric_consistency",
+        "The Old Mill Theatre stages roughly 180 shows every year.",
+        "The Old Mill Theatre seats 420 people and stages about 180 performances a year.",
+    )
+    assert value == 0.0 and raw["matched"] == ["180 performance"]

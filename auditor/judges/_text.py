@@ -212,6 +212,7 @@ _UNIT_ALIASES = {
     "resident": "person",
     # who travels: riders are passengers
     "rider": "passenger",
+    "show": "performance",
 }
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 MONTH_NAMES = (
@@ -349,7 +350,7 @@ def quantities(text: str) -> list[Quantity]:
     "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), "funded by
     a single university" is 1 ``university``; people counted at an event, in a ground or
     in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
-    unit, ``person``, and riders are passengers.
+    unit, ``person``; riders are passengers and shows performances.
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []

@@ -319,7 +319,7 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "chief_executive": ("chief executive", "chief executive officer", "ceo", "managing director"),
     "mayor": ("mayor",),
     "captain": ("captain", "captains", "captained", "skipper"),
-    "leader": ("leader", "leads", "led", "head", "heads", "headed", "head of"),
+    "leader": ("leader", "leads", "led", "head", "heads", "headed", "head of", "runs"),
     "founder": ("founder", "founded", "co-founder", "co-founded"),
     "director": ("director", "directed"),
     "governor": ("governor",),
@@ -793,7 +793,7 @@ _GENERIC_TOPIC = frozenset(
 )
 """What a claim may call the thing its passage is about without naming it."""
 _LEADS_NOW = re.compile(
-    r"\b(?:(?:is|are)\s+(?:currently\s+|still\s+)?(?:led|headed)\s+by|leads|heads"
+    r"\b(?:(?:is|are)\s+(?:currently\s+|still\s+)?(?:led|headed)\s+by|leads|heads|runs"
     r"|(?:is|are)\s+(?:currently\s+|still\s+)?(?:the\s+)?(?:leader|head)\s+of)\b",
     re.IGNORECASE,
 )
