@@ -312,6 +312,33 @@ def test_a_hedge_before_content_is_not_factual_and_keeps_the_content(
     assert claims[1].text == "The company employs about 3,400 people"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (
+            "Harbour Books was founded in 1987. The shop has 8 branches across Yorkshire.",
+            "Harbour Books has 8 branches across Yorkshire",
+        ),
+        # the latest named subject, when the sentence between had a common-noun subject
+        (
+            "Castell Verdu is a winery in Priorat. Its vineyards cover 42 hectares. The estate "
+            "employs 12 people.",
+            "Castell Verdu employs 12 people",
+        ),
+        # a club's stadium is a thing of its own
+        (
+            "Greyhaven Athletic is a football club. The stadium has a capacity of 14,000.",
+            "The stadium has a capacity of 14,000",
+        ),
+    ],
+)
+def test_a_generic_noun_for_the_named_subject(
+    rules: RuleExtractor, text: str, expected: str
+) -> None:
+    assert rules.extract(_answer(text))[-1].text == expected
+
+
 def test_not_sure_is_a_hedge_and_sure_is_not() -> None:
     from auditor.extract.nonfactual import classify_text
 

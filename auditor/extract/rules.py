@@ -23,7 +23,11 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   that is the last word of that subject's proper name ("Tamsford Bridge opened in
   1931. The bridge was closed ..."), which then stays the referent of the next pronoun
   ("The telescope ... The observatory has 64 staff. It is funded ..." -> "The Corvid
-  Observatory is funded ..."); list items without a verb are prefixed by their
+  Observatory is funded ..."), and a few bare nouns an answer calls its named subject
+  by without having said it is one ("Harbour Books was founded in 1987. The shop has 8
+  branches" -> "Harbour Books has 8 branches"; shop, store, firm, estate, winery,
+  museum, theatre, hotel, restaurant, cafe, bookshop, brewery, release, building; not
+  "the stadium" nor "the company"); list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
 - attachments of the small parser that lose a clause's subject or a measure are
   mended first: a subject under an auxiliary, "It has 28 beds and its medical
@@ -813,7 +817,23 @@ def _described_referent(
     for candidate in (ref, *reversed(named)):
         if candidate is not None and _names_the_referent(subject, candidate):
             return candidate
+    # "Harbour Books was founded in 1987. The shop stocks ...": the current named subject
+    latest = ref if ref is not None and ref.proper else (named[-1] if named else None)
+    if latest is not None and _names_the_referent(
+        subject, dataclasses.replace(latest, kinds=_GENERIC_KINDS)
+    ):
+        return latest
     return None
+
+
+_GENERIC_KINDS = frozenset(
+    {"shop", "store", "firm", "estate", "winery", "museum", "theatre", "theater", "hotel"}
+    | {"restaurant", "cafe", "bookshop", "brewery", "release", "building"}
+)
+"""Bare nouns an answer calls its current named subject by without having said it is one
+("The shop", "The estate"): read as that subject. Not "the stadium" or "the venue" (a
+club's ground is a thing of its own), nor "the company" ("Steve Jobs co-founded Apple.
+The company ...")."""
 
 
 def _possessive(name: str) -> str:
@@ -1039,7 +1059,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "8"
+    version = "9"
 
     def __init__(
         self,
