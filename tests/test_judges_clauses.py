@@ -274,3 +274,21 @@ def test_shows_are_performances() -> None:
         "The Old Mill Theatre seats 420 people and stages about 180 performances a year.",
     )
     assert value == 0.0 and raw["matched"] == ["180 performance"]
+
+
+def test_how_often_stated_once_in_the_passage_is_the_slot() -> None:
+    ferry = (
+        "The Kestrel Bay ferry links the port of Ardmore with Tollan Island. The crossing "
+        "takes 45 minutes and boats leave every hour from 7am."
+    )
+    value, scores, raw = judge("numeric_consistency", "Ferries depart every two hours.", ferry)
+    assert value == 1.0 and scores["conflict"] == 1.0
+    assert raw["conflicts"] == ["120 interval vs 60 interval"]
+    # an interval in a passage about something else is no rival
+    value, scores, raw = judge(
+        "numeric_consistency",
+        "Ferries depart every two hours.",
+        "Trams run every 10 minutes during the day.",
+        "The Kestrel Bay ferry links the port of Ardmore with Tollan Island.",
+    )
+    assert scores.get("conflict", 0.0) == 0.0 and raw["missing"] == ["120 interval"]

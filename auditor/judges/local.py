@@ -249,6 +249,17 @@ class NumericConsistencyJudge(LocalJudge):
                 and _conflicting(q, e)
                 and (not event or event & _event_words(sentence, e))
             ]
+            if not rivals and q.unit == "interval":
+                # how often a service runs, stated once in the passage ("Ferries depart
+                # every two hours" against "... boats leave every hour from 7am")
+                intervals = {
+                    e.value
+                    for text in _passages_about(pair, claim_text, q)
+                    for e in quantities(text)
+                    if e.unit == "interval"
+                }
+                if len(intervals) == 1 and not intervals & {q.value}:
+                    rivals = [f"{next(iter(intervals)):g} interval"]
             if rivals and not elsewhere:
                 conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
             elif q.unit in _CURRENCIES and not elsewhere and _said_free(pair, claim_text):
@@ -268,6 +279,16 @@ class NumericConsistencyJudge(LocalJudge):
                 _raw(matched=matched, missing=missing),
             )
         return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
+
+
+def _passages_about(pair: JudgePair, claim: str, q: Quantity) -> list[str]:
+    """Evidence passages holding at least half of the claim's content words outside its
+    quantity ``q`` ("ferri", "depart" of "Ferries depart every two hours")."""
+    amount = frozenset(stem(t) for t in tokens(claim[q.start : q.end]))
+    words = content_words(claim) - amount
+    if not words:
+        return []
+    return [t for t in pair.evidence if 2 * len(words & content_words(t)) >= len(words)]
 
 
 _CURRENCIES = frozenset({"dollar", "euro", "pound"})
