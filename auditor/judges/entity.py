@@ -960,7 +960,9 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
 
 def _light_stem(word: str) -> str:
     """A name word without one plural or tense suffix ("adults" -> "adult", "gathering"
-    -> "gather"): names are matched more strictly than other words."""
+    -> "gather", "ferries" -> "ferry"): names are matched more strictly than other words."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
