@@ -201,7 +201,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "9"  # 8: intervals ("every half hour"); 9: Snowball stems, "a single X"
+    version = "9"  # 8: intervals; 9: Snowball stems, "by a single X", price vs free
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -281,11 +281,15 @@ class NumericConsistencyJudge(LocalJudge):
         return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
 
 
+def _amount_stems(claim: str, amounts: Sequence[Quantity]) -> frozenset[str]:
+    """The stems of the words that state ``amounts`` in ``claim`` ("20", "pound")."""
+    return frozenset(stem(t) for q in amounts for t in tokens(claim[q.start : q.end]))
+
+
 def _passages_about(pair: JudgePair, claim: str, q: Quantity) -> list[str]:
     """Evidence passages holding at least half of the claim's content words outside its
     quantity ``q`` ("ferri", "depart" of "Ferries depart every two hours")."""
-    amount = frozenset(stem(t) for t in tokens(claim[q.start : q.end]))
-    words = content_words(claim) - amount
+    words = content_words(claim) - _amount_stems(claim, [q])
     if not words:
         return []
     return [t for t in pair.evidence if 2 * len(words & content_words(t)) >= len(words)]
@@ -305,7 +309,7 @@ def _said_free(pair: JudgePair, claim: str) -> bool:
     """Whether the clause about a price claim, read without its amount, says it is free
     ("Library membership costs 20 pounds a year" against "Membership is free for residents
     of Fenwick")."""
-    amounts = frozenset(stem(t) for q in quantities(claim) for t in tokens(claim[q.start : q.end]))
+    amounts = _amount_stems(claim, quantities(claim))
     claim_words = content_words(claim) - amounts
     for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts)[:3]:
         if _FREE.search(_clause_about(claim_words, sentence, 0.5)):
