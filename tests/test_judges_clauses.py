@@ -4,14 +4,12 @@ sentence openers, and the Snowball stems every local judge compares."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from auditor.extract import build_extractor
 from auditor.judges._text import content_words, quantities, stem
-from auditor.judges.base import build_judge
-from auditor.types import ABSTAIN, Answer, JudgePair
+from auditor.types import ABSTAIN, Answer
+from tests.test_judges_slots import judge
 
 UNIVERSITY = (
     "Halvorsen University was established in 1911 as a teacher training college. "
@@ -30,11 +28,6 @@ RELEASE = (
     "requires Python 3.10 or newer. The project is maintained by a team of eleven "
     "volunteers and is licensed under the Apache 2.0 licence."
 )
-
-
-def judge(name: str, claim: str, *evidence: str) -> tuple[float, dict[str, float], dict]:
-    vote = build_judge(name).judge_sync([JudgePair(claim, tuple(evidence))])[0]
-    return vote.value, dict(vote.scores), json.loads(vote.raw)
 
 
 def test_plural_and_singular_share_a_stem() -> None:

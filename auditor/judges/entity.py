@@ -555,21 +555,22 @@ _JOINED_FROM = re.compile(
 in 2023"), in a page about the team he joined."""
 
 
-def _joined_from(text: str) -> list[RoleFact]:
+@functools.lru_cache(maxsize=4096)
+def _joined_from(text: str) -> tuple[RoleFact, ...]:
     """Team facts of a page about a team whose sentences say a player joined it from
     another: the player's team is the page's ("The Ostrava Falcons are ... Jan Hruby joined
     from the Brno Comets" puts Jan Hruby in the Falcons, not the Comets)."""
     lead = lead_name(text)
     team = _tokens(lead) if lead else frozenset()
     if not team:
-        return []
+        return ()
     facts = []
     for sentence in sentences(text):
         for m in _JOINED_FROM.finditer(sentence):
             player, former = _tokens(m.group(1)), _tokens(m.group(2))
             if player and not player & team and not former & team:
                 facts.append(RoleFact("team", team, (player,)))
-    return facts
+    return tuple(facts)
 
 
 def _with_co_holders(sentence: str, pos: int, holder: frozenset[str]) -> frozenset[str]:

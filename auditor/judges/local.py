@@ -561,7 +561,7 @@ class NegationPolarityJudge(LocalJudge):
         sent_stems = {stem(t) for t in tokens(sentence)}
         kind_flip = _another_of_a_kind(claim_stems, sent_stems, sentence)
         # "closed on Tuesdays" against "open daily from 9am to 6pm": every day is said
-        every_day = bool(slot & _KINDS[0][0]) and bool(_EVERY_DAY.search(sentence))
+        every_day = bool(slot & _WEEKDAY_STEMS) and bool(_EVERY_DAY.search(sentence))
         if slot and not kind_flip and not every_day:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         clause = _clause_about(claim_words, sentence, self.anchor_coverage)
@@ -633,6 +633,7 @@ def _range_of(kind: frozenset[str]) -> re.Pattern[str]:
 _KINDS = tuple(
     (frozenset(stem(w) for w in kind), _range_of(kind)) for kind in (_WEEKDAYS, _SEASONS, _MONTHS)
 )
+_WEEKDAY_STEMS = _KINDS[0][0]
 """Each kind as the stems claims and sentences are compared in, with its range pattern."""
 
 
@@ -798,7 +799,8 @@ _ENDED_ACTIVE = re.compile(
     r"\b(?:ended|ceased|stopped|folded|closed(?:\s+down)?|shut\s+down)\b"
     r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
 )
-_ENDED_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
+_CONTRAST_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
+"""Where the clauses of a contrast meet ("...; ...", "... but ...", "... while ...")."""
 _CEASED_SUPPORT = re.compile(
     r"\b(?:drops?|dropped|dropping|ends?|ended|removes?|removed|withdr[ae]ws?|withdrawn|"
     r"discontinues?|discontinued|deprecates?|deprecated)\s+(?:its\s+|their\s+)?support\s+for\s+"
@@ -824,7 +826,7 @@ def _clause_about(claim_words: frozenset[str], sentence: str, min_coverage: floa
     the sentence holds; else the whole sentence. Polarity belongs to a clause: "Tuition
     is free for students from the region, while international students pay 9,000 euros"
     says of the region's students that they pay nothing."""
-    parts = [p for p in _ENDED_CLAUSES.split(sentence) if p.strip()]
+    parts = [p for p in _CONTRAST_CLAUSES.split(sentence) if p.strip()]
     said = claim_words & content_words(sentence)  # not the passage's lead name, if borrowed
     if len(parts) < 2 or not said:
         return sentence
@@ -850,7 +852,7 @@ def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
     words = content_words(claim)
     found = []
     for sentence in sentences_about:
-        for clause in _ENDED_CLAUSES.split(sentence):
+        for clause in _CONTRAST_CLAUSES.split(sentence):
             m = _ENDED.search(clause) or _ENDED_ACTIVE.search(clause)
             if m is None:
                 continue
