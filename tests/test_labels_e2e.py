@@ -136,6 +136,33 @@ DOCS += [
         "2024-04-20",
     ),
 ]
+DOCS += [
+    (
+        "maritime",
+        "The Port Ellery Maritime Museum opened in 1962 in a former customs house. "
+        "Its director is Hannah Okoro.",
+        "2023-03-10",
+    ),
+    (
+        "maritime",
+        "The Port Ellery Maritime Museum opened in 1962 in a former customs house. Hannah "
+        "Okoro retired in 2024; the museum is now directed by Samuel Price.",
+        "2024-09-01",
+    ),
+    (
+        "rivercats",
+        "The Kestrel Bay Rivercats are a professional basketball team that plays in the "
+        "National Basketball League. The team is coached by Lena Whitaker, who replaced "
+        "Tom Ferris in 2024. The club's owner is the Mbeki family.",
+        None,
+    ),
+    (
+        "greenway",
+        "The Ashford Greenway is a 14-kilometre walking and cycling path along a disused "
+        "railway line. Horses are not permitted on the greenway.",
+        None,
+    ),
+]
 COURSE = Context(
     id="c1",
     text="The Red Cross first-aid course is a one-hour session held "
@@ -179,6 +206,11 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "funding": "The Corvid Observatory opened in 2004. The telescope was completed in "
         "2014. The observatory has 64 staff. It is funded by a single university.",
         "cafe": "The boathouse cafe in Linden Lake Park is closed on Tuesdays.",
+        "director": "Hannah Okoro is the museum's director.",
+        "director-ok": "Samuel Price directs the Port Ellery Maritime Museum.",
+        "league": "The Rivercats play in the Premier Basketball League.",
+        "owner": "The Rivercats are owned by the Whitaker family.",
+        "horses": "Horse riders are welcome on the Ashford Greenway.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -293,3 +325,18 @@ def test_a_pronoun_after_a_described_named_referent(labels: dict) -> None:
 def test_a_weekday_exception_dropped_from_the_current_version_is_stale(labels: dict) -> None:
     # the 2021 version closed the cafe on Tuesdays; the current one is open daily
     assert only(labels, "cafe") == "stale"
+
+
+def test_a_holder_who_retired_since_the_old_version_is_stale(labels: dict) -> None:
+    # the 2023 version named her director; the current one says she retired
+    assert only(labels, "director") == "stale"
+    assert only(labels, "director-ok") == "supported"
+
+
+@pytest.mark.parametrize("answer_id", ["league", "owner", "horses"])
+def test_a_renamed_name_another_owner_or_permission_denied_is_contradicted(
+    labels: dict, answer_id: str
+) -> None:
+    # "Premier" / "National Basketball League"; the Whitaker / Mbeki family; "welcome" /
+    # "not permitted"
+    assert only(labels, answer_id) == "contradicted"

@@ -27,7 +27,9 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   by without having said it is one ("Harbour Books was founded in 1987. The shop has 8
   branches" -> "Harbour Books has 8 branches"; shop, store, firm, estate, winery,
   museum, theatre, hotel, restaurant, cafe, bookshop, brewery, release, building; not
-  "the stadium" nor "the company"); list items without a verb are prefixed by their
+  "the stadium" nor "the company"); a subject that opens with "Its" ("Its main
+  telescope has ...") leaves the referent as it was, so the next "It" is what "Its"
+  stood for; list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
 - attachments of the small parser that lose a clause's subject or a measure are
   mended first: a subject under an auxiliary, "It has 28 beds and its medical
@@ -1037,6 +1039,12 @@ def _answer_claims(
         for text, spans in produced[:MAX_CLAIMS_PER_SENTENCE]:
             add(text, spans, True, "claim")
         subject = _subject(root)
+        if subject is not None and any(
+            c.dep_ == "poss" and c.lower_ == "its" for c in subject.children
+        ):
+            # "Its main telescope has a 2.4-metre mirror. It was built in 1988": what "Its"
+            # stood for stays the referent of the next "It"
+            subject = None
         if decontextualise and subject is not None:
             described = _described_referent(subject, referent, named)
             new = _referent(doc, subject, root, excluded) if described is None else described
@@ -1059,7 +1067,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "9"
+    version = "10"  # 10: "Its <noun>" leaves the referent to what "Its" stood for
 
     def __init__(
         self,

@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "14"  # 14: Snowball stems, names qualifying one noun, sentence openers
+    version = "15"  # 15: a name renamed within (same last word), owners, "the museum's director"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -179,10 +179,16 @@ class EntityConsistencyJudge(LocalJudge):
             if vote == 1.0
             else []
         )
+        renamed = _renamed(pair.claim, pair.evidence, claimed, frozenset(missing))
+        if renamed:  # "the Premier Basketball League" against "the National Basketball League"
+            vote = 1.0
+            conflicts = sorted({*conflicts, *renamed})
         roles, confirmed = _roles(pair.claim, pair.evidence)
         roles += transition_conflicts(pair.claim, pair.evidence)
         roles += kind_conflicts(pair.claim, pair.evidence)
         out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
+        if renamed:
+            out |= {"support": 0.0, "conflict": 1.0}
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
             out |= {"support": 0.0, "conflict": 1.0}
@@ -308,6 +314,46 @@ def _conflicts(
     return sorted(set(found))
 
 
+def _renamed(
+    claim: str, evidence: Sequence[str], claimed: frozenset[str], missing: frozenset[str]
+) -> list[str]:
+    """Evidence names that are a claim name with its own words in place of the claim's
+    missing ones, ending in the same word, in a sentence about the claim ("the Premier
+    Basketball League" against "plays in the National Basketball League"; "Tom Whitaker"
+    against "coached by Lena Whitaker"). A name the evidence shortens or lengthens
+    ("Rivercats", "Grace Darling II") is no other name, and the claim's subject must be
+    the evidence's ("Harrow Rovers are a rugby club" against a page about Kelder Rovers
+    says nothing of Harrow Rovers)."""
+    runs = _name_runs(claim)
+    lost = [
+        r for r in runs[1:] if r.tokens & missing and r.head not in missing and len(r.tokens) >= 2
+    ]
+    if not lost or not subject_in_evidence(claim, evidence):
+        return []
+    # the sentence must be about the claim in words other than the name's own
+    about = content_words(claim) - {stem(t) for r in lost for t in r.tokens}
+    found: list[str] = []
+    for text in evidence:
+        lead = lead_name(text)
+        lead_words = content_words(lead) if lead else frozenset()
+        for sentence in sentences(text):
+            words = content_words(sentence)
+            if lead and not opens_with_other_name(sentence, lead):
+                words |= lead_words
+            if not about or len(about & words) / len(about) < _ANCHOR_COVERAGE:
+                continue
+            found += [
+                " ".join(sorted(run.tokens))
+                for run in _name_runs(sentence)
+                for r in lost
+                if run.head == r.head
+                and run.tokens - r.tokens
+                and not run.tokens & missing
+                and not (run.tokens - r.tokens) & claimed
+            ]
+    return sorted(set(found))
+
+
 # --- who holds a role ------------------------------------------------------------------
 
 _NAME = NAME_PATTERN
@@ -323,6 +369,8 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "founder": ("founder", "founded", "co-founder", "co-founded"),
     "director": ("director", "directed"),
     "governor": ("governor",),
+    # who owns it, the passive "owned by" included (:data:`_AGENT_CLASS`)
+    "by:oper": ("owner", "owners", "owns", "co-owner"),
 }
 _TEAM_VERBS = (
     r"plays? for|played for|playing for|joined|signed (?:for|with)|moved to|"
@@ -336,7 +384,7 @@ _CUE = re.compile(
 )
 _CUE_WORDS = frozenset(w for cues in _ROLES.values() for c in cues for w in c.split())
 """Single words of the role cues ("ceo", "prime", "minister", ...)."""
-_VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "heads"})
+_VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "heads", "owns"})
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
@@ -393,7 +441,7 @@ _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
 _LINK = (
     r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains|(?:took|takes|has taken) over as|"
     r"(?:was|has been|is) (?:appointed|named|elected)(?: as)?|(?:serves|served|has served) as|"
-    r"stepped in as)\s+)(?:the\s+)?(?:\w+\s+)?"
+    r"stepped in as)\s+)(?:the\s+)?(?:\w+(?:['\u2019]s)?\s+)?"
 )
 
 
@@ -485,6 +533,8 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
             m
             and cue.group(1).lower() not in _VERB_CUES
             and not re.match(r"\s+(?:of|for|at)\b", after)
+            # "the Premier Hockey League", "the President Hotel": a name, not a title
+            and not (cue.group(1)[0].isupper() and _tokens(m.group(1)) & _NAMED_THINGS)
         ):
             holder = _tokens(m.group(1))
         if holder is None:  # "the prime minister of Freedonia is Jonas Alder", "the
@@ -492,7 +542,7 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
             m = re.match(
                 rf"(?:\s+(?:of|for|at)\s+(?:the\s+)?(?:{_NAME}(?:'s)?|[a-z]+)(?:\s+[a-z]+){{0,2}}?)?"
                 rf"\s+(?:is|was|"
-                rf"has been|remains)\s+(?:now\s+)?({_NAME})",
+                rf"has been|remains)\s+(?:now\s+)?(?:the\s+)?({_NAME})",
                 after,
             )
             if m:
@@ -684,14 +734,21 @@ _KIND_WORDS = frozenset(
 holders ("River Skell" and "River Tarrow")."""
 
 
+_NAMED_THINGS = _KIND_WORDS | {"league", "cup", "hotel", "party", "championship", "award"}
+"""Words that make a capitalised role word part of a name ("Premier League")."""
+
+
 def _same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
     """One holder's name inside the other's, or a shared word that is not a kind word,
     unless both say what kind they are and the kinds differ ("Eastport City Council" and
-    "Eastport Athletic Club")."""
+    "Eastport Athletic Club"), or each has a word of its own that is no kind word ("Lena
+    Whitaker" and "Tom Whitaker", "Harrow Vale Rovers" and "Dunmore Rovers")."""
     if a <= b or b <= a:
         return True
     kinds_a, kinds_b = a & _KIND_WORDS, b & _KIND_WORDS
     if kinds_a and kinds_b and not kinds_a & kinds_b:
+        return False
+    if (a - b) - _KIND_WORDS and (b - a) - _KIND_WORDS:
         return False
     return bool((a & b) - _KIND_WORDS)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -51,7 +51,10 @@ _LOWER_WORD = re.compile(r"\b[a-z][a-z'\-]*")
 
 
 def _anchor_sentences(
-    pair: JudgePair, min_coverage: float, ignore: frozenset[str] = frozenset()
+    pair: JudgePair,
+    min_coverage: float,
+    ignore: frozenset[str] = frozenset(),
+    meanings: Mapping[str, str] | None = None,
 ) -> list[tuple[float, str]]:
     """Evidence sentences sorted by content-word coverage of the claim (best first; of two
     alike, the one holding more of those words itself, then the one with fewer other
@@ -60,8 +63,11 @@ def _anchor_sentences(
     opens with unless it opens with another name, so the passage's lead name counts
     towards its coverage ("Visiting hours are from 10am to 8pm" in a page that opens with
     "Harrow Vale Hospice"); a sentence opening with a word the claim writes in lower case
-    ("Membership is free ...") is about it too. Claim words in ``ignore`` do not count."""
-    claim_words = content_words(pair.claim) - ignore
+    ("Membership is free ...") is about it too. Claim words in ``ignore`` do not count;
+    with ``meanings``, a word counts when the sentence says it in other words (a stem
+    mapped to the same meaning: "welcome" and "permitted")."""
+    said_as = meanings or {}
+    claim_words = frozenset(said_as.get(w, w) for w in content_words(pair.claim) - ignore)
     if not claim_words:
         return []
     scored = []
@@ -73,6 +79,8 @@ def _anchor_sentences(
         lead_words = content_words(lead) if lead else frozenset()
         for s in resolved_sentences(text):
             own = content_words(s)
+            if said_as:
+                own = frozenset(said_as.get(w, w) for w in own)
             about_lead = lead is not None and (
                 not opens_with_other_name(s, lead) or s.split(" ", 1)[0].lower() in common
             )
@@ -538,7 +546,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "15"  # 15: Snowball stems, polarity per clause, slot-free anchors
+    version = "16"  # 16: anchors count words said otherwise ("welcome" for "permitted")
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -547,14 +555,18 @@ class NegationPolarityJudge(LocalJudge):
     def score(self, pair: JudgePair) -> Result:
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         claim_words = content_words(pair.claim)
-        anchors = _anchor_sentences(pair, self.anchor_coverage)
+        anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_SYNONYMS)
         slot: frozenset[str] = frozenset()
         if not anchors:
             # "Public tours are offered on Sundays" against "Public tours run on Saturdays":
             # the claim's weekday, season or month is the slot in question, not a word the
             # sentence about the claim must share
             slot = frozenset(w for kind, _ in _KINDS for w in claim_words & kind)
-            anchors = _anchor_sentences(pair, self.anchor_coverage, ignore=slot) if slot else []
+            anchors = (
+                _anchor_sentences(pair, self.anchor_coverage, ignore=slot, meanings=_SYNONYMS)
+                if slot
+                else []
+            )
         if not anchors:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         coverage, sentence = anchors[0]
@@ -583,7 +595,8 @@ class NegationPolarityJudge(LocalJudge):
             # every claim word said (an antonym swapped for its pair): a clear conflict; a
             # weekday, season or month swapped may leave one word said otherwise ("offered"
             # for "run", "held" for "takes place")
-            covered = round(coverage * (n - len(slot))) + len(said) + len(antonym)
+            # (the coverage counts the words said otherwise already)
+            covered = round(coverage * (n - len(slot))) + len(antonym)
             covered += len(slot) if every_day else 0
             clear = covered >= n - (1 if kind_flip else 0)
             if in_clause and not clear:
@@ -769,7 +782,7 @@ def _excepted(claim: set[str], sentence: str) -> set[str]:
 _SYNONYMS = {
     stem(w): meaning
     for meaning, words in (
-        ("allow", ("allow", "allowed", "permit", "permitted", "permits")),
+        ("allow", ("allow", "allowed", "permit", "permitted", "permits", "welcome")),
         ("forbid", ("forbid", "forbidden", "prohibit", "prohibited", "ban", "banned")),
     )
     for w in words
