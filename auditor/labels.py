@@ -8,7 +8,9 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    the claim: cosine at least ``strong_relevance``, or at least ``min_coverage`` of the
    claim's content words in it (cosine alone lets unrelated text of the same shape in),
    or it names the claim's subject (its first name) with cosine at least
-   ``subject_relevance`` (an invented detail about a covered subject must be judged);
+   ``subject_relevance`` (an invented detail about a covered subject must be judged), or
+   it says who holds a role the claim names a holder for, about the same thing, with
+   cosine at least ``min_relevance`` (another holder's name keeps the cosine low);
 3. supported by a superseded version (stacked p < threshold) while the current evidence
    states otherwise in the same slot (a *clear conflict*, see 5), or matches it clearly
    better (cosine margin ``stale_margin``) than the current version of the same document
@@ -132,6 +134,9 @@ class ClaimSignals:
     document (the largest over documents with both); None when no document has both."""
     subject_covered: bool = False
     """The current evidence names the claim's subject (:func:`subject_in_evidence`)."""
+    role_stated: bool = False
+    """The current evidence gives a role the claim names a holder for, about the same
+    thing, to someone (:func:`role_in_evidence`)."""
 
 
 _YEAR = r"(?:[A-Z][a-z]+\.? )?(?:\d{1,2},? )?(1[5-9]\d\d|20\d\d)"
@@ -210,12 +215,24 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
     return covered(claim, evidence)
 
 
+def role_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
+    """True when the evidence says who holds a role the claim names a holder for, about
+    the same thing ("The school's head is David Lowe" against "The headteacher is Joanna
+    Kemp" in the school's page); see :attr:`ClaimSignals.role_stated`."""
+    from auditor.judges.entity import role_stated
+
+    return role_stated(claim, evidence)
+
+
 def _relevant(
     best: float | None,
     scores: Sequence[tuple[float, float]],
     policy: LabelPolicy,
     subject: bool = False,
+    role: bool = False,
 ) -> bool:
+    if role and best is not None and best >= policy.min_relevance:
+        return True  # the evidence says who holds the claim's role: it speaks to the claim
     if subject and best is not None and best >= max(policy.subject_relevance, policy.min_relevance):
         return True
     if not scores:
@@ -251,7 +268,11 @@ def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = No
     claim without it is ``unknown`` whatever the panel says, so it is not judged."""
     policy = policy or LabelPolicy()
     return _relevant(
-        signals.relevance, signals.current_scores, policy, signals.subject_covered
+        signals.relevance,
+        signals.current_scores,
+        policy,
+        signals.subject_covered,
+        signals.role_stated,
     ) or _relevant(signals.stale_relevance, signals.superseded_scores, policy)
 
 
@@ -261,7 +282,11 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     if not signals.factual:
         return Label.NOT_FACTUAL, "not a factual claim"
     current_ok = _relevant(
-        signals.relevance, signals.current_scores, policy, signals.subject_covered
+        signals.relevance,
+        signals.current_scores,
+        policy,
+        signals.subject_covered,
+        signals.role_stated,
     )
     stale_ok = _relevant(signals.stale_relevance, signals.superseded_scores, policy)
     if not current_ok and not stale_ok:

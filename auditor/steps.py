@@ -22,6 +22,7 @@ from auditor.labels import (
     LabelPolicy,
     decide_label,
     has_relevant_evidence,
+    role_in_evidence,
     stated_period,
     strip_period,
     subject_in_evidence,
@@ -64,6 +65,7 @@ class ClaimAudit:
     def signals(self) -> ClaimSignals:
         """What the labelling rules read (:func:`auditor.labels.decide_label`)."""
         ev = self.evidence
+        current = [h.chunk.text for h in ev.current]
         return ClaimSignals(
             factual=self.claim.factual,
             relevance=ev.best_current,
@@ -75,9 +77,8 @@ class ClaimAudit:
             superseded_margin=ev.superseded_margin,
             current_scores=ev.scores(ev.current),
             superseded_scores=ev.scores(ev.superseded),
-            subject_covered=subject_in_evidence(
-                self.claim.text, [h.chunk.text for h in ev.current]
-            ),
+            subject_covered=subject_in_evidence(self.claim.text, current),
+            role_stated=role_in_evidence(self.claim.text, current),
         )
 
 

@@ -162,6 +162,19 @@ DOCS += [
         "railway line. Horses are not permitted on the greenway.",
         None,
     ),
+    (
+        "stmarys",
+        "St Mary's Hospital is the main hospital serving Halden. It has 420 beds. The "
+        "hospital employs about 2,100 staff. Its chief executive is Dr Owen Falk.",
+        None,
+    ),
+    (
+        "oakfield",
+        "Oakfield Primary School is a state primary school in Halden. It has about 310 "
+        "pupils. The headteacher is Mrs Joanna Kemp. The school was rated good by Ofsted "
+        "in 2022.",
+        None,
+    ),
 ]
 COURSE = Context(
     id="c1",
@@ -211,6 +224,11 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "league": "The Rivercats play in the Premier Basketball League.",
         "owner": "The Rivercats are owned by the Whitaker family.",
         "horses": "Horse riders are welcome on the Ashford Greenway.",
+        "run-by": "St Mary's Hospital is run by Dr Helen Marsh.",
+        "school-head": "The school's head is Mr David Lowe.",
+        "rated": "Ofsted rated Oakfield Primary School outstanding in 2022.",
+        "employees": "St Mary's Hospital has about 2,100 employees.",
+        "run-by-ok": "Dr Owen Falk runs St Mary's Hospital.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -340,3 +358,20 @@ def test_a_renamed_name_another_owner_or_permission_denied_is_contradicted(
     # "Premier" / "National Basketball League"; the Whitaker / Mbeki family; "welcome" /
     # "not permitted"
     assert only(labels, answer_id) == "contradicted"
+
+
+@pytest.mark.parametrize("answer_id", ["run-by", "school-head", "rated"])
+def test_a_leading_role_or_a_rating_said_otherwise_is_contradicted(
+    labels: dict, answer_id: str
+) -> None:
+    # "run by" / "chief executive"; "the school's head" / "the headteacher" (a role the
+    # page fills is relevant however little else the claim shares with it); "outstanding"
+    # / "good"
+    assert only(labels, answer_id) == "contradicted"
+
+
+@pytest.mark.parametrize("answer_id", ["employees", "run-by-ok"])
+def test_staff_as_employees_and_a_chief_executive_who_runs_it_are_supported(
+    labels: dict, answer_id: str
+) -> None:
+    assert only(labels, answer_id) == "supported"

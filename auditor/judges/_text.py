@@ -162,6 +162,7 @@ _QTY = re.compile(
     r"hundred|dozen)\b)(?P<hy>-)?",
     re.IGNORECASE,
 )
+_VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
 _BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
 _UNIT_ALIASES = {
@@ -212,8 +213,19 @@ _UNIT_ALIASES = {
     "resident": "person",
     # who travels: riders are passengers
     "rider": "passenger",
+    # who works there
+    "employee": "staff",
+    "worker": "staff",
+    "staffer": "staff",
     "show": "performance",
 }
+UNIT_STEMS = {
+    stem(word): stem(unit)
+    for word, unit in _UNIT_ALIASES.items()
+    if word.isalpha() and unit.isalpha() and stem(word) != stem(unit)
+}
+"""Stems of the words that name one unit, mapped to the unit's stem ("employe" -> "staff",
+"spectat" -> "person"): the same word when a sentence about a number is sought."""
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 MONTH_NAMES = (
     "january",
@@ -350,7 +362,8 @@ def quantities(text: str) -> list[Quantity]:
     "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), "funded by
     a single university" is 1 ``university``; people counted at an event, in a ground or
     in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
-    unit, ``person``; riders are passengers and shows performances.
+    unit, ``person``; riders are passengers, shows performances, employees and workers
+    staff. A number after "version" or "v" is the release (``version``), not a count.
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []
@@ -403,6 +416,8 @@ def quantities(text: str) -> list[Quantity]:
                 end = after.end() if after else end
         if m.group("cur"):
             unit = _unit(m.group("cur"))
+        elif _VERSION_BEFORE.search(text, max(0, m.start() - 10), m.start()):
+            unit = "version"  # "Version 2.0 requires ...": which release, not a count
         if unit is None:
             before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
             if before and before.group(1).lower() in MONTH_NAMES and value <= 31:

@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "15"  # 15: a name renamed within (same last word), owners, "the museum's director"
+    version = "16"  # 15: names renamed within, owners; 16: "runs"/"leads" against any leading role
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -183,7 +183,7 @@ class EntityConsistencyJudge(LocalJudge):
         if renamed:  # "the Premier Basketball League" against "the National Basketball League"
             vote = 1.0
             conflicts = sorted({*conflicts, *renamed})
-        roles, confirmed = _roles(pair.claim, pair.evidence)
+        roles, confirmed, _ = _roles(pair.claim, pair.evidence)
         roles += transition_conflicts(pair.claim, pair.evidence)
         roles += kind_conflicts(pair.claim, pair.evidence)
         out = {"support": share, "contradiction": 1.0 if conflicts or roles else 0.0}
@@ -365,7 +365,10 @@ _ROLES: dict[str, tuple[str, ...]] = {
     "chief_executive": ("chief executive", "chief executive officer", "ceo", "managing director"),
     "mayor": ("mayor",),
     "captain": ("captain", "captains", "captained", "skipper"),
-    "leader": ("leader", "leads", "led", "head", "heads", "headed", "head of", "runs"),
+    "leader": (
+        *("leader", "leads", "led", "head", "heads", "headed", "head of", "runs"),
+        *("headteacher", "head teacher", "headmaster", "headmistress"),
+    ),
     "founder": ("founder", "founded", "co-founder", "co-founded"),
     "director": ("director", "directed"),
     "governor": ("governor",),
@@ -384,7 +387,9 @@ _CUE = re.compile(
 )
 _CUE_WORDS = frozenset(w for cues in _ROLES.values() for c in cues for w in c.split())
 """Single words of the role cues ("ceo", "prime", "minister", ...)."""
-_VERB_CUES = frozenset({"chairs", "coaches", "manages", "captains", "leads", "heads", "owns"})
+_VERB_CUES = frozenset(
+    {"chairs", "coaches", "manages", "captains", "leads", "heads", "owns", "runs"}
+)
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
@@ -481,6 +486,8 @@ class RoleFact:
     """The sentence's other names, one token set per name."""
     topic: frozenset[str] = frozenset()
     pairs: frozenset[tuple[str, str]] = frozenset()
+    verb: str = ""
+    """The passive verb of a ``by:`` role, stemmed ("run" of "run by")."""
     left: tuple[frozenset[str], ...] = ()
     """Names the sentence says left a role ("Rhys Calloway stepped down and was succeeded
     as chief executive by Ines Varga"), one token set per name."""
@@ -574,8 +581,12 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         if verb.lower() in _FAMILY or not holder:
             continue
         holder = _with_co_holders(sentence, end, holder)
-        role = _AGENT_CLASS.get(stem(verb.lower()), stem(verb.lower()))
-        facts.append(RoleFact(f"by:{role}", holder, (), topic, pairs))
+        verb_stem = stem(verb.lower())
+        role = _AGENT_CLASS.get(verb_stem, verb_stem)
+        # the verb is the role, not what it is about ("run by" and "operated by" alike)
+        about_words = topic - {verb_stem}
+        about_pairs = frozenset(p for p in pairs if verb_stem not in p)
+        facts.append(RoleFact(f"by:{role}", holder, (), about_words, about_pairs, verb_stem))
     # what a role is about: the sentence's names that hold none of its roles ("The manager
     # is Sean Brody, and the captain is Luis Ortega" names nothing the roles are about)
     holders = [f.holder for f in facts]
@@ -684,13 +695,18 @@ def _same_subject(
         )
     if not claim.topic:
         return False
-    shared = claim.topic & stated.topic
+    topic = stated.topic
+    if not stated.about and topic <= _GENERIC_TOPIC:
+        # "The headteacher is Joanna Kemp", "The service is operated by Riverlink Boats":
+        # about what the passage names
+        topic = topic | {stem(w) for n in passage_names for w in n}
+    shared = claim.topic & topic
     if len(shared) / len(claim.topic) < _TOPIC_COVERAGE:
         return False
     return not any(
         modifier not in shared and head in shared and (m, head) in stated.pairs
         for modifier, head in claim.pairs
-        for m in stated.topic - claim.topic
+        for m in topic - claim.topic
     )
 
 
@@ -774,11 +790,19 @@ def roles_confirmed(claim: str, evidence: Sequence[str]) -> bool:
     return _roles(claim, evidence)[1]
 
 
-def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
-    """(:func:`role_conflicts`, :func:`roles_confirmed`)."""
+def role_stated(claim: str, evidence: Sequence[str]) -> bool:
+    """True when the evidence gives a role the claim names a holder for, about the same
+    thing, to anyone (the claim's holder or another): the evidence speaks to the claim
+    ("The school's head is David Lowe" against "The headteacher is Joanna Kemp" in the
+    school's page), however little else the two share."""
+    return _roles(claim, evidence)[2]
+
+
+def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool, bool]:
+    """(:func:`role_conflicts`, :func:`roles_confirmed`, :func:`role_stated`)."""
     claimed = [f for s in sentences(claim) for f in role_facts(s)]
     if not claimed:
-        return [], False
+        return [], False, False
     stated = [
         (f, names)
         for text in evidence
@@ -788,28 +812,38 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
     ] + [(f, _name_sets(text)) for text in evidence for f in _joined_from(text)]
     found: list[str] = []
     confirmed = 0
-    leads_now = _LEADS_NOW.search(claim) is not None and not _PAST_CLAIM.search(claim)
+    spoken = False
+    past = _PAST_CLAIM.search(claim) is not None
+    leads_now = _LEADS_NOW.search(claim) is not None and not past
     for fact in claimed:
         unnamed = not fact.about and fact.topic <= _GENERIC_TOPIC
-        same = [
-            f
-            for f, names in stated
-            if f.role == fact.role
-            and (
-                _same_subject(fact, f, names)
-                # "Ruth Adeyemi is the chief executive", "... leads the company": about
-                # what the passage naming the claim's holder is about
-                or (unnamed and any(_same_holder(n, fact.holder) for n in names))
-            )
-        ]
+        same = _same_role(fact, stated, unnamed)
+        if not same and fact.role == "by:oper" and fact.verb == "run":
+            # "The hospital is run by Dr Helen Marsh" against a page that names no
+            # operator but a chief executive: who runs it leads it
+            fact = replace(fact, role="leader")
+            same = _same_role(fact, stated, unnamed)
         if fact.role == "leader" and any(
             f.role in _LEADING
             and _same_holder(f.holder, fact.holder)
-            and (_same_subject(fact, f, names) or unnamed)
+            # "leads the government" against "The government is led by Prime Minister ..."
+            and (_same_subject(fact, f, names) or unnamed or fact.topic & f.topic)
             for f, names in stated
         ):
             confirmed += 1  # "Daniel Okafor leads the company" against "Its chief executive is"
+            spoken = True
             continue
+        if fact.role == "leader" and not same and not past and not _WAS.search(claim):
+            # "Marco Ruiz runs the hospital" against "Its chief executive is Dr Owen Falk":
+            # a role that leads it, given to someone else now
+            same = [
+                f
+                for f, names in stated
+                if f.role in _LEADING
+                and _same_subject(fact, f, names)
+                # what it leads, in the claim's words ("the government" is not the state)
+                and fact.topic <= f.topic | {stem(w) for n in names for w in n}
+            ]
         if fact.role == "leader" and leads_now:
             # "is led by Rhys Calloway" against "Rhys Calloway stepped down and was
             # succeeded as chief executive by Ines Varga": whatever role he led it in
@@ -820,11 +854,29 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool]:
                 and any(_same_holder(gone, fact.holder) for gone in f.left)
                 and _same_subject(fact, f, names)
             ]
+        spoken = spoken or bool(same)
         if any(_same_holder(f.holder, fact.holder) for f in same):
             confirmed += 1
             continue
         found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
-    return sorted(set(found)), confirmed == len(claimed)
+    return sorted(set(found)), confirmed == len(claimed), spoken
+
+
+def _same_role(
+    fact: RoleFact, stated: list[tuple[RoleFact, tuple[frozenset[str], ...]]], unnamed: bool
+) -> list[RoleFact]:
+    """The stated facts of the claim fact's role about the same thing ("Ruth Adeyemi is the
+    chief executive", "... leads the company": about what the passage naming the claim's
+    holder is about)."""
+    return [
+        f
+        for f, names in stated
+        if f.role == fact.role
+        and (
+            _same_subject(fact, f, names)
+            or (unnamed and any(_same_holder(n, fact.holder) for n in names))
+        )
+    ]
 
 
 _LEADING = frozenset(
@@ -847,6 +899,7 @@ _GENERIC_TOPIC = frozenset(
         "side",
         "charity",
         "institution",
+        "service",
     )
 )
 """What a claim may call the thing its passage is about without naming it."""
@@ -861,6 +914,7 @@ _TRANSITION = re.compile(
     rf"(?:the\s+)?({_NAME})\s+to\s+(?:(?:the|a|an|its|their)\s+)?(?:[a-z]+\s+){{0,3}}?"
     rf"(?:(?:at|in|on)\s+)?({_NAME})"
 )
+_WAS = re.compile(r"\b(?:was|were|had been)\b", re.I)
 _PAST_CLAIM = re.compile(
     r"\b(?:until|before|formerly|previously|originally|used to|once|first|earlier)\b", re.I
 )

@@ -20,6 +20,7 @@ from auditor.judges._text import (
     MONTH_NAMES,
     NEGATIONS,
     STOP_WORDS,
+    UNIT_STEMS,
     WEEKDAYS,
     Quantity,
     content_words,
@@ -209,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "9"  # 8: intervals; 9: Snowball stems, "by a single X", price vs free
+    version = "10"  # 9: Snowball stems, "by a single X"; 10: staff, versions, unit words anchor
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -225,7 +226,8 @@ class NumericConsistencyJudge(LocalJudge):
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
         if not pair.evidence:
             return ABSTAIN, {}, _raw(reason="no evidence")
-        anchors = [s for _, s in _anchor_sentences(pair, self.anchor_coverage)]
+        # "2,400 employees" against "employs about 2,100 staff": one unit, one word
+        anchors = [s for _, s in _anchor_sentences(pair, self.anchor_coverage, meanings=UNIT_STEMS)]
         rank_conflicts = _rank_conflicts(ranks, anchors[:3], pair.evidence)
         if rank_conflicts:
             return (
@@ -546,7 +548,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "16"  # 16: anchors count words said otherwise ("welcome" for "permitted")
+    version = "17"  # 16: words said otherwise anchor; 17: "only X" = "none but X", ratings
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -587,6 +589,8 @@ class NegationPolarityJudge(LocalJudge):
             | _rated_otherwise(pair.claim, sentence)
         )
         flipped = _polarity(pair.claim, claim_words) != _polarity(clause, claim_words)
+        if flipped and _only_as_exception(claim_stems, pair.claim, clause):
+            flipped = False  # "depends only on Pillow": "no dependencies apart from Pillow"
         if (flipped + len(antonym)) % 2:  # "closed on Mondays" against "except Monday": even
             # words the sentence says in other words ("allowed" for "permitted")
             meanings = {_SYNONYMS.get(w, w) for w in sent_stems}
@@ -752,7 +756,8 @@ def _contrasted(claim: str, sentence: str) -> set[str]:
 
 
 _RATED = re.compile(
-    r"\b(?:rated|graded|judged|assessed|ranked)\s+(?:it\s+|them\s+|as\s+)*(?:an?\s+)?"
+    r"\b(?:rated|graded|judged|assessed|ranked)\s+(?:it\s+|them\s+|as\s+)*"
+    r"(?:[\w'\-]+\s+){0,4}?(?:as\s+)?(?:an?\s+)?"
     r"[\"'\u201c]?(outstanding|excellent|good|satisfactory|adequate|fair|poor|inadequate"
     r"|requires improvement|unsatisfactory)\b",
     re.I,
@@ -767,6 +772,23 @@ def _rated_otherwise(claim: str, sentence: str) -> set[str]:
     if len(mine) != 1 or not theirs or mine & theirs:
         return set()
     return {stem(next(iter(mine)).split()[0])}
+
+
+_NONE_BUT = re.compile(
+    r"\b(?:no|not|none|nothing|never|nobody)\b[^.;]*?\b(?:apart from|except(?:\s+for)?|"
+    r"other than|besides|but)\s+(?:the\s+|an?\s+)?(\w+)",
+    re.I,
+)
+_ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
+
+
+def _only_as_exception(claim_stems: set[str], claim: str, sentence: str) -> bool:
+    """True when the sentence says "none but X" of an X the claim says "only" of ("It has no
+    runtime dependencies apart from Pillow" against "depends only on Pillow"): a negation
+    that states the claim's restriction, not its opposite."""
+    if not _ONLY.search(claim):
+        return False
+    return any(stem(m.group(1).lower()) in claim_stems for m in _NONE_BUT.finditer(sentence))
 
 
 _EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than)\s+(?:on\s+|in\s+)?(\w+)", re.I)

@@ -1,13 +1,17 @@
-"""Session-14 rules: a name renamed within (same last word, other words of its own), who
-owns a thing, a role given with a possessive ("the museum's director"), permission said
-in other words, and "Its <noun>" leaving the referent to what "Its" stood for."""
+"""Claims phrased unlike their evidence (session-14 rules): a name renamed within (same
+last word, other words of its own), who owns a thing, a role given with a possessive ("the
+museum's director"), holders sharing only a surname, "runs"/"leads" against any role that
+leads it, permission said in other words, "only X" against "no ... apart from X", a rating
+with its object, staff and employees, a version number, and "Its <noun>" leaving the
+referent to what "Its" stood for."""
 
 from __future__ import annotations
 
 import pytest
 
 from auditor.extract import build_extractor
-from auditor.judges.entity import role_facts
+from auditor.judges._text import quantities
+from auditor.judges.entity import role_conflicts, role_facts, role_stated, roles_confirmed
 from auditor.types import Answer
 from tests.test_judges_slots import judge
 
@@ -128,3 +132,104 @@ def test_its_noun_leaves_the_referent_to_what_its_stood_for() -> None:
         c.text for c in build_extractor("rules").extract(Answer(id="a", question="", answer=text))
     ]
     assert "The Harbourside Centre seats 5,200 fans" in claims
+
+
+HOSPITAL = (
+    "St Mary's Hospital is the main hospital serving Halden. It has 420 beds. The hospital "
+    "employs about 2,100 staff. Its chief executive is Dr Owen Falk."
+)
+SCHOOL = (
+    "Oakfield Primary School is a state primary school in Halden. It has about 310 pupils. "
+    "The headteacher is Mrs Joanna Kemp. The school was rated good by Ofsted in 2022."
+)
+SERRANIA = (
+    "Serrania is an island kingdom. King Aurelio II is head of state. The government is led "
+    "by Prime Minister Elena Vasquez of the Green Alliance."
+)
+FERRY = (
+    "The Wey Ferry carries foot passengers across the river. The service is operated by "
+    "Riverlink Boats. Its managing director is Sam Lee."
+)
+
+
+@pytest.mark.parametrize(
+    "claim,page,conflict",
+    [
+        # who runs or leads it, against the role that leads it
+        ("Marco Ruiz leads St Mary's Hospital.", HOSPITAL, ["leader: falk owen"]),
+        ("St Mary's Hospital is run by Dr Helen Marsh.", HOSPITAL, ["leader: falk owen"]),
+        ("The school's head is Mr David Lowe.", SCHOOL, ["leader: joanna kemp"]),
+        ("Marco Ruiz leads the government of Serrania.", SERRANIA, []),
+        # "run by" an organisation, against the page's operator ("the service" is the ferry)
+        ("The ferry is run by Halden Council.", FERRY, ["by:oper: boats riverlink"]),
+        # having led it is no conflict with who leads it now
+        ("St Mary's Hospital was led by Marco Ruiz.", HOSPITAL, []),
+    ],
+)
+def test_who_runs_or_leads_it_against_the_role_that_leads_it(
+    claim: str, page: str, conflict: list[str]
+) -> None:
+    assert role_conflicts(claim, [page]) == conflict
+
+
+@pytest.mark.parametrize(
+    "claim,page",
+    [
+        ("Dr Owen Falk runs St Mary's Hospital.", HOSPITAL),
+        ("St Mary's Hospital is run by Dr Owen Falk.", HOSPITAL),
+        ("Mrs Joanna Kemp is the head of the school.", SCHOOL),
+        ("Elena Vasquez leads the government of Serrania.", SERRANIA),
+        ("The ferry is run by Riverlink Boats.", FERRY),
+    ],
+)
+def test_the_holder_of_a_role_that_leads_it_runs_it(claim: str, page: str) -> None:
+    assert role_conflicts(claim, [page]) == [] and roles_confirmed(claim, [page])
+
+
+def test_a_role_the_evidence_fills_makes_it_relevant() -> None:
+    # what the claim says of the school's head is what the page says of its headteacher
+    assert role_stated("The school's head is Mr David Lowe.", [SCHOOL])
+    assert not role_stated("The school's head is Mr David Lowe.", [HOSPITAL])
+    assert not role_stated("The school has 310 pupils.", [SCHOOL])
+
+
+@pytest.mark.parametrize(
+    "claim,vote",
+    [
+        ("The library depends only on Pillow.", 0.0),
+        ("The library has runtime dependencies.", 1.0),
+    ],
+)
+def test_only_x_is_no_x_apart_from_x(claim: str, vote: float) -> None:
+    page = "quillpdf is an open-source Python library. It has no runtime dependencies"
+    page += " apart from Pillow." if vote == 0.0 else "."
+    value, _, _ = judge("negation_polarity", claim, page)
+    assert value == vote
+
+
+def test_a_rating_with_its_object() -> None:
+    value, scores, raw = judge(
+        "negation_polarity", "Ofsted rated the school outstanding in 2022.", SCHOOL
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0 and raw["antonyms"] == ["outstand"]
+    value, _, _ = judge("negation_polarity", "Ofsted rated the school good in 2022.", SCHOOL)
+    assert value == 0.0
+
+
+def test_staff_employees_and_versions_fill_their_slots() -> None:
+    assert [(q.value, q.unit) for q in quantities("has about 2,100 employees")] == [
+        (2100.0, "staff")
+    ]
+    assert [(q.value, q.unit) for q in quantities("Version 2.0 needs Python 3.9")] == [
+        (2.0, "version"),
+        (3.9, None),
+    ]
+    value, _, _ = judge("numeric_consistency", "The hospital has about 2,100 employees.", HOSPITAL)
+    assert value == 0.0
+    value, scores, _ = judge(
+        "numeric_consistency", "The hospital has about 2,400 employees.", HOSPITAL
+    )
+    assert value == 1.0 and scores["contradiction"] == 1.0
+    page = "Version 2.0 requires Python 3.9 or later."
+    value, _, _ = judge("numeric_consistency", "Version 2.0 needs Python 3.9 or newer.", page)
+    assert value == 0.0
