@@ -2,7 +2,8 @@
 last word, other words of its own), who owns a thing, a role given with a possessive ("the
 museum's director"), holders sharing only a surname, "runs"/"leads" against any role that
 leads it, permission said in other words, "only X" against "no ... apart from X", a rating
-with its object, staff and employees, a version number, and "Its <noun>" leaving the
+with its object, staff and employees, a version number, a capacity, the opposite word
+where the claim's would stand, a subject in lower-case words, and "Its <noun>" leaving the
 referent to what "Its" stood for."""
 
 from __future__ import annotations
@@ -11,8 +12,15 @@ import pytest
 
 from auditor.extract import build_extractor
 from auditor.judges._text import quantities
-from auditor.judges.entity import role_conflicts, role_facts, role_stated, roles_confirmed
-from auditor.types import Answer
+from auditor.judges.entity import (
+    claim_subject,
+    role_conflicts,
+    role_facts,
+    role_stated,
+    roles_confirmed,
+    subject_in_evidence,
+)
+from auditor.types import ABSTAIN, Answer
 from tests.test_judges_slots import judge
 
 TEAM = (
@@ -233,3 +241,52 @@ def test_staff_employees_and_versions_fill_their_slots() -> None:
     page = "Version 2.0 requires Python 3.9 or later."
     value, _, _ = judge("numeric_consistency", "Version 2.0 needs Python 3.9 or newer.", page)
     assert value == 0.0
+
+
+STADIUM = (
+    "Riverside Park is a football stadium in Halden and the home ground of Halden Town FC. "
+    "It has a capacity of 9,800. The stadium was opened in 1926. The pitch is natural grass."
+)
+
+
+def test_the_opposite_word_where_the_claims_would_stand() -> None:
+    # two content words, one of them said as its opposite: the sentence is about the claim
+    value, scores, raw = judge("negation_polarity", "The pitch is artificial.", STADIUM)
+    assert value == 1.0 and scores["conflict"] == 1.0 and raw["antonyms"] == ["artifici"]
+    value, _, _ = judge("negation_polarity", "The pitch is natural grass.", STADIUM)
+    assert value == 0.0
+    # an opposite alone does not make a sentence about the claim
+    value, _, _ = judge("negation_polarity", "The roof is artificial.", STADIUM)
+    assert value == ABSTAIN
+
+
+def test_a_capacity_is_the_people_it_holds() -> None:
+    assert [(q.value, q.unit) for q in quantities("It has a capacity of 9,800.")] == [
+        (9800.0, "person")
+    ]
+    # a thousands separator is no year
+    assert [(q.value, q.unit) for q in quantities("a capacity of 1,500")] == [(1500.0, "person")]
+    value, _, _ = judge("numeric_consistency", "Riverside Park holds 9,800 spectators.", STADIUM)
+    assert value == 0.0
+
+
+@pytest.mark.parametrize(
+    "claim,subject",
+    [
+        ("The stadium was designed by Archibald Leitch.", {"stadium"}),
+        ("The zoo's penguin pool was designed by Berthold Lubetkin.", {"zoo", "penguin", "pool"}),
+        ("The Kestrel Bridge was designed by Maria Lopez.", {"kestrel", "bridge"}),
+        ("The Rivercats play in the Premier Basketball League.", {"rivercats"}),
+    ],
+)
+def test_a_subject_in_lower_case_words(claim: str, subject: set[str]) -> None:
+    assert claim_subject(claim) == subject
+
+
+def test_an_agent_the_page_about_a_lower_case_subject_never_names_is_missing() -> None:
+    claim = "The stadium was designed by Archibald Leitch."
+    assert subject_in_evidence(claim, [STADIUM])
+    value, scores, _ = judge("entity_consistency", claim, STADIUM)
+    assert value == 1.0 and scores["missing_detail"] == 1.0
+    # a subject the page does not hold is not covered
+    assert not subject_in_evidence("The zoo's penguin pool was designed by Lubetkin.", [STADIUM])

@@ -169,6 +169,13 @@ DOCS += [
         None,
     ),
     (
+        "riverside-park",
+        "Riverside Park is a football stadium in Halden and the home ground of Halden Town "
+        "FC. It has a capacity of 9,800. The stadium was opened in 1926. The pitch is "
+        "natural grass.",
+        None,
+    ),
+    (
         "oakfield",
         "Oakfield Primary School is a state primary school in Halden. It has about 310 "
         "pupils. The headteacher is Mrs Joanna Kemp. The school was rated good by Ofsted "
@@ -229,6 +236,9 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "rated": "Ofsted rated Oakfield Primary School outstanding in 2022.",
         "employees": "St Mary's Hospital has about 2,100 employees.",
         "run-by-ok": "Dr Owen Falk runs St Mary's Hospital.",
+        "stadium-designer": "The stadium was designed by Archibald Leitch.",
+        "pitch": "The pitch at Riverside Park is artificial.",
+        "capacity-ok": "Riverside Park holds 9,800 spectators.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -274,7 +284,7 @@ def test_a_number_in_another_slot_does_not_support(labels: dict, answer_id: str)
     assert only(labels, answer_id) == "not_supported"
 
 
-@pytest.mark.parametrize("answer_id", ["designer", "founder", "sponsor"])
+@pytest.mark.parametrize("answer_id", ["designer", "founder", "sponsor", "stadium-designer"])
 def test_an_invented_detail_about_a_covered_subject_is_not_supported(
     labels: dict, answer_id: str
 ) -> None:
@@ -360,7 +370,7 @@ def test_a_renamed_name_another_owner_or_permission_denied_is_contradicted(
     assert only(labels, answer_id) == "contradicted"
 
 
-@pytest.mark.parametrize("answer_id", ["run-by", "school-head", "rated"])
+@pytest.mark.parametrize("answer_id", ["run-by", "school-head", "rated", "pitch"])
 def test_a_leading_role_or_a_rating_said_otherwise_is_contradicted(
     labels: dict, answer_id: str
 ) -> None:
@@ -370,7 +380,7 @@ def test_a_leading_role_or_a_rating_said_otherwise_is_contradicted(
     assert only(labels, answer_id) == "contradicted"
 
 
-@pytest.mark.parametrize("answer_id", ["employees", "run-by-ok"])
+@pytest.mark.parametrize("answer_id", ["employees", "run-by-ok", "capacity-ok"])
 def test_staff_as_employees_and_a_chief_executive_who_runs_it_are_supported(
     labels: dict, answer_id: str
 ) -> None:

@@ -162,6 +162,7 @@ _QTY = re.compile(
     r"hundred|dozen)\b)(?P<hy>-)?",
     re.IGNORECASE,
 )
+_CAPACITY_BEFORE = re.compile(r"\bcapacity\s+(?:of\s+)?(?:about\s+|around\s+)?$", re.I)
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
 _BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
@@ -363,7 +364,9 @@ def quantities(text: str) -> list[Quantity]:
     a single university" is 1 ``university``; people counted at an event, in a ground or
     in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
     unit, ``person``; riders are passengers, shows performances, employees and workers
-    staff. A number after "version" or "v" is the release (``version``), not a count.
+    staff. A number after "version" or "v" is the release (``version``), not a count, and
+    one after "capacity of" without a unit is the people it holds (``person``); a number
+    written with a thousands separator ("1,500") is never a year.
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []
@@ -422,9 +425,16 @@ def quantities(text: str) -> list[Quantity]:
             before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
             if before and before.group(1).lower() in MONTH_NAMES and value <= 31:
                 unit = before.group(1).lower()
+            elif _CAPACITY_BEFORE.search(text, max(0, m.start() - 16), m.start()):
+                unit = "person"  # "a capacity of 9,800": the people it holds
         if low == "one" and unit not in _ONE_UNITS and not m.group("hy"):
             continue
-        if unit is None and low[0].isdigit() and "." not in raw and 1000 <= value <= 2100:
+        if (
+            unit is None
+            and low[0].isdigit()
+            and not {".", ","} & set(raw)
+            and 1000 <= value <= 2100
+        ):
             unit = "year"
         out.append(Quantity(round(value, 6), unit, m.start(), end))
     return sorted(out, key=lambda q: q.start)

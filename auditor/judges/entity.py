@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "16"  # 15: names renamed within, owners; 16: "runs"/"leads" against any leading role
+    version = "17"  # 15: renamed names, owners; 16: "runs" vs leading roles; 17: lower-case subject
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -324,9 +324,14 @@ def _renamed(
     ("Rivercats", "Grace Darling II") is no other name, and the claim's subject must be
     the evidence's ("Harrow Rovers are a rugby club" against a page about Kelder Rovers
     says nothing of Harrow Rovers)."""
-    runs = _name_runs(claim)
+    subject = claim_subject(claim)
     lost = [
-        r for r in runs[1:] if r.tokens & missing and r.head not in missing and len(r.tokens) >= 2
+        r
+        for r in _name_runs(claim)
+        if r.tokens != subject
+        and r.tokens & missing
+        and r.head not in missing
+        and len(r.tokens) >= 2
     ]
     if not lost or not subject_in_evidence(claim, evidence):
         return []
@@ -1050,11 +1055,27 @@ def absent_features(claim: str, evidence: Sequence[str]) -> list[str]:
     return found
 
 
+_COMMON_SUBJECT = re.compile(
+    r"\s*(?:The|This|That|Its|Their)\s+((?:[a-z][a-z'\u2019\-]*\s+){0,2}?[a-z][a-z'\u2019\-]*)"
+    r"\s+(?:is|was|are|were|has|have|had|will|can|[a-z]+ed|[a-z]+s)\b"
+)
+"""A subject in lower-case words before the verb: "The stadium was designed by ..."."""
+
+
 def claim_subject(text: str) -> frozenset[str]:
     """Name tokens of the first named thing in ``text`` (its subject, as a rule): "The
-    Kestrel Bridge was designed by ..." -> {"kestrel", "bridge"}; empty when it names
-    nothing."""
+    Kestrel Bridge was designed by ..." -> {"kestrel", "bridge"}, or the words of a subject
+    in lower case that opens it ("The stadium was designed by Archibald Leitch" ->
+    {"stadium"}, "The zoo's penguin pool ..." -> {"zoo", "penguin", "pool"}); empty when it
+    names nothing."""
     for sentence in sentences(text):
+        common = _COMMON_SUBJECT.match(sentence)
+        if common:
+            words = frozenset(
+                _POSSESSIVE.sub("", w) for w in common.group(1).split() if w not in STOP_WORDS
+            )
+            if words:
+                return words
         runs = _name_runs(sentence)
         if runs:
             return runs[0].tokens

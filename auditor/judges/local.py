@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "10"  # 9: Snowball stems, "by a single X"; 10: staff, versions, unit words anchor
+    version = "11"  # 10: staff, versions, unit words anchor; 11: capacity, "1,500" is no year
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -495,6 +495,11 @@ _ANTONYMS = [
     ("public", "private"),
     ("state", "private"),  # a state school
     ("pay", "free"),
+    ("natural", "artificial"),
+    ("natural", "synthetic"),
+    ("domestic", "international"),
+    ("full-time", "part-time"),
+    ("paid", "unpaid"),
 ]
 
 
@@ -548,7 +553,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "17"  # 16: words said otherwise anchor; 17: "only X" = "none but X", ratings
+    version = "18"  # 16: synonyms anchor; 17: "only X", ratings; 18: an opposite anchors
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -569,6 +574,12 @@ class NegationPolarityJudge(LocalJudge):
                 if slot
                 else []
             )
+        opposite = False
+        if not anchors and not slot:
+            # "The pitch is artificial" against "The pitch is natural grass": the opposite
+            # word stands where the claim's would
+            anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_SAID_OR_OPPOSED)
+            opposite = bool(anchors)
         if not anchors:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         coverage, sentence = anchors[0]
@@ -591,6 +602,9 @@ class NegationPolarityJudge(LocalJudge):
         flipped = _polarity(pair.claim, claim_words) != _polarity(clause, claim_words)
         if flipped and _only_as_exception(claim_stems, pair.claim, clause):
             flipped = False  # "depends only on Pillow": "no dependencies apart from Pillow"
+        opposed_in_anchor = len(_opposed(claim_stems, sent_stems)) if opposite else 0
+        if opposite and not opposed_in_anchor:
+            return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         if (flipped + len(antonym)) % 2:  # "closed on Mondays" against "except Monday": even
             # words the sentence says in other words ("allowed" for "permitted")
             meanings = {_SYNONYMS.get(w, w) for w in sent_stems}
@@ -599,8 +613,9 @@ class NegationPolarityJudge(LocalJudge):
             # every claim word said (an antonym swapped for its pair): a clear conflict; a
             # weekday, season or month swapped may leave one word said otherwise ("offered"
             # for "run", "held" for "takes place")
-            # (the coverage counts the words said otherwise already)
-            covered = round(coverage * (n - len(slot))) + len(antonym)
+            # (the coverage counts the words said otherwise already, and the opposites
+            # when only they anchored the sentence)
+            covered = round(coverage * (n - len(slot))) + len(antonym) - opposed_in_anchor
             covered += len(slot) if every_day else 0
             clear = covered >= n - (1 if kind_flip else 0)
             if in_clause and not clear:
@@ -811,6 +826,28 @@ _SYNONYMS = {
 }
 """Stems a polarity conflict may be stated with in other words ("not permitted" against
 "allowed")."""
+
+
+def _opposite_slots() -> dict[str, str]:
+    """Every form of an antonym mapped to one key per group of words opposed to each other
+    ("north", "south", "southern", "northern" share one)."""
+    group: dict[str, str] = {}
+    for a, b in _ANTONYMS:
+        key_a, key_b = group.get(stem(a), stem(a)), group.get(stem(b), stem(b))
+        for w, key in list(group.items()):  # merge b's group into a's
+            if key == key_b:
+                group[w] = key_a
+        group[stem(a)] = group[stem(b)] = key_a
+    return {form: key for w, key in group.items() for form in _ANTONYM_FORMS[w]}
+
+
+_OPPOSITE_SLOTS = _opposite_slots()
+_SAID_OR_OPPOSED = {
+    w: _OPPOSITE_SLOTS.get(_SYNONYMS.get(w, w), _SYNONYMS.get(w, w))
+    for w in _SYNONYMS.keys() | _OPPOSITE_SLOTS.keys()
+}
+"""Stems mapped to one key for a word, its synonyms and its opposite: the sentence about
+a claim may hold the opposite of one of its words."""
 _ENDED = re.compile(
     r"\b(?:was|were|has been|have been|had been)\s+(?:permanently\s+|finally\s+)?"
     r"(closed(?:\s+down)?|shut(?:\s+down)?|demolished|abolished|dissolved|disbanded|"
