@@ -11,7 +11,8 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    ``subject_relevance`` (an invented detail about a covered subject must be judged), or
    it says who holds a role the claim names a holder for, about the same thing, with
    cosine at least ``min_relevance`` (another holder's name keeps the cosine low);
-3. supported by a superseded version (stacked p < threshold) while the current evidence
+3. supported by a superseded version (stacked p < threshold, and no clear conflict in the
+   votes against it) while the current evidence
    states otherwise in the same slot (a *clear conflict*, see 5), or matches it clearly
    better (cosine margin ``stale_margin``) than the current version of the same document
    with a stacked probability lower than against current evidence (or the same, when
@@ -122,6 +123,9 @@ class ClaimSignals:
     stale_relevance: float | None = None
     p_superseded: float | None = None
     """Stacked P(hallucinated) against superseded evidence only; None when there is none."""
+    superseded_votes: Sequence[Vote] = ()
+    """Panel votes against superseded evidence: a clear conflict there means no superseded
+    version supports the claim, whatever ``p_superseded`` says."""
     superseded_valid_at_claim_time: bool = False
     """The claim states its own time and a superseded version was valid then."""
     current_scores: Sequence[tuple[float, float]] = ()
@@ -301,7 +305,11 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"{policy.strong_relevance:.2f})"
         )
     stale_support = (
-        stale_ok and signals.p_superseded is not None and signals.p_superseded < policy.threshold
+        stale_ok
+        and signals.p_superseded is not None
+        and signals.p_superseded < policy.threshold
+        # "has 25 lanes" against an old version saying "six lanes" as the new one does
+        and not clear_conflicts(signals.superseded_votes, policy)
     )
     past = signals.superseded_valid_at_claim_time
     if not current_ok:

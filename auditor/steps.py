@@ -73,6 +73,7 @@ class ClaimAudit:
             votes=self.votes,
             stale_relevance=ev.best_superseded,
             p_superseded=self.p_superseded,
+            superseded_votes=self.stale_votes,
             superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text, ev.superseded),
             superseded_margin=ev.superseded_margin,
             current_scores=ev.scores(ev.current),

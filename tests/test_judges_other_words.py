@@ -230,8 +230,18 @@ def test_staff_employees_and_versions_fill_their_slots() -> None:
     ]
     assert [(q.value, q.unit) for q in quantities("Version 2.0 needs Python 3.9")] == [
         (2.0, "version"),
-        (3.9, None),
+        (3.9, "#python"),
     ]
+    # a number after a capitalised word names which one, unless the word says how many
+    assert [(q.value, q.unit) for q in quantities("Route 7 runs to Marsh End.")] == [
+        (7.0, "#route")
+    ]
+    assert [(q.value, q.unit) for q in quantities("About 1,200 attendees")] == [(1200.0, "person")]
+    page = "Route 7 runs between Halden bus station and Marsh End."
+    value, _, _ = judge("numeric_consistency", "Route 7 links Halden bus station.", page)
+    assert value == 0.0
+    value, scores, _ = judge("numeric_consistency", "Route 8 links Halden bus station.", page)
+    assert value == 1.0 and scores["conflict"] == 1.0
     value, _, _ = judge("numeric_consistency", "The hospital has about 2,100 employees.", HOSPITAL)
     assert value == 0.0
     value, scores, _ = judge(

@@ -321,6 +321,10 @@ def test_stale_when_the_current_version_contradicts_or_no_longer_states_it() -> 
         label(p_current=0.3, votes=(*SUPPORTING, CONFLICT), stale_relevance=0.9, p_superseded=0.8)
         is Label.CONTRADICTED
     )
+    # a superseded version in the same conflict ("six lanes" then and now against "25
+    # lanes") supports nothing, however low the stacked probability against it
+    both = (*SUPPORTING, CONFLICT)
+    assert label(p_current=0.3, votes=both, **old, superseded_votes=both) is Label.CONTRADICTED
 
 
 def test_subject_in_evidence_reads_the_first_name() -> None:

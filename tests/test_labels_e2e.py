@@ -169,6 +169,18 @@ DOCS += [
         None,
     ),
     (
+        "leisure",
+        "Halden Leisure Centre has a 25-metre swimming pool with six lanes. A single swim "
+        "costs 5.20 pounds for adults.",
+        "2024-02-01",
+    ),
+    (
+        "leisure",
+        "Halden Leisure Centre has a 25-metre swimming pool with six lanes. An adult swim "
+        "now costs 5.80 pounds.",
+        "2024-08-01",
+    ),
+    (
         "riverside-park",
         "Riverside Park is a football stadium in Halden and the home ground of Halden Town "
         "FC. It has a capacity of 9,800. The stadium was opened in 1926. The pitch is "
@@ -239,6 +251,9 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "stadium-designer": "The stadium was designed by Archibald Leitch.",
         "pitch": "The pitch at Riverside Park is artificial.",
         "capacity-ok": "Riverside Park holds 9,800 spectators.",
+        "lanes": "Halden Leisure Centre has 25 lanes.",
+        "swim-price": "An adult swim at Halden Leisure Centre costs 5.20 pounds.",
+        "release-ok": "Pinewood 4.0 came out in February 2024.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -385,3 +400,15 @@ def test_staff_as_employees_and_a_chief_executive_who_runs_it_are_supported(
     labels: dict, answer_id: str
 ) -> None:
     assert only(labels, answer_id) == "supported"
+
+
+def test_a_conflict_the_old_version_shares_is_no_stale_support(labels: dict) -> None:
+    # both versions say "six lanes": the claim was never supported, so it is contradicted;
+    # the price the update changed is stale
+    assert only(labels, "lanes") == "contradicted"
+    assert only(labels, "swim-price") == "stale"
+
+
+def test_a_number_after_a_name_says_which_one(labels: dict) -> None:
+    # "Pinewood 4.0 came out" against "Pinewood 4.0 was released": the release, no count
+    assert only(labels, "release-ok") == "supported"

@@ -243,6 +243,17 @@ MONTH_NAMES = (
     "december",
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NAMED_BEFORE = re.compile(r"(?<![\w.])([A-Z][A-Za-z]*[a-z])\s$")
+_NOT_A_NAME = frozenset(
+    {
+        *STOP_WORDS,
+        *MONTH_NAMES,
+        *WEEKDAYS,
+        *("nearly", "roughly", "approximately", "exactly", "precisely", "just", "only"),
+        *("around", "about", "over", "under", "almost", "some", "up", "top", "since"),
+    }
+)
+"""Capitalised words before a number that do not name what it numbers ("About 1,200")."""
 _UNIT_STOP = STOP_WORDS - {"am", "per"}
 _ONE_UNITS = frozenset(
     {
@@ -366,7 +377,10 @@ def quantities(text: str) -> list[Quantity]:
     unit, ``person``; riders are passengers, shows performances, employees and workers
     staff. A number after "version" or "v" is the release (``version``), not a count, and
     one after "capacity of" without a unit is the people it holds (``person``); a number
-    written with a thousands separator ("1,500") is never a year.
+    written with a thousands separator ("1,500") is never a year. A number right after a
+    capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
+    ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
+    many ("About", "Nearly").
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []
@@ -421,6 +435,14 @@ def quantities(text: str) -> list[Quantity]:
             unit = _unit(m.group("cur"))
         elif _VERSION_BEFORE.search(text, max(0, m.start() - 10), m.start()):
             unit = "version"  # "Version 2.0 requires ...": which release, not a count
+        elif (named := _NAMED_BEFORE.search(text, max(0, m.start() - 24), m.start())) and (
+            named.group(1).lower() not in _NOT_A_NAME
+        ):
+            if low[0].isdigit() and not {".", ","} & set(raw) and 1000 <= value <= 2100:
+                unit = "year"  # "FA Cup Final 1998", "NorthDev 2025 takes place ..."
+            elif value < 1000 and "," not in raw and (unit is None or not _measure(unit)):
+                # "Route 7 runs ...", "Pinewood 4.0 came out": which one, not how many
+                unit = f"#{named.group(1).lower()}"
         if unit is None:
             before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
             if before and before.group(1).lower() in MONTH_NAMES and value <= 31:
@@ -442,6 +464,18 @@ def quantities(text: str) -> list[Quantity]:
 
 _IN_MINUTES = {"hour": 60.0, "minute": 1.0}
 DURATION_UNITS = frozenset(_IN_MINUTES)
+
+
+def _measure(unit: str) -> bool:
+    """Whether ``unit`` is a unit of measure or a currency ("p", "gb", "meter", "person"),
+    not a word that merely follows a number ("runs", "came")."""
+    return len(unit) <= 2 or unit in _UNIT_ALIASES.values() or unit in _ABBREVIATED_UNITS
+
+
+_ABBREVIATED_UNITS = frozenset(
+    {"gb", "mb", "kb", "tb", "mw", "kw", "gw", "kwh", "mph", "kph", "lb", "lbs", "oz", "ghz"}
+    | {"mhz", "khz", "bpm", "rpm", "cal", "kcal"}
+)
 
 
 def same_amount(a: Quantity, b: Quantity) -> bool:

@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "17"  # 15: renamed names, owners; 16: "runs" vs leading roles; 17: lower-case subject
+    version = "18"  # 16: "runs" vs leading roles; 17: lower-case subject; 18: not "The passage"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -1062,6 +1062,13 @@ _COMMON_SUBJECT = re.compile(
 """A subject in lower-case words before the verb: "The stadium was designed by ..."."""
 
 
+_ABOUT_A_TEXT = frozenset(
+    {"passage", "article", "text", "document", "summary", "story", "report", "answer"}
+)
+"""Subjects that speak of a text ("The passage describes ..."): its names say what it is
+about."""
+
+
 def claim_subject(text: str) -> frozenset[str]:
     """Name tokens of the first named thing in ``text`` (its subject, as a rule): "The
     Kestrel Bridge was designed by ..." -> {"kestrel", "bridge"}, or the words of a subject
@@ -1074,7 +1081,7 @@ def claim_subject(text: str) -> frozenset[str]:
             words = frozenset(
                 _POSSESSIVE.sub("", w) for w in common.group(1).split() if w not in STOP_WORDS
             )
-            if words:
+            if words and not words & _ABOUT_A_TEXT:
                 return words
         runs = _name_runs(sentence)
         if runs:

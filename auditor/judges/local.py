@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "11"  # 10: staff, versions, unit words anchor; 11: capacity, "1,500" is no year
+    version = "12"  # 10: staff, versions; 11: capacity, "1,500"; 12: "Route 7" says which
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -575,7 +575,7 @@ class NegationPolarityJudge(LocalJudge):
                 else []
             )
         opposite = False
-        if not anchors and not slot:
+        if not anchors and not slot and claim_stems & _OPPOSITE_SLOTS.keys():
             # "The pitch is artificial" against "The pitch is natural grass": the opposite
             # word stands where the claim's would
             anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_SAID_OR_OPPOSED)
