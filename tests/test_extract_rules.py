@@ -586,3 +586,19 @@ def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
 )
 def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:
     assert classify_text(text) is None
+
+
+def test_a_name_the_parser_cuts_off_keeps_its_sentence(rules: RuleExtractor) -> None:
+    # the small parser reads "Pike" as "like" and cuts "Susan | Pike chairs the board."
+    text = "Nadia Flores is the chief executive. Susan Pike chairs the board."
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert [c.text for c in claims] == [
+        "Nadia Flores is the chief executive",
+        "Susan Pike chairs the board",
+    ]
+    assert text[slice(*claims[1].spans[0])] == "Susan Pike chairs the board"
+    # a sentence ending in a name is not joined to the next
+    text = "The submarine served in World War I. It was commissioned in 1914."
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert len(claims) == 2
+    assert claims[1].text == "The submarine was commissioned in 1914"

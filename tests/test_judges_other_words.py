@@ -154,6 +154,10 @@ SERRANIA = (
     "Serrania is an island kingdom. King Aurelio II is head of state. The government is led "
     "by Prime Minister Elena Vasquez of the Green Alliance."
 )
+ASHBY = (
+    "Ashby Borough Council has 42 councillors. The leader of the council is Dev Malhotra of "
+    "the Labour group. The council's chief executive is Karen Doyle."
+)
 FERRY = (
     "The Wey Ferry carries foot passengers across the river. The service is operated by "
     "Riverlink Boats. Its managing director is Sam Lee."
@@ -167,7 +171,15 @@ FERRY = (
         ("Marco Ruiz leads St Mary's Hospital.", HOSPITAL, ["leader: falk owen"]),
         ("St Mary's Hospital is run by Dr Helen Marsh.", HOSPITAL, ["leader: falk owen"]),
         ("The school's head is Mr David Lowe.", SCHOOL, ["leader: joanna kemp"]),
-        ("Marco Ruiz leads the government of Serrania.", SERRANIA, []),
+        # who leads the government, not the head of state (the holder's party is whose
+        # the holder is, not what the role is about)
+        (
+            "Marco Ruiz leads the government of Serrania.",
+            SERRANIA,
+            ["leader: elena minister prime vasquez"],
+        ),
+        # an explicit leader decides before any other leading role the claim's holder has
+        ("Karen Doyle leads Ashby Borough Council.", ASHBY, ["leader: dev malhotra"]),
         # "run by" an organisation, against the page's operator ("the service" is the ferry)
         ("The ferry is run by Halden Council.", FERRY, ["by:oper: boats riverlink"]),
         # having led it is no conflict with who leads it now
@@ -187,6 +199,7 @@ def test_who_runs_or_leads_it_against_the_role_that_leads_it(
         ("St Mary's Hospital is run by Dr Owen Falk.", HOSPITAL),
         ("Mrs Joanna Kemp is the head of the school.", SCHOOL),
         ("Elena Vasquez leads the government of Serrania.", SERRANIA),
+        ("Dev Malhotra leads Ashby Borough Council.", ASHBY),
         ("The ferry is run by Riverlink Boats.", FERRY),
     ],
 )

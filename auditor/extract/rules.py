@@ -29,7 +29,9 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   museum, theatre, hotel, restaurant, cafe, bookshop, brewery, release, building; not
   "the stadium" nor "the company"); a subject that opens with "Its" ("Its main
   telescope has ...") leaves the referent as it was, so the next "It" is what "Its"
-  stood for; list items without a verb are prefixed by their
+  stood for; a sentence the parser cuts after a name ("Susan | Pike chairs the
+  board.") is joined again, and one whose name the parser misreads as a function word
+  stays one claim; list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
 - attachments of the small parser that lose a clause's subject or a measure are
   mended first: a subject under an auxiliary, "It has 28 beds and its medical
@@ -177,9 +179,33 @@ def _repair_parse(doc: Doc) -> None:
         verb.head, verb.dep_ = clause, "conj"
 
 
+def _parsed_sentences(doc: Doc) -> Iterator[SpacySpan]:
+    """The parser's sentences, a name it cut off joined to the rest of its sentence: the
+    small model reads "Pike" as "like" and cuts "Susan | Pike chairs the board." (a piece
+    of one to three proper nouns, the next piece opening with a capitalised word it tags
+    as a function word; :func:`_misparsed_name` then keeps the sentence whole)."""
+    sents = list(doc.sents)
+    i = 0
+    while i < len(sents):
+        sent = sents[i]
+        nxt = sents[i + 1] if i + 1 < len(sents) else None
+        if (
+            nxt is not None
+            and len(sent) <= 3
+            and all(t.pos_ == "PROPN" and t.is_alpha and t.is_title for t in sent)
+            and nxt[0].is_title
+            and nxt[0].pos_ in _FUNCTION_POS
+        ):
+            yield doc[sent.start : nxt.end]
+            i += 2
+            continue
+        yield sent
+        i += 1
+
+
 def _sentences(doc: Doc) -> Iterator[SpacySpan]:
     """Non-blank sentences, further cut at line breaks inside them."""
-    for sent in doc.sents:
+    for sent in _parsed_sentences(doc):
         start = sent.start
         for token in sent:
             if token.is_space and "\n" in token.text and token.i > start:
@@ -665,6 +691,23 @@ class _Referent:
     sentence says it is ("Larchfield Academy is a private school" -> school)."""
 
 
+_FUNCTION_POS = frozenset({"SCONJ", "ADP", "CCONJ", "DET", "PART"})
+
+
+def _misparsed_name(sent: SpacySpan) -> bool:
+    """True when a capitalised word inside the sentence, right after a proper noun, is
+    tagged as a function word ("Susan Pike chairs the board": "Pike" read as "like"): the
+    parse that would split the sentence cannot be trusted, so it stays one claim."""
+    return any(
+        t.is_title
+        and t.pos_ in _FUNCTION_POS
+        and t.nbor(-1).pos_ == "PROPN"
+        and t.nbor(-1).is_title
+        for t in sent
+        if t.i > sent.start
+    )
+
+
 def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Referent | None:
     """The sentence subject as a referent for pronouns in the next sentence."""
     if subject.pos_ not in {"PROPN", "NOUN"}:
@@ -987,6 +1030,15 @@ def _answer_claims(
             text, spans = _whole(sentence)
             add(text, spans, True, "claim")
             continue
+        if _misparsed_name(sent):  # one claim, the sentence as written
+            whole = _trim(doc, [t.i for t in sent if not t.is_space])
+            add(
+                _render(doc, _Unit(tokens=set(whole)), whole),
+                _spans(doc, whole, sentence.offset),
+                True,
+                "claim",
+            )
+            continue
         lead_end = _lead_in_end(sent)
         if tail is not None and mixed:
             # the refusal or lead-in is one non-factual claim; the rest is extracted as usual
@@ -1067,7 +1119,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "10"  # 10: "Its <noun>" leaves the referent to what "Its" stood for
+    version = "11"  # 10: "Its <noun>" keeps the referent; 11: a misparsed name keeps its sentence
 
     def __init__(
         self,

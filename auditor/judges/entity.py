@@ -145,7 +145,9 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "18"  # 16: "runs" vs leading roles; 17: lower-case subject; 18: not "The passage"
+    version = (
+        "19"  # 17: lower-case subject; 18: not "The passage"; 19: explicit leader, affiliation
+    )
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -446,6 +448,9 @@ _AGENT_DESCRIBED = re.compile(
 )
 """A passive agent described rather than named, in two or three words: "maintained by
 the county council", "run by the local health board"."""
+_AFFILIATION = re.compile(rf"({_NAME})\s+(?:of|from)\s+the\s+({_NAME})")
+"""A holder and the party or group named right after it ("Dev Malhotra of the Labour
+group")."""
 _TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
 _LINK = (
@@ -595,13 +600,22 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
     # what a role is about: the sentence's names that hold none of its roles ("The manager
     # is Sean Brody, and the captain is Luis Ortega" names nothing the roles are about)
     holders = [f.holder for f in facts]
+    # a holder's party or group ("Prime Minister Elena Vasquez of the Green Alliance") is
+    # whose the holder is, not what the role is about
+    affiliated = {
+        t
+        for m in _AFFILIATION.finditer(sentence)
+        if _tokens(m.group(1)) in holders and (t := _tokens(m.group(2)))
+    }
     facts = [
         replace(
             f,
             about=tuple(
                 t - f.holder
                 for _, _, t in names
-                if t - f.holder and not any(t & h for h in holders if h != f.holder)
+                if t - f.holder
+                and t not in affiliated
+                and not any(t & h for h in holders if h != f.holder)
             ),
         )
         for f in facts
@@ -828,6 +842,16 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool, bool]:
             # operator but a chief executive: who runs it leads it
             fact = replace(fact, role="leader")
             same = _same_role(fact, stated, unnamed)
+        if (
+            fact.role == "leader"
+            and same
+            and not any(_same_holder(f.holder, fact.holder) for f in same)
+        ):
+            # "Karen Doyle leads Ashby Borough Council" against "The leader of the council
+            # is Dev Malhotra" (her role there, chief executive, does not make her leader)
+            found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
+            spoken = True
+            continue
         if fact.role == "leader" and any(
             f.role in _LEADING
             and _same_holder(f.holder, fact.holder)
