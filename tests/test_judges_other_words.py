@@ -313,3 +313,30 @@ def test_an_agent_the_page_about_a_lower_case_subject_never_names_is_missing() -
     assert value == 1.0 and scores["missing_detail"] == 1.0
     # a subject the page does not hold is not covered
     assert not subject_in_evidence("The zoo's penguin pool was designed by Lubetkin.", [STADIUM])
+
+
+GALLERY = (
+    "The Kestrel Art Gallery holds around 3,000 works. Entry is free, but special "
+    "exhibitions cost 12 pounds. It was founded in 1889 by the shipowner Henry Lister."
+)
+
+
+def test_a_price_in_another_clause_of_a_sentence_that_calls_it_free() -> None:
+    value, scores, raw = judge(
+        "numeric_consistency", "Entry to the gallery costs 12 pounds.", GALLERY
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0 and raw["conflicts"] == ["12 pound vs free"]
+    value, _, _ = judge("numeric_consistency", "Special exhibitions cost 12 pounds.", GALLERY)
+    assert value == 0.0
+
+
+def test_the_name_before_a_passive_role_is_what_it_is_about() -> None:
+    # "was founded in 1889" names no founder: no conflict with Henry Lister
+    assert role_facts("The Kestrel Art Gallery was founded in 1889.") == []
+    _, scores, raw = judge(
+        "entity_consistency", "The Kestrel Art Gallery was founded in 1889.", GALLERY
+    )
+    assert raw["role_conflicts"] == [] and "conflict" not in scores
+    assert [(f.role, f.holder) for f in role_facts("Henry Lister was the founder.")] == [
+        ("founder", frozenset({"henry", "lister"}))
+    ]

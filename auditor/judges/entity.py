@@ -145,9 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = (
-        "19"  # 17: lower-case subject; 18: not "The passage"; 19: explicit leader, affiliation
-    )
+    version = "20"  # 18: not "The passage"; 19: explicit leader, affiliation; 20: passive cue
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -400,6 +398,10 @@ _VERB_CUES = frozenset(
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
+_PARTICIPLES = frozenset(c for c in _FAMILY if c.endswith("ed") or c == "led")
+"""Cues that are participles: after "is"/"was" the name before them is what the role is
+about ("The gallery was founded in 1889"), not who holds it."""
+_BE = re.compile(r"\s+(?:is|was|are|were|has been|had been|have been)\b")
 _BY = (
     r"(?:\s+(?:in|on|at|during)\s+(?:(?!\b(?:and|but|or)\b)[^,.;:]){1,25}?)?"
     r"\s+by\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
@@ -568,8 +570,15 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
             # "Anna Berg, who succeeded Peter Holm, chairs": the relative clause left out
             before = _RELATIVE.sub(" ", sentence[:cs])
             m = re.search(rf"({_NAME}){_LINK}$|({_NAME})\s+$", before)
+            passive = (
+                m is not None
+                and m.group(1) is not None
+                and cue.group(1).lower() in _PARTICIPLES
+                and _BE.search(before, m.end(1)) is not None
+            )
             if (
                 m
+                and not passive  # "The Kestrel Art Gallery was founded in 1889": what, not who
                 and not (m.group(1) or m.group(2)).endswith("'s")
                 and not re.search(r"\b(?:of|the)\s*$", before[: m.start()] + " ")
             ):

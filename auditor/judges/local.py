@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "12"  # 10: staff, versions; 11: capacity, "1,500"; 12: "Route 7" says which
+    version = "13"  # 11: capacity, "1,500"; 12: "Route 7" says which; 13: free in its clause
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -247,6 +247,17 @@ class NumericConsistencyJudge(LocalJudge):
             elsewhere = q.unit is not None and any(
                 e.unit is not None and same_amount(q, e) for e in every_q
             )
+            free = _said_free(pair, claim_text) if q.unit in _CURRENCIES else []
+            stating = [
+                s
+                for s, qs in zip(anchors, anchor_q, strict=True)
+                if any(same_amount(q, e) for e in qs)
+            ]
+            if stating and free and all(s in free for s in stating):
+                # "Entry to the gallery costs 12 pounds" against "Entry is free, but special
+                # exhibitions cost 12 pounds": the amount is another clause's
+                conflicts.append(f"{shown} vs free")
+                continue
             if in_anchor or (not anchors and elsewhere):
                 matched.append(shown)
                 continue
@@ -272,7 +283,7 @@ class NumericConsistencyJudge(LocalJudge):
                     rivals = [f"{next(iter(intervals)):g} interval"]
             if rivals and not elsewhere:
                 conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
-            elif q.unit in _CURRENCIES and not elsewhere and _said_free(pair, claim_text):
+            elif free and not elsewhere:
                 conflicts.append(f"{shown} vs free")
             else:
                 missing.append(shown)
@@ -315,16 +326,23 @@ _FREE = re.compile(
 free", "free of charge"), not "free to choose" or "free from"."""
 
 
-def _said_free(pair: JudgePair, claim: str) -> bool:
-    """Whether the clause about a price claim, read without its amount, says it is free
-    ("Library membership costs 20 pounds a year" against "Membership is free for residents
-    of Fenwick")."""
+_PRICE_WORDS = frozenset(
+    stem(w) for w in ("cost", "costs", "charge", "charges", "pay", "price", "fee")
+)
+"""Words that state a price: what it is the price of decides which clause is about it."""
+
+
+def _said_free(pair: JudgePair, claim: str) -> list[str]:
+    """The sentences whose clause about a price claim, read without its amount and price
+    words, says it is free ("Library membership costs 20 pounds a year" against
+    "Membership is free for residents of Fenwick")."""
     amounts = _amount_stems(claim, quantities(claim))
-    claim_words = content_words(claim) - amounts
-    for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts)[:3]:
-        if _FREE.search(_clause_about(claim_words, sentence, 0.5)):
-            return True
-    return False
+    claim_words = content_words(claim) - amounts - _PRICE_WORDS
+    return [
+        sentence
+        for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts | _PRICE_WORDS)[:3]
+        if _FREE.search(_clause_about(claim_words, sentence, 0.5))
+    ]
 
 
 _ORDINAL_WORDS = {
