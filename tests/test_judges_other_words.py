@@ -328,6 +328,10 @@ def test_a_price_in_another_clause_of_a_sentence_that_calls_it_free() -> None:
     assert value == 1.0 and scores["conflict"] == 1.0 and raw["conflicts"] == ["12 pound vs free"]
     value, _, _ = judge("numeric_consistency", "Special exhibitions cost 12 pounds.", GALLERY)
     assert value == 0.0
+    # a sentence with no contrast to split: "free" may be said of someone else in it
+    page = "Adult tickets cost 18 pounds and children under three enter free."
+    value, _, _ = judge("numeric_consistency", "Adult admission costs 18 pounds.", page)
+    assert value == 0.0
 
 
 def test_the_name_before_a_passive_role_is_what_it_is_about() -> None:

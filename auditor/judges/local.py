@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "13"  # 11: capacity, "1,500"; 12: "Route 7" says which; 13: free in its clause
+    version = "14"  # 12: "Route 7" says which; 13-14: free in the clause about it
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -247,13 +247,16 @@ class NumericConsistencyJudge(LocalJudge):
             elsewhere = q.unit is not None and any(
                 e.unit is not None and same_amount(q, e) for e in every_q
             )
-            free = _said_free(pair, claim_text) if q.unit in _CURRENCIES else []
+            free = _said_free(pair, claim_text) if q.unit in _CURRENCIES else {}
             stating = [
                 s
                 for s, qs in zip(anchors, anchor_q, strict=True)
                 if any(same_amount(q, e) for e in qs)
             ]
-            if stating and free and all(s in free for s in stating):
+            if stating and all(
+                s in free and not any(same_amount(q, e) for e in quantities(free[s]))
+                for s in stating
+            ):
                 # "Entry to the gallery costs 12 pounds" against "Entry is free, but special
                 # exhibitions cost 12 pounds": the amount is another clause's
                 conflicts.append(f"{shown} vs free")
@@ -332,17 +335,17 @@ _PRICE_WORDS = frozenset(
 """Words that state a price: what it is the price of decides which clause is about it."""
 
 
-def _said_free(pair: JudgePair, claim: str) -> list[str]:
+def _said_free(pair: JudgePair, claim: str) -> dict[str, str]:
     """The sentences whose clause about a price claim, read without its amount and price
     words, says it is free ("Library membership costs 20 pounds a year" against
-    "Membership is free for residents of Fenwick")."""
+    "Membership is free for residents of Fenwick"), each with that clause."""
     amounts = _amount_stems(claim, quantities(claim))
     claim_words = content_words(claim) - amounts - _PRICE_WORDS
-    return [
-        sentence
+    clauses = {
+        sentence: _clause_about(claim_words, sentence, 0.5)
         for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts | _PRICE_WORDS)[:3]
-        if _FREE.search(_clause_about(claim_words, sentence, 0.5))
-    ]
+    }
+    return {s: clause for s, clause in clauses.items() if _FREE.search(clause)}
 
 
 _ORDINAL_WORDS = {
