@@ -11,8 +11,8 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    ``subject_relevance`` (an invented detail about a covered subject must be judged), or
    it says who holds a role the claim names a holder for, about the same thing, with
    cosine at least ``min_relevance`` (another holder's name keeps the cosine low);
-3. supported by a superseded version (stacked p < threshold, and no clear conflict in the
-   votes against it) while the current evidence
+3. supported by a superseded version (stacked p < threshold, and, unless the claim states
+   its own time, no clear conflict in the votes against it) while the current evidence
    states otherwise in the same slot (a *clear conflict*, see 5), or matches it clearly
    better (cosine margin ``stale_margin``) than the current version of the same document
    with a stacked probability lower than against current evidence (or the same, when
@@ -128,6 +128,8 @@ class ClaimSignals:
     version supports the claim, whatever ``p_superseded`` says."""
     superseded_valid_at_claim_time: bool = False
     """The claim states its own time and a superseded version was valid then."""
+    states_time: bool = False
+    """The claim states its own time (:func:`stated_period`): its years are its period."""
     current_scores: Sequence[tuple[float, float]] = ()
     """(cosine, content-word coverage of the claim) per current evidence chunk; when empty,
     ``relevance`` alone decides relevance (coverage taken as complete)."""
@@ -304,14 +306,15 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"of the claim's content words, or >= "
             f"{policy.strong_relevance:.2f})"
         )
+    past = signals.superseded_valid_at_claim_time
     stale_support = (
         stale_ok
         and signals.p_superseded is not None
         and signals.p_superseded < policy.threshold
-        # "has 25 lanes" against an old version saying "six lanes" as the new one does
-        and not clear_conflicts(signals.superseded_votes, policy)
+        # "has 25 lanes" against an old version saying "six lanes" as the new one does (a
+        # claim stating its own time is left alone: its years are not the versions')
+        and (signals.states_time or not clear_conflicts(signals.superseded_votes, policy))
     )
-    past = signals.superseded_valid_at_claim_time
     if not current_ok:
         if stale_support and past:
             return Label.SUPPORTED, ("supported by the version valid at the time the claim states")

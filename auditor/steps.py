@@ -75,6 +75,7 @@ class ClaimAudit:
             p_superseded=self.p_superseded,
             superseded_votes=self.stale_votes,
             superseded_valid_at_claim_time=valid_at_claim_time(self.claim.text, ev.superseded),
+            states_time=stated_period(self.claim.text) is not None,
             superseded_margin=ev.superseded_margin,
             current_scores=ev.scores(ev.current),
             superseded_scores=ev.scores(ev.superseded),

@@ -325,6 +325,12 @@ def test_stale_when_the_current_version_contradicts_or_no_longer_states_it() -> 
     # lanes") supports nothing, however low the stacked probability against it
     both = (*SUPPORTING, CONFLICT)
     assert label(p_current=0.3, votes=both, **old, superseded_votes=both) is Label.CONTRADICTED
+    # unless the claim states its own time, valid in the old version's ("From 1189 to 1201,
+    # ..." against "As of 1189, ...": the years are the claim's period)
+    scoped = {"superseded_valid_at_claim_time": True, "superseded_votes": both}
+    assert label(p_current=0.3, votes=both, **old, **scoped, states_time=True) is Label.SUPPORTED
+    scoped = {"superseded_votes": both, "states_time": True}
+    assert label(p_current=0.3, votes=both, **old, **scoped) is Label.STALE
 
 
 def test_subject_in_evidence_reads_the_first_name() -> None:
