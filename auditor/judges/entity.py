@@ -13,7 +13,7 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from auditor.judges._pronouns import (
@@ -287,31 +287,40 @@ def _conflicts(
     if len(about) < 2:  # one shared word ("Kids ... get in free", "Membership is free")
         return []
     found: list[str] = []
+    for sentence in _sentences_about(about, evidence):
+        for run in _name_runs(sentence):
+            if run.tokens & claimed:
+                continue
+            if any(
+                (run.kind == r.kind and run.left is not None and run.left == r.left)
+                or (
+                    run.right is not None
+                    and run.right == r.right
+                    # a name or an acronym qualifying the same noun ("the MIT licence"
+                    # against "the Apache 2.0 licence")
+                    and (run.kind == r.kind or (run.modifier and r.modifier))
+                )
+                for r in lost
+            ):
+                found.append(" ".join(sorted(run.tokens)))
+    return sorted(set(found))
+
+
+def _sentences_about(about: frozenset[str], evidence: Sequence[str]) -> Iterator[str]:
+    """Evidence sentences holding at least :data:`_ANCHOR_COVERAGE` of the ``about``
+    words, a sentence counting its passage's lead name unless it opens with another name
+    ("The project is licensed ..." in Pinewood's page)."""
+    if not about:
+        return
     for text in evidence:
         lead = lead_name(text)
         lead_words = content_words(lead) if lead else frozenset()
         for sentence in sentences(text):
             words = content_words(sentence)
             if lead and not opens_with_other_name(sentence, lead):
-                words |= lead_words  # "The project is licensed ..." in Pinewood's page
-            if len(about & words) / len(about) < _ANCHOR_COVERAGE:
-                continue
-            for run in _name_runs(sentence):
-                if run.tokens & claimed:
-                    continue
-                if any(
-                    (run.kind == r.kind and run.left is not None and run.left == r.left)
-                    or (
-                        run.right is not None
-                        and run.right == r.right
-                        # a name or an acronym qualifying the same noun ("the MIT licence"
-                        # against "the Apache 2.0 licence")
-                        and (run.kind == r.kind or (run.modifier and r.modifier))
-                    )
-                    for r in lost
-                ):
-                    found.append(" ".join(sorted(run.tokens)))
-    return sorted(set(found))
+                words |= lead_words
+            if len(about & words) / len(about) >= _ANCHOR_COVERAGE:
+                yield sentence
 
 
 def _renamed(
@@ -338,24 +347,16 @@ def _renamed(
     # the sentence must be about the claim in words other than the name's own
     about = content_words(claim) - {stem(t) for r in lost for t in r.tokens}
     found: list[str] = []
-    for text in evidence:
-        lead = lead_name(text)
-        lead_words = content_words(lead) if lead else frozenset()
-        for sentence in sentences(text):
-            words = content_words(sentence)
-            if lead and not opens_with_other_name(sentence, lead):
-                words |= lead_words
-            if not about or len(about & words) / len(about) < _ANCHOR_COVERAGE:
-                continue
-            found += [
-                " ".join(sorted(run.tokens))
-                for run in _name_runs(sentence)
-                for r in lost
-                if run.head == r.head
-                and run.tokens - r.tokens
-                and not run.tokens & missing
-                and not (run.tokens - r.tokens) & claimed
-            ]
+    for sentence in _sentences_about(about, evidence):
+        found += [
+            " ".join(sorted(run.tokens))
+            for run in _name_runs(sentence)
+            for r in lost
+            if run.head == r.head
+            and run.tokens - r.tokens
+            and not run.tokens & missing
+            and not (run.tokens - r.tokens) & claimed
+        ]
     return sorted(set(found))
 
 
