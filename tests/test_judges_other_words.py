@@ -121,14 +121,18 @@ def test_permission_said_in_other_words() -> None:
     assert "conflict" not in scores
 
 
+def claim_texts(answer: str) -> list[str]:
+    return [
+        c.text for c in build_extractor("rules").extract(Answer(id="a", question="", answer=answer))
+    ]
+
+
 def test_its_noun_leaves_the_referent_to_what_its_stood_for() -> None:
     text = (
         "The Lumen Observatory stands on Mount Corran. Its main telescope has a 2.4-metre "
         "mirror. It was built in 1988 with money from three universities."
     )
-    claims = [
-        c.text for c in build_extractor("rules").extract(Answer(id="a", question="", answer=text))
-    ]
+    claims = claim_texts(text)
     assert "The Lumen Observatory was built in 1988 with money from three universities" in claims
     assert "The Lumen Observatory's main telescope has a 2.4-metre mirror" in claims
     # a possessive of another number is not what the next "It" stands for
@@ -136,9 +140,7 @@ def test_its_noun_leaves_the_referent_to_what_its_stood_for() -> None:
         "The Rivercats play basketball. Their home arena is the Harbourside Centre. "
         "It seats 5,200 fans."
     )
-    claims = [
-        c.text for c in build_extractor("rules").extract(Answer(id="a", question="", answer=text))
-    ]
+    claims = claim_texts(text)
     assert "The Harbourside Centre seats 5,200 fans" in claims
 
 

@@ -828,10 +828,17 @@ def role_stated(claim: str, evidence: Sequence[str]) -> bool:
 
 
 def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool, bool]:
-    """(:func:`role_conflicts`, :func:`roles_confirmed`, :func:`role_stated`)."""
+    """(:func:`role_conflicts`, :func:`roles_confirmed`, :func:`role_stated`), read once per
+    claim and evidence: the judge and the labelling step's relevance test both ask."""
+    found, confirmed, spoken = _roles_of(claim, tuple(evidence))
+    return list(found), confirmed, spoken
+
+
+@functools.lru_cache(maxsize=4096)
+def _roles_of(claim: str, evidence: tuple[str, ...]) -> tuple[tuple[str, ...], bool, bool]:
     claimed = [f for s in sentences(claim) for f in role_facts(s)]
     if not claimed:
-        return [], False, False
+        return (), False, False
     stated = [
         (f, names)
         for text in evidence
@@ -898,7 +905,7 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool, bool]:
             confirmed += 1
             continue
         found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
-    return sorted(set(found)), confirmed == len(claimed), spoken
+    return tuple(sorted(set(found))), confirmed == len(claimed), spoken
 
 
 def _same_role(

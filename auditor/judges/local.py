@@ -329,9 +329,7 @@ _FREE = re.compile(
 free", "free of charge"), not "free to choose" or "free from"."""
 
 
-_PRICE_WORDS = frozenset(
-    stem(w) for w in ("cost", "costs", "charge", "charges", "pay", "price", "fee")
-)
+_PRICE_WORDS = frozenset(stem(w) for w in ("cost", "charge", "pay", "price", "fee"))
 """Words that state a price: what it is the price of decides which clause is about it."""
 
 
