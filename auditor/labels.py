@@ -27,7 +27,7 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 4. not supported by current evidence but supported by a superseded version:
    ``supported`` when the claim states its own time (``from 2004 to 2005``,
    ``as of 2010``, ``In 2004, ...``) and that version was valid then, else ``stale``
-   (applies wherever rules 7-8 would say "not supported");
+   (applies wherever rules 8-9 would say "not supported");
 5. a clear conflict (``scores["conflict"]`` of a judge reaching ``contradiction_at``: a
    number, date or name in the same slot about the same subject that the best-matching
    evidence sentence, the answer's own cited context included, states otherwise; a role
@@ -36,11 +36,15 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 6. a detail that the evidence about the claim never states (``scores["missing_detail"]``
    reaching ``missing_detail_at``: a number whose slot no evidence fills, a name absent
    from evidence that names the subject): ``not_supported``;
-7. an undecided panel (more than ``max_abstain_share`` of the members abstained, unless
+7. a clear match (a member matched every number of the claim, each counting something,
+   in its slot in a sentence about the claim: ``scores["match"]``) that no member reading
+   for conflicts (one reporting a ``contradiction`` score) voted against: ``supported``,
+   whatever the stacked probability and the abstentions;
+8. an undecided panel (more than ``max_abstain_share`` of the members abstained, unless
    at least ``unanimous_members`` voted, every one of them "supported", with the stacked
    probability below the threshold too; or the stacked probability within
    ``undecided_band`` of the threshold): ``unknown``;
-8. supported by current evidence (p < threshold): ``supported``; else rule 4, else
+9. supported by current evidence (p < threshold): ``supported``; else rule 4, else
    ``contradicted`` when the contradiction signal reaches ``contradiction_at``, else
    ``not_supported``.
 """
@@ -269,6 +273,20 @@ def _unanimous_support(votes: Sequence[Vote], p: float, policy: LabelPolicy) -> 
     )
 
 
+def _matched_support(votes: Sequence[Vote], policy: LabelPolicy) -> bool:
+    """A member matched every number of the claim in its slot (``scores["match"]``), and no
+    member that reads for conflicts (one reporting a ``contradiction`` score: the slot
+    judges, the reader) voted against it or reached ``contradiction_at``, abstaining or
+    not. The lexical
+    members' dissent is left aside, as for a unanimous minority: on a claim most members
+    abstain on, it is what a paraphrase ("can hold 18,400 fans" against "holds 18,400
+    spectators") looks like."""
+    readers = [v for v in votes if v.error is None and "contradiction" in v.scores]
+    return any(v.scores.get("match", 0.0) >= 1.0 for v in _decided(votes)) and not any(
+        v.value > 0.5 or v.scores["contradiction"] >= policy.contradiction_at for v in readers
+    )
+
+
 def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = None) -> bool:
     """True when any current or superseded evidence is relevant to the claim (rule 2): a
     claim without it is ``unknown`` whatever the panel says, so it is not judged."""
@@ -389,9 +407,14 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"(p={p:.2f}; from {', '.join(missing)})"
         )
     abstained = sum(v.value == ABSTAIN for v in signals.votes)
-    if abstained > policy.max_abstain_share * len(signals.votes) and not _unanimous_support(
-        signals.votes, p, policy
-    ):
+    if _matched_support(signals.votes, policy):
+        return Label.SUPPORTED, (
+            f"every number of the claim stated in its slot by the evidence about it, "
+            f"no member reading a conflict (p={p:.2f}; {abstained} of "
+            f"{len(signals.votes)} members abstained)"
+        )
+    undecided = abstained > policy.max_abstain_share * len(signals.votes)
+    if undecided and not _unanimous_support(signals.votes, p, policy):
         return Label.UNKNOWN, (
             f"panel undecided: {abstained} of {len(signals.votes)} members abstained"
         )

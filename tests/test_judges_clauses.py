@@ -266,6 +266,13 @@ def test_shows_are_performances() -> None:
         "The Old Mill Theatre stages roughly 180 shows every year.",
         "The Old Mill Theatre seats 420 people and stages about 180 performances a year.",
     )
+    # shows and performances counted per year are how often: times (numeric v15)
+    assert value == 0.0 and raw["matched"] == ["180 time"]
+    value, _, raw = judge(
+        "numeric_consistency",
+        "The Old Mill Theatre has staged 180 shows since it opened.",
+        "The Old Mill Theatre has staged about 180 performances since it opened.",
+    )
     assert value == 0.0 and raw["matched"] == ["180 performance"]
 
 

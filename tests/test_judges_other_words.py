@@ -346,3 +346,77 @@ def test_the_name_before_a_passive_role_is_what_it_is_about() -> None:
     assert [(f.role, f.holder) for f in role_facts("Henry Lister was the founder.")] == [
         ("founder", frozenset({"henry", "lister"}))
     ]
+
+
+def test_a_verb_cue_before_a_number_or_a_preposition_leads_nothing() -> None:
+    # "It runs 23 routes" was read as Tidewell Buses leading something: a conflict with
+    # "The company is led by managing director Helen Marsh" in every version
+    for sentence in (
+        "Tidewell Buses runs 23 routes across the Carrick Valley.",
+        "The Merrow Sound ferry runs every hour in summer.",
+        "Tidewell Buses runs a fleet of 140 buses.",
+    ):
+        assert [f for f in role_facts(sentence) if f.role == "leader"] == [], sentence
+    (fact,) = role_facts("Marco Ruiz runs St Mary's Hospital.")
+    assert (fact.role, fact.holder) == ("leader", frozenset({"marco", "ruiz"}))
+    evidence = (
+        "Tidewell Buses is a regional bus company. It runs 23 routes with a fleet of 140 "
+        "buses. Helen Marsh is the managing director of Tidewell Buses."
+    )
+    vote, scores, _ = judge(
+        "entity_consistency", "Tidewell Buses is led by managing director Helen Marsh.", evidence
+    )
+    assert vote == 0.0 and not scores.get("conflict")
+
+
+def test_sailings_counted_per_day_are_times_a_day() -> None:
+    assert [(q.value, q.unit) for q in quantities("There are eight sailings a day.")] == [
+        (8.0, "time")
+    ]
+    assert [(q.value, q.unit) for q in quantities("Eight sailings left the port.")] == [
+        (8.0, "sailing")
+    ]
+    ferry = "In summer it sails eight times a day; in winter it sails five times a day."
+    vote, scores, raw = judge(
+        "numeric_consistency", "In summer there are eight sailings a day.", ferry
+    )
+    assert vote == 0.0 and scores["match"] == 1.0, raw
+    vote, scores, raw = judge(
+        "numeric_consistency", "In summer there are six sailings a day.", ferry
+    )
+    assert vote == 1.0 and scores["conflict"] == 1.0, raw
+
+
+def test_a_clear_match_needs_numbers_that_count_something_about_the_claim() -> None:
+    clinic = "The Elmridge Dental Clinic has four dentists and two hygienists."
+    _, scores, _ = judge("numeric_consistency", "Four dentists work at the clinic.", clinic)
+    assert scores.get("match") == 1.0
+    # a bare number or a year matches without counting anything: no clear match
+    _, scores, _ = judge(
+        "numeric_consistency", 'The answer to "how many cups" is 6.', "They have won 6 cups."
+    )
+    assert scores.get("support") == 1.0 and "match" not in scores
+    _, scores, _ = judge(
+        "numeric_consistency", "The clinic opened in 1998.", "The clinic opened in 1998."
+    )
+    assert scores.get("support") == 1.0 and "match" not in scores
+
+
+def test_a_time_range_with_between_stays_one_claim() -> None:
+    assert claim_texts("The Halvorsen Library is big. At weekends it opens between 10am and 6pm.")[
+        1:
+    ] == ["At weekends The Halvorsen Library opens between 10am and 6pm"]
+
+
+def test_the_noun_a_named_thing_is_also_called_stands_for_it() -> None:
+    # a stadium is also a ground; "Radio X" is a station; "the station's" is possessive
+    assert claim_texts(
+        "Portgate Stadium is the home of Portgate Rovers. The ground was opened in 1998."
+    )[1:] == ["Portgate Stadium was opened in 1998"]
+    assert claim_texts(
+        "Radio Kestrelford went on air in 2009. The station's manager is Peter Olsen."
+    )[1:] == ["Radio Kestrelford's manager is Peter Olsen"]
+    # a company named by its founder's sentence is not "the company" (the founder is)
+    assert claim_texts("Steve Jobs co-founded Apple. The company is based in Cupertino.")[1:] == [
+        "The company is based in Cupertino"
+    ]

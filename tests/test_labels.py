@@ -197,6 +197,25 @@ def test_an_equally_judged_current_version_holding_every_word_is_not_outdated() 
     assert label(**better, **kept, superseded_margin=0.16, votes=dissent) is Label.STALE
 
 
+def test_a_clear_match_decides_support_unless_a_conflict_reader_objects() -> None:
+    match = Vote("numeric", 0.0, scores={"support": 1.0, "contradiction": 0.0, "match": 1.0})
+    lexical = (Vote("overlap", 1.0, scores={"support": 0.3}), Vote("bigram", 1.0))
+    quiet = tuple(Vote(f"q{i}", 0.5) for i in range(4))
+    # lexical dissent and a stacked probability above the threshold: still supported
+    assert label(p_current=0.6, votes=(match, *lexical, *quiet)) is Label.SUPPORTED
+    # most members abstaining: supported, not an undecided panel
+    assert label(p_current=0.55, votes=(match, *quiet, Vote("q9", 0.5))) is Label.SUPPORTED
+    # the reader (a member reporting a contradiction score) voting against: p decides
+    reader = Vote("entailment", 1.0, scores={"entailment": 0.1, "contradiction": 0.3})
+    assert label(p_current=0.6, votes=(match, reader, *lexical)) is Label.NOT_SUPPORTED
+    # a conflict-reading member reaching contradiction_at while abstaining blocks it too
+    doubt = Vote("entailment", 0.5, scores={"entailment": 0.3, "contradiction": 0.6})
+    assert label(p_current=0.6, votes=(match, doubt, *lexical)) is not Label.SUPPORTED
+    # support without a match score (a bare number, a year) is no clear match
+    plain = Vote("numeric", 0.0, scores={"support": 1.0, "contradiction": 0.0})
+    assert label(p_current=0.6, votes=(plain, *lexical, *quiet)) is Label.UNKNOWN
+
+
 def test_a_unanimous_minority_of_the_panel_decides_support_only() -> None:
     # five members without an opinion, three finding it supported: supported
     quiet = tuple(Vote(f"q{i}", 0.5) for i in range(5))

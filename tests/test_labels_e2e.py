@@ -194,6 +194,32 @@ DOCS += [
         "in 2022.",
         None,
     ),
+    (
+        "dental",
+        "The Elmridge Dental Clinic is on Foundry Street in Elmridge. It has four dentists "
+        "and two hygienists. A routine check-up costs 45 pounds.",
+        None,
+    ),
+    (
+        "tidewell",
+        "Tidewell Buses is a regional bus company based in Carrick Vale. It runs 23 routes "
+        "with a fleet of 140 buses. Helen Marsh is the managing director of Tidewell Buses.",
+        "2022-04-11",
+    ),
+    (
+        "tidewell",
+        "Tidewell Buses is a regional bus company based in Carrick Vale. It runs 23 routes "
+        "with a fleet of 140 buses. Owen Castell became managing director of Tidewell Buses "
+        "in 2024, succeeding Helen Marsh.",
+        "2024-06-01",
+    ),
+    (
+        "merrow",
+        "The Merrow Sound ferry links Larnock with the island of Inchmore. The crossing "
+        "takes 35 minutes. In summer it sails eight times a day; in winter it sails five "
+        "times a day.",
+        None,
+    ),
 ]
 COURSE = Context(
     id="c1",
@@ -254,6 +280,12 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "lanes": "Halden Leisure Centre has 25 lanes.",
         "swim-price": "An adult swim at Halden Leisure Centre costs 5.20 pounds.",
         "release-ok": "Pinewood 4.0 came out in February 2024.",
+        "staff-ok": "The Elmridge Dental Clinic is on Foundry Street. Four dentists and two "
+        "hygienists work at the clinic.",
+        "md-stale": "Tidewell Buses operates 23 routes. The company is led by managing "
+        "director Helen Marsh.",
+        "sailings-ok": "In summer the Merrow Sound ferry makes eight sailings a day.",
+        "sailings": "In summer the Merrow Sound ferry makes six sailings a day.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -412,3 +444,28 @@ def test_a_conflict_the_old_version_shares_is_no_stale_support(labels: dict) -> 
 def test_a_number_after_a_name_says_which_one(labels: dict) -> None:
     # "Pinewood 4.0 came out" against "Pinewood 4.0 was released": the release, no count
     assert only(labels, "release-ok") == "supported"
+
+
+def test_numbers_matched_in_their_slots_support_a_claim_lexical_members_doubt(
+    labels: dict,
+) -> None:
+    # "work at" against "It has": lexical members vote against, the number judge matches "four
+    # dentists" and "two hygienists" in their slots and nothing reads a conflict
+    rows = labels["staff-ok"]
+    assert len(rows) == 3 and {label for _, label in rows} == {"supported"}, rows
+
+
+def test_a_holder_the_update_replaced_is_stale_though_the_company_runs_routes(
+    labels: dict,
+) -> None:
+    # "It runs 23 routes" is no leading role of Tidewell Buses (it was read as one: a
+    # conflict with the claim in both versions, so contradicted)
+    assert dict(labels["md-stale"]) == {
+        "Tidewell Buses operates 23 routes": "supported",
+        "The company is led by managing director Helen Marsh": "stale",
+    }
+
+
+def test_sailings_a_day_are_times_a_day(labels: dict) -> None:
+    assert only(labels, "sailings-ok") == "supported"
+    assert only(labels, "sailings") == "contradicted"

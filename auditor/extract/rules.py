@@ -504,7 +504,12 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
         nominal = token.pos_ in {"NOUN", "PROPN", "NUM"}
         if not nominal and token.pos_ != "ADJ":
             continue
-        if token.head.lower_ in _NO_DISTRIBUTE_PREPS or _example_list(token):
+        if (
+            token.head.lower_ in _NO_DISTRIBUTE_PREPS
+            # "opens between 10am and 6pm": "between" parsed as the number's modifier
+            or any(c.lower_ in _NO_DISTRIBUTE_PREPS and c.i < token.i for c in token.children)
+            or _example_list(token)
+        ):
             continue
         if token.dep_ == "pobj" and token.head.head.lower_ in _NO_DISTRIBUTE_NOUNS:
             continue
@@ -708,6 +713,28 @@ def _misparsed_name(sent: SpacySpan) -> bool:
     )
 
 
+_KIND_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "stadium": ("ground", "arena"),
+    "arena": ("stadium",),
+    "clinic": ("practice", "surgery"),
+    "surgery": ("practice", "clinic"),
+    "academy": ("school",),
+    "gardens": ("garden",),
+    "buses": ("company", "operator"),
+    "airways": ("airline", "carrier"),
+    "airlines": ("airline", "carrier"),
+}
+"""Other nouns a named thing's last word is called by ("Portgate Stadium ... The ground
+was opened in 1994", "Elmridge Dental Clinic ... The practice")."""
+_LEADING_KINDS: dict[str, tuple[str, ...]] = {
+    "radio": ("station",),
+    "hotel": ("hotel",),
+    "lake": ("lake",),
+    "mount": ("mountain",),
+}
+"""Kinds a name's first word says ("Radio Kestrelford ... The station")."""
+
+
 def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Referent | None:
     """The sentence subject as a referent for pronouns in the next sentence."""
     if subject.pos_ not in {"PROPN", "NOUN"}:
@@ -742,7 +769,10 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
     if proper and re.search(r"\bet al\.?$", text, re.IGNORECASE):
         kinds.clear()  # "Vaswani et al": a citation, not a name to call "the paper"
     elif proper:
-        kinds.add(text.split()[-1].lower())
+        words = text.lower().split()
+        kinds.add(words[-1])
+        kinds.update(_LEADING_KINDS.get(words[0], ()))
+        kinds.update(k for kind in list(kinds) for k in _KIND_SYNONYMS.get(kind, ()))
     return _Referent(
         text=text,
         number=number,
@@ -787,8 +817,8 @@ def _resolve(
     named: Sequence[_Referent] = (),
 ) -> None:
     """Replace the unit's subject pronoun (or its possessive) by the referent, or a
-    sentence-initial "the <noun>" by the latest named referent of that kind (``named``,
-    oldest first)."""
+    sentence-initial "the <noun>" (or "the <noun>'s") by the latest named referent of
+    that kind (``named``, oldest first)."""
     if unit.subject is None:
         return
     subject = doc[unit.subject]
@@ -807,6 +837,15 @@ def _resolve(
                 unit.replace[child.i] = _possessive(ref.text)
         return
     elif subject.head.i != root.i or not _sentence_initial(subject, root):
+        return
+    owner = next((c for c in subject.children if c.dep_ == "poss" and c.pos_ == "NOUN"), None)
+    owned = _described_referent(owner, ref, named) if owner is not None else None
+    if owner is not None and owned is not None:
+        # "Radio Kestrelford ... The station's manager is ..." -> "Radio Kestrelford's
+        # manager is ..."
+        for child in owner.children:  # "The" and "'s"
+            unit.replace[child.i] = ""
+        unit.replace[owner.i] = _possessive(owned.text)
         return
     described = _described_referent(subject, ref, named)
     if described is not None:
@@ -842,7 +881,7 @@ def _names_the_referent(subject: Token, ref: _Referent) -> bool:
     """ "The bridge" after "Tamsford Bridge", "the zoo" after "Brackwater Zoo", "the
     school" after "Larchfield Academy is a private school": a bare definite noun that is
     one of the kinds of a proper-name referent (:attr:`_Referent.kinds`)."""
-    children = list(subject.children)
+    children = [c for c in subject.children if c.dep_ != "case"]  # "the station's"
     return (
         ref.proper
         and subject.pos_ == "NOUN"
@@ -1119,7 +1158,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "11"  # 10: "Its <noun>" keeps the referent; 11: a misparsed name keeps its sentence
+    version = "12"  # 12: "between 10am and 6pm"; "The ground", "The station's" for the name
 
     def __init__(
         self,

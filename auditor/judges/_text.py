@@ -340,6 +340,20 @@ _FREQUENCY = re.compile(
 """How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
 "three times a day")."""
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+_OCCURRENCES = frozenset(
+    {
+        *("sailing", "crossing", "departure", "trip", "journey", "flight", "service", "run"),
+        *("performance", "screening", "session", "tour", "class", "lesson", "collection"),
+        "delivery",
+    }
+)
+"""Nouns that count how often something happens: "eight sailings a day" is "eight times a
+day" (unit ``time``)."""
+_PER_PERIOD = re.compile(
+    r"\s+(?:a|an|per|each|every)\s+(?:day|week|month|year|fortnight|hour|night|weekday|"
+    r"weekend|season|term)\b",
+    re.I,
+)
 _SINGLE = re.compile(
     r"\b(?:by|from|only|just|than)\s+(?:a|one)\s+(?:single|sole)\s+([a-z]+)\b", re.I
 )
@@ -363,24 +377,26 @@ def _interval_minutes(m: re.Match[str]) -> float | None:
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the slot each fills.
 
-    The unit is the word right after the number ("eight branches" -> ``branch``,
-    "a two-hour course" -> ``hour``, "8 percent"/"8%" -> ``percent``, "50 metres" ->
-    ``meter``, "2.5 million passengers" -> ``passenger`` with the value scaled), a
-    currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
-    ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
-    only before a unit of measure ("one-hour", "one week"), not as in "one of".
-    How often something runs is the minutes between two runs ("every half hour" -> 30
-    ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
-    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), "funded by
-    a single university" is 1 ``university``; people counted at an event, in a ground or
-    in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
-    unit, ``person``; riders are passengers, shows performances, employees and workers
-    staff. A number after "version" or "v" is the release (``version``), not a count, and
-    one after "capacity of" without a unit is the people it holds (``person``); a number
-    written with a thousands separator ("1,500") is never a year. A number right after a
-    capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
-    ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
-    many ("About", "Nearly").
+        The unit is the word right after the number ("eight branches" -> ``branch``,
+        "a two-hour course" -> ``hour``, "8 percent"/"8%" -> ``percent``, "50 metres" ->
+        ``meter``, "2.5 million passengers" -> ``passenger`` with the value scaled), a
+        currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
+        ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
+        only before a unit of measure ("one-hour", "one week"), not as in "one of".
+        How often something runs is the minutes between two runs ("every half hour" -> 30
+        ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
+        "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), and so are
+    sailings, departures, flights, performances, ... counted per day, week, ... ("eight
+    sailings a day" is 8 ``time``), "funded by
+        a single university" is 1 ``university``; people counted at an event, in a ground or
+        in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
+        unit, ``person``; riders are passengers, shows performances, employees and workers
+        staff. A number after "version" or "v" is the release (``version``), not a count, and
+        one after "capacity of" without a unit is the people it holds (``person``); a number
+        written with a thousands separator ("1,500") is never a year. A number right after a
+        capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
+        ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
+        many ("About", "Nearly").
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []
@@ -431,6 +447,8 @@ def quantities(text: str) -> list[Quantity]:
             ):  # "in 2023 Northwind": a name
                 unit = _unit(word)
                 end = after.end() if after else end
+                if unit in _OCCURRENCES and _PER_PERIOD.match(text, end):
+                    unit = "time"  # "eight sailings a day": how often, as "eight times"
         if m.group("cur"):
             unit = _unit(m.group("cur"))
         elif _VERSION_BEFORE.search(text, max(0, m.start() - 10), m.start()):

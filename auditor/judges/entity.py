@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "20"  # 18: not "The passage"; 19: explicit leader, affiliation; 20: passive cue
+    version = "21"  # 19: explicit leader, affiliation; 20: passive cue; 21: "runs 23 routes"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -398,6 +398,15 @@ _VERB_CUES = frozenset(
 )
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
+_NO_OBJECT = re.compile(
+    r"\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+    r"thirty|forty|fifty|hundred|dozens?|several|many|some|more|over|about|around|nearly|"
+    r"almost|up|every|each|daily|weekly|hourly|twice|from|between|to|on|at|in|through|"
+    r"across|along|until|till|for|with|late|early|a|an)\b)",
+    re.IGNORECASE,
+)
+"""What after a verb cue is no organisation it leads: "It runs 23 routes", "The ferry runs
+every hour", "runs a fleet of 140 buses", "leads from the front"."""
 _FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
 _PARTICIPLES = frozenset(c for c in _FAMILY if c.endswith("ed") or c == "led")
 """Cues that are participles: after "is"/"was" the name before them is what the role is
@@ -536,6 +545,8 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
     for cue in cues:
         family = _FAMILY[cue.group(1).lower()]
         cs, ce = cue.span()
+        if cue.group(1).lower() in _VERB_CUES and _NO_OBJECT.match(sentence, ce):
+            continue
         qualifier = next(
             (w for w in re.findall(r"[a-z]+", sentence[:cs].lower())[-3:] if w in _QUALIFIERS),
             None,

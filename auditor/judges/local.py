@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "14"  # 12: "Route 7" says which; 13-14: free in the clause about it
+    version = "15"  # 13-14: free in the clause about it; 15: "eight sailings a day"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -240,6 +240,7 @@ class NumericConsistencyJudge(LocalJudge):
         anchor_q = [quantities(s) for s in anchors]
         every_q = [q for text in pair.evidence for q in quantities(text)]
         matched, conflicts, missing = [], [], []
+        anchored = True
         for q in claimed:
             shown = _show(q)
             in_anchor = any(same_amount(q, e) for qs in anchor_q for e in qs)
@@ -263,6 +264,7 @@ class NumericConsistencyJudge(LocalJudge):
                 continue
             if in_anchor or (not anchors and elsewhere):
                 matched.append(shown)
+                anchored = anchored and in_anchor
                 continue
             event = _event_words(claim_text, q) if q.unit == "year" else frozenset()
             rivals = [
@@ -302,7 +304,12 @@ class NumericConsistencyJudge(LocalJudge):
                 {"support": 0.0, "contradiction": 0.0, "missing_detail": 1.0 if anchors else 0.0},
                 _raw(matched=matched, missing=missing),
             )
-        return 0.0, {"support": 1.0, "contradiction": 0.0}, _raw(matched=matched)
+        scores = {"support": 1.0, "contradiction": 0.0}
+        if anchored and all(q.unit is not None and q.unit != "year" for q in claimed):
+            # every number of the claim stated in its slot by a sentence about the claim,
+            # each counting something ("four dentists", not a bare "is 6" or a year)
+            scores["match"] = 1.0
+        return 0.0, scores, _raw(matched=matched)
 
 
 def _amount_stems(claim: str, amounts: Sequence[Quantity]) -> frozenset[str]:
