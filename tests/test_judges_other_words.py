@@ -420,3 +420,21 @@ def test_the_noun_a_named_thing_is_also_called_stands_for_it() -> None:
     assert claim_texts("Steve Jobs co-founded Apple. The company is based in Cupertino.")[1:] == [
         "The company is based in Cupertino"
     ]
+
+
+def test_around_the_clock_is_24_hours_and_extra_is_not_included() -> None:
+    claim = "The pharmacy is open 24 hours a day."
+    for evidence in ("The Elm Street pharmacy is open around the clock.", "It is open 24/7."):
+        vote, scores, raw = judge("numeric_consistency", claim, evidence)
+        assert vote == 0.0 and scores["match"] == 1.0, raw
+    vote, scores, raw = judge(
+        "numeric_consistency",
+        "The pharmacy is open 12 hours a day.",
+        "The Elm Street pharmacy is open around the clock.",
+    )
+    assert vote == 1.0 and scores["conflict"] == 1.0, raw
+    hotel = "The Harbour Hotel has 40 rooms. Breakfast is included in the room rate."
+    vote, scores, raw = judge("negation_polarity", "Breakfast costs extra.", hotel)
+    assert vote == 1.0 and scores["contradiction"] == 1.0, raw
+    vote, _, raw = judge("negation_polarity", "Breakfast is included in the price.", hotel)
+    assert vote == 0.0, raw

@@ -321,8 +321,11 @@ _DURATIONS = (
         ),
         60.0,
     ),
+    # open "around the clock" or "24/7" is open 24 hours a day
+    (re.compile(r"\b((?:a?round|round)[ -]the[ -]clock|24/7)(?![\w/])", re.I), 1440.0),
 )
-"""Durations in words, in minutes ("an hour and a half", "three quarters of an hour")."""
+"""Durations in words, in minutes ("an hour and a half", "three quarters of an hour",
+"around the clock")."""
 _INTERVAL = re.compile(
     r"\b(?:every|each)\s+(?:(?P<part>half|quarter)(?:\s+an?)?[\s-]hour"
     r"|(?P<num>\d+(?:\.\d+)?|[a-z]+(?:-[a-z]+)?)\s+(?P<unit>minutes?|mins?|hours?)"

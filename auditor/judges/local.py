@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "15"  # 13-14: free in the clause about it; 15: "eight sailings a day"
+    version = "16"  # 15: "eight sailings a day"; 16: "around the clock" is 24 hours
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -526,6 +526,8 @@ _ANTONYMS = [
     ("domestic", "international"),
     ("full-time", "part-time"),
     ("paid", "unpaid"),
+    ("included", "extra"),  # "Breakfast costs extra" against "Breakfast is included"
+    ("inclusive", "extra"),
 ]
 
 
@@ -579,7 +581,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "18"  # 16: synonyms anchor; 17: "only X", ratings; 18: an opposite anchors
+    version = "19"  # 17: "only X", ratings; 18: an opposite anchors; 19: included/extra
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
