@@ -389,7 +389,9 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
             f"the same slot (p={p:.2f}; from {', '.join(conflicts)})"
         )
     missing = missing_details(signals.votes, policy)
-    if missing and stale_support:
+    # "no longer states it" needs the old version to have stated it ("Around 35
+    # stallholders" against "Around 35 stalls" in both versions is no update)
+    if missing and stale_support and not missing_details(signals.superseded_votes, policy):
         assert signals.p_superseded is not None
         if past:
             return Label.SUPPORTED, (

@@ -438,3 +438,27 @@ def test_around_the_clock_is_24_hours_and_extra_is_not_included() -> None:
     assert vote == 1.0 and scores["contradiction"] == 1.0, raw
     vote, _, raw = judge("negation_polarity", "Breakfast is included in the price.", hotel)
     assert vote == 0.0, raw
+
+
+def test_a_refusal_after_a_lead_in_and_its_own_its() -> None:
+    claims = build_extractor("rules").extract(
+        Answer(
+            id="a",
+            question="",
+            answer="St Aidan's is a primary school in Westbury. The school's head is Mrs Helen "
+            "Carter. It has roughly 310 pupils. Based on the documents I have, I can't tell "
+            "you about its uniform policy. Therefore, 37 + 63 = 100. The centre's main pool "
+            "has eight lanes. The centre opens its doors at 6:30 am.",
+        )
+    )
+    got = [(c.text, c.factual) for c in claims]
+    # "It" is not the head teacher (a titled person); "St Aidan's" is its own possessive
+    assert ("St Aidan's head is Mrs Helen Carter", True) in got
+    assert ("It has roughly 310 pupils", True) in got
+    # the refusal after "Based on the documents I have," is not factual; a sum after
+    # "Therefore," is
+    refusal = next(c for c in claims if "uniform" in c.text)
+    assert not refusal.factual and refusal.kind == "refusal"
+    assert ("Therefore, 37 + 63 = 100.", True) in got
+    # a thing's "its" is its own, not the last subject's
+    assert ("The centre opens its doors at 6:30 am", True) in got

@@ -350,6 +350,13 @@ def test_stale_when_the_current_version_contradicts_or_no_longer_states_it() -> 
     assert label(p_current=0.3, votes=both, **old, **scoped, states_time=True) is Label.SUPPORTED
     scoped = {"superseded_votes": both, "states_time": True}
     assert label(p_current=0.3, votes=both, **old, **scoped) is Label.STALE
+    # a detail the old version lacks as well is no update ("Around 35 stallholders"
+    # against "Around 35 stalls" in both versions): not supported, not stale
+    lacking = (*SUPPORTING, MISSING)
+    assert label(p_current=0.3, votes=lacking, **old, superseded_votes=lacking) is (
+        Label.NOT_SUPPORTED
+    )
+    assert label(p_current=0.3, votes=lacking, **old, superseded_votes=SUPPORTING) is (Label.STALE)
 
 
 def test_subject_in_evidence_reads_the_first_name() -> None:

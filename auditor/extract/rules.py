@@ -860,12 +860,14 @@ def _resolve(
         return
     low = subject.lower_
     if not any(doc[i].pos_ == "PROPN" for i in unit.tokens):
-        _resolve_possessives(doc, unit, ref, skip=subject.i)
+        # "The centre opens its doors": a thing's "its" is its own
+        itself = "its" if subject.pos_ == "NOUN" and not _plural(subject) else None
+        _resolve_possessives(doc, unit, ref, skip=subject.i, own=itself)
     if low in _PRONOUNS and _agrees(_PRONOUNS[low], ref):
         if low in {"he", "she"} and not ref.person:
             return
-        if low == "it" and _expletive_it(subject.head):
-            return
+        if low == "it" and (_expletive_it(subject.head) or _titled(ref.text)):
+            return  # "The school's head is Mrs Helen Carter. It has 310 pupils": not her
         unit.replace[subject.i] = ref.text
         return
     for child in subject.children:
@@ -921,7 +923,21 @@ The company ...")."""
 
 
 def _possessive(name: str) -> str:
+    if name.endswith(("'s", "\u2019s")):  # "St Aidan's" is its own possessive
+        return name
     return name + ("'" if name.endswith("s") else "'s")
+
+
+_TITLES = frozenset(
+    {"mr", "mrs", "ms", "miss", "mx", "dr", "sir", "dame", "lord", "lady", "professor", "prof"}
+)
+
+
+def _titled(name: str) -> bool:
+    """A name opening with a person's title ("Mrs Helen Carter", "Dr. Alan Pryce")."""
+    return name.split(maxsplit=1)[0].rstrip(".").lower() in _TITLES and not re.search(
+        r"['\u2019]s\b", name
+    )  # "Sir Christopher Wren's Temple Bar" is a thing
 
 
 def _agrees(number: str, ref: _Referent) -> bool:
@@ -941,9 +957,12 @@ def _name_label(sent: SpacySpan) -> _Referent | None:
     )
 
 
-def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> None:
+def _resolve_possessives(
+    doc: Doc, unit: _Unit, ref: _Referent, skip: int, own: str | None = None
+) -> None:
     """Possessive pronouns anywhere in a unit that names nobody else ("little is known
-    about his family life")."""
+    about his family life"), except ``own``, the one that stands for the unit's own
+    subject."""
     for i in unit.tokens:
         token = doc[i]
         low = token.lower_
@@ -954,6 +973,7 @@ def _resolve_possessives(doc: Doc, unit: _Unit, ref: _Referent, skip: int) -> No
             or not _agrees(_POSSESSIVES[low], ref)
             or i in unit.replace
             or (low in {"his", "her"} and not ref.person)
+            or low == own
         ):
             continue
         if low == "its" and ref.person:
@@ -1044,6 +1064,11 @@ def _answer_claims(
     for sentence in sentences:
         sent, doc = sentence.sent, sentence.sent.doc
         kind = classify_sentence(sent) if detect else None
+        lead = _LEAD_IN.match(sent.text) if detect and kind is None else None
+        rest = sent.text[lead.end() :] if lead is not None else ""
+        if re.search(r"[^\W\d_]", rest):  # words after it, not "Therefore, 37 + 63 = 100."
+            # "Based on the documents I have, I can't tell you about its uniform policy."
+            kind = classify_text(rest)
         tail = _MIXED.search(sent.text) if detect and kind in {None, "refusal", "hedge"} else None
         if tail is not None and kind is None:
             # "It depends on many factors, but the bridge is 400 metres long."
@@ -1158,7 +1183,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "12"  # 12: "between 10am and 6pm"; "The ground", "The station's" for the name
+    version = "13"  # 12: "between", "The ground", "The station's"; 13: lead-in + refusal, "its"
 
     def __init__(
         self,

@@ -526,6 +526,8 @@ _ANTONYMS = [
     ("domestic", "international"),
     ("full-time", "part-time"),
     ("paid", "unpaid"),
+    ("allow", "ban"),  # "Dogs are banned from the trail" against "Dogs are allowed"
+    ("permit", "ban"),
     ("included", "extra"),  # "Breakfast costs extra" against "Breakfast is included"
     ("inclusive", "extra"),
 ]
@@ -581,7 +583,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "19"  # 17: "only X", ratings; 18: an opposite anchors; 19: included/extra
+    version = "19"  # 18: an opposite anchors; 19: included/extra, allowed/banned
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
