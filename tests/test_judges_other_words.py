@@ -462,3 +462,24 @@ def test_a_refusal_after_a_lead_in_and_its_own_its() -> None:
     assert ("Therefore, 37 + 63 = 100.", True) in got
     # a thing's "its" is its own, not the last subject's
     assert ("The centre opens its doors at 6:30 am", True) in got
+
+
+def test_an_owner_described_before_its_name_is_the_holder() -> None:
+    (fact,) = role_facts(
+        "Kestwick Regional Airport is owned by a private company, Northgate Aviation Ltd."
+    )
+    assert (fact.role, fact.holder) == ("by:oper", frozenset({"northgate", "aviation"}))
+    vote, scores, raw = judge(
+        "entity_consistency",
+        "Kestwick Regional Airport is owned by a private company, Northgate Aviation Ltd.",
+        "Kestwick Regional Airport lies 8 kilometres north of Kestwick and is owned by "
+        "Kestwick County Council.",
+    )
+    assert vote == 1.0 and scores["conflict"] == 1.0, raw
+    vote, scores, raw = judge(
+        "entity_consistency",
+        "Kestwick Regional Airport is owned by its council, Kestwick County Council.",
+        "Kestwick Regional Airport lies 8 kilometres north of Kestwick and is owned by "
+        "Kestwick County Council.",
+    )
+    assert vote == 0.0 and not scores.get("conflict"), raw

@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "21"  # 19: explicit leader, affiliation; 20: passive cue; 21: "runs 23 routes"
+    version = "22"  # 20: passive cue; 21: "runs 23 routes"; 22: "by a company, X"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -414,10 +414,12 @@ about ("The gallery was founded in 1889"), not who holds it."""
 _BE = re.compile(r"\s+(?:is|was|are|were|has been|had been|have been)\b")
 _BY = (
     r"(?:\s+(?:in|on|at|during)\s+(?:(?!\b(?:and|but|or)\b)[^,.;:]){1,25}?)?"
-    r"\s+by\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
+    r"\s+by\s+(?:(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}[a-z]+,\s+)?"
+    r"(?:the\s+|an?\s+)?(?:[a-z]+\s+){0,2}?"
 )
 """What may stand between a role word and its holder: "by", after a date and a
-description ("founded in 2002 by the musician Ruth Calloway")."""
+description ("founded in 2002 by the musician Ruth Calloway"), also one set off by a
+comma ("owned by a private company, Northgate Aviation Ltd.")."""
 _HOLDER_AFTER = re.compile(rf"(?:{_BY}|\s*:\s*|\s+)({_NAME})")
 """The holder after a role cue: "Prime Minister Mira Kovac", "chaired by Anna Berg",
 "founded in 2002 by the musician Ruth Calloway", "coach: Tom Bale"."""
