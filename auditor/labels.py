@@ -277,9 +277,8 @@ def _matched_support(votes: Sequence[Vote], policy: LabelPolicy) -> bool:
     """A member matched every number of the claim in its slot (``scores["match"]``), and no
     member that reads for conflicts (one reporting a ``contradiction`` score: the slot
     judges, the reader) voted against it or reached ``contradiction_at``, abstaining or
-    not. The lexical
-    members' dissent is left aside, as for a unanimous minority: on a claim most members
-    abstain on, it is what a paraphrase ("can hold 18,400 fans" against "holds 18,400
+    not. The lexical members' dissent is left aside, as for a unanimous minority: beside a
+    clear match it is what a paraphrase ("can hold 18,400 fans" against "holds 18,400
     spectators") looks like."""
     readers = [v for v in votes if v.error is None and "contradiction" in v.scores]
     return any(v.scores.get("match", 0.0) >= 1.0 for v in _decided(votes)) and not any(

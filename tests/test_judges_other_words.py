@@ -483,3 +483,44 @@ def test_an_owner_described_before_its_name_is_the_holder() -> None:
         "Kestwick County Council.",
     )
     assert vote == 0.0 and not scores.get("conflict"), raw
+
+
+def test_banned_against_allowed_is_a_flip() -> None:
+    vote, scores, raw = judge(
+        "negation_polarity",
+        "Dogs are banned on the Wyndale Way.",
+        "The Wyndale Way is a 22-kilometre trail. Dogs are allowed on the Wyndale Way but "
+        "must be kept on a lead from March to July.",
+    )
+    assert vote == 1.0 and scores["conflict"] == 1.0, raw
+
+
+@pytest.mark.parametrize(
+    ("claim", "vote"),
+    [
+        ("The museum is open on Tuesdays.", 1.0),  # outside "Wednesday to Sunday"
+        ("The museum is open on Fridays.", 0.0),  # inside it
+        ("The market is held in December.", 1.0),  # outside "from April to October"
+        ("The market is held in July.", 0.0),
+    ],
+)
+def test_a_day_or_month_outside_a_stated_range_is_a_flip(claim: str, vote: float) -> None:
+    evidence = (
+        "Entry is free, and the museum is open Wednesday to Sunday from 10 am to 4 pm. "
+        "The market is held every Saturday from April to October."
+    )
+    got, _, raw = judge("negation_polarity", claim, evidence)
+    assert got == vote, raw
+
+
+def test_a_range_round_the_year_end_and_weekday_plurals_are_no_names() -> None:
+    winter = "The market is held every Saturday from November to February."
+    assert judge("negation_polarity", "The market is held in January.", winter)[0] == 0.0
+    assert judge("negation_polarity", "The market is held in June.", winter)[0] == 1.0
+    # "Mondays" is a weekday, not a name the evidence lacks
+    vote, _, raw = judge(
+        "entity_consistency",
+        "The box office is open on Mondays.",
+        "The box office is open from Tuesday to Saturday.",
+    )
+    assert vote == 0.5 and raw["reason"] == "no names in claim"

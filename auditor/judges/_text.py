@@ -380,26 +380,26 @@ def _interval_minutes(m: re.Match[str]) -> float | None:
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the slot each fills.
 
-        The unit is the word right after the number ("eight branches" -> ``branch``,
-        "a two-hour course" -> ``hour``, "8 percent"/"8%" -> ``percent``, "50 metres" ->
-        ``meter``, "2.5 million passengers" -> ``passenger`` with the value scaled), a
-        currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
-        ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
-        only before a unit of measure ("one-hour", "one week"), not as in "one of".
-        How often something runs is the minutes between two runs ("every half hour" -> 30
-        ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
-        "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), and so are
-    sailings, departures, flights, performances, ... counted per day, week, ... ("eight
-    sailings a day" is 8 ``time``), "funded by
-        a single university" is 1 ``university``; people counted at an event, in a ground or
-        in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
-        unit, ``person``; riders are passengers, shows performances, employees and workers
-        staff. A number after "version" or "v" is the release (``version``), not a count, and
-        one after "capacity of" without a unit is the people it holds (``person``); a number
-        written with a thousands separator ("1,500") is never a year. A number right after a
-        capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
-        ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
-        many ("About", "Nearly").
+    The unit is the word right after the number ("eight branches" -> ``branch``,
+    "a two-hour course" -> ``hour``, "8 percent"/"8%" -> ``percent``, "50 metres" ->
+    ``meter``, "2.5 million passengers" -> ``passenger`` with the value scaled), a
+    currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
+    ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
+    only before a unit of measure ("one-hour", "one week"), not as in "one of".
+    How often something runs is the minutes between two runs ("every half hour" -> 30
+    ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
+    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), and so
+    are sailings, departures, flights, performances, ... counted per day, week, ...
+    ("eight sailings a day" is 8 ``time``); "around the clock" and "24/7" are 24 hours;
+    "funded by a single university" is 1 ``university``; people counted at an event, in a ground or
+    in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
+    unit, ``person``; riders are passengers, shows performances, employees and workers
+    staff. A number after "version" or "v" is the release (``version``), not a count, and
+    one after "capacity of" without a unit is the people it holds (``person``); a number
+    written with a thousands separator ("1,500") is never a year. A number right after a
+    capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
+    ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
+    many ("About", "Nearly").
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []

@@ -39,7 +39,7 @@ _CAP_RUN = re.compile(
     r"\b(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|the|van|von|"
     r"la|du|del|and|&)?\s*(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
 )
-_MONTHS = frozenset({*MONTH_NAMES, *WEEKDAYS})
+_MONTHS = frozenset({*MONTH_NAMES, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)})
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "rev"})
 """Titles before a name: not part of it ("Professor Ruth Adeyemi" and "Professor Daniel
@@ -145,7 +145,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "22"  # 20: passive cue; 21: "runs 23 routes"; 22: "by a company, X"
+    version = "23"  # 21: "runs 23 routes"; 22: "by a company, X"; 23: "Mondays" is no name
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)

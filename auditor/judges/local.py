@@ -583,7 +583,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "19"  # 18: an opposite anchors; 19: included/extra, allowed/banned
+    version = "20"  # 19: included/extra, allowed/banned; 20: outside a range of days
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -695,6 +695,39 @@ def _range_of(kind: frozenset[str]) -> re.Pattern[str]:
 _KINDS = tuple(
     (frozenset(stem(w) for w in kind), _range_of(kind)) for kind in (_WEEKDAYS, _SEASONS, _MONTHS)
 )
+_ORDERS = {
+    kind: tuple(stem(w) for w in order)
+    for kind, order in zip(
+        (k for k, _ in _KINDS),
+        (WEEKDAYS, ("spring", "summer", "autumn", "winter"), MONTH_NAMES),
+        strict=True,
+    )
+}
+"""Each kind's names in their order round the week or year."""
+_RANGE_ENDS = re.compile(
+    r"\b([a-z]+?)s?\s*(?:to|-|\u2013|through|until|till)\s*([a-z]+?)s?\b"
+    r"|\bbetween\s+([a-z]+?)s?\s+and\s+([a-z]+?)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _range_cover(kind: frozenset[str], sentence: str) -> set[str] | None:
+    """The names a sentence's ranges of one kind cover ("Tuesday to Saturday" -> Tuesday
+    ... Saturday, "from November to February" round the year's end); ``None`` when one
+    of its ranges cannot be read."""
+    order = _ORDERS[kind]
+    covered: set[str] = set()
+    for m in _RANGE_ENDS.finditer(sentence):
+        ends = [stem(w.lower()) for w in m.groups() if w]
+        if not all(e in kind for e in ends):
+            continue
+        first, last = (order.index(e) for e in ends)
+        covered.update(
+            order[(first + i) % len(order)] for i in range((last - first) % len(order) + 1)
+        )
+    return covered or None
+
+
 _WEEKDAY_STEMS = _KINDS[0][0]
 """Each kind as the stems claims and sentences are compared in, with its range pattern."""
 
@@ -716,21 +749,22 @@ open ... on other days"): naming one decides nothing about the rest."""
 def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[str]:
     """The claim's one weekday, season or month when the sentence names others of its
     kind and not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn"
-    against "each spring", "every April" against "every September"); a range ("Monday
-    to Friday", "from March to October"), an exception ("every day except Monday") or
-    the others of the kind ("on other days") decides nothing."""
+    against "each spring", "every April" against "every September"), or ranges it falls
+    outside ("open on Mondays" against "open Tuesday to Saturday"); a range that holds it
+    ("Monday to Friday" for Tuesdays), an exception ("every day except Monday") or the
+    others of the kind ("on other days") decides nothing."""
     found: set[str] = set()
     theirs_all = stated - _excepted(stated, sentence)  # "every day except Monday"
     for kind, span in _KINDS:
         mine, theirs = claim & kind, theirs_all & kind
-        if (
-            len(mine) == 1
-            and theirs
-            and not mine & theirs
-            and not span.search(sentence)
-            and not _THE_OTHERS.search(sentence)
-        ):
-            found |= mine
+        if len(mine) != 1 or not theirs or mine & theirs or _THE_OTHERS.search(sentence):
+            continue
+        if span.search(sentence):
+            # "open on Mondays" against "open from Tuesday to Saturday": outside the range
+            covered = _range_cover(kind, sentence)
+            if covered is None or mine & covered:
+                continue
+        found |= mine
     return found
 
 
