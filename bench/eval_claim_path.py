@@ -68,16 +68,13 @@ def item_probabilities(
     return whole, largest
 
 
-def balanced_accuracy(labels: np.ndarray, pred: np.ndarray) -> float:
-    """Balanced accuracy of hard 0/1 predictions (1 = hallucinated)."""
-    return float((pred[labels == 1].mean() + (1 - pred[labels == 0]).mean()) / 2)
-
-
 def best_threshold(labels: np.ndarray, prob: np.ndarray) -> float:
     """The threshold in [0.30, 0.90] (step 0.01) with the best balanced accuracy."""
+    from auditor.stacking.metrics import scores
+
     grid = np.round(np.linspace(0.30, 0.90, 61), 2)
-    scores = [balanced_accuracy(labels, (prob >= t).astype(float)) for t in grid]
-    return float(grid[int(np.argmax(scores))])
+    bacc = scores((prob[:, None] >= grid).astype(float), labels)[1]
+    return float(grid[int(np.argmax(bacc))])
 
 
 def main(argv: list[str] | None = None) -> int:
