@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import sys
@@ -222,15 +223,37 @@ CLAIM_SETS = ("wice", "factcheck")
 answers): the shipped stacker's kind is chosen on these."""
 
 
+READER_SHARE = 2 / 3
+"""Share of the training side's clusters in its reader part (:func:`training_part`)."""
+
+
+def training_part(name: str, cluster: str) -> str:
+    """``reader`` or ``stacker``: the part of the training side an item's cluster (its
+    document or claim) falls in, by a sha256 of ``name:cluster``. The reader may be
+    trained on the reader part (``bench/reader_pairs.py``); a stacker fitted on the
+    stacker part never sees votes of a reader trained on its items."""
+    digest = hashlib.sha256(f"reader-part:{name}:{cluster}".encode()).hexdigest()
+    return "reader" if int(digest[:8], 16) / 0xFFFFFFFF < READER_SHARE else "stacker"
+
+
+SIDES = ("train", "eval", "reader", "stacker")
+
+
 def split_records(name: str, root: Path, side: str, limit: int | None, seed: int) -> list[Record]:
     """Records of one set on one side of the document split the reader's training kept
     (:func:`auditor.entailment.synth.evaluation_split`): ``train`` for fitting, ``eval`` for
-    reporting; ``limit`` keeps a seeded sample."""
+    reporting, ``reader`` or ``stacker`` for one part of the training side
+    (:func:`training_part`); ``limit`` keeps a seeded sample."""
     from auditor.entailment.synth import evaluation_split
 
+    if side not in SIDES:
+        raise ValueError(f"side: {side!r} not in {SIDES}")
+    half = "eval" if side == "eval" else "train"
     records = [
-        r for r in load(name, root) if evaluation_split(name, r["claim"], r["evidence"]) == side
+        r for r in load(name, root) if evaluation_split(name, r["claim"], r["evidence"]) == half
     ]
+    if side in ("reader", "stacker"):
+        records = [r for r in records if training_part(name, r["cluster"]) == side]
     if limit is not None and limit < len(records):
         keep = np.sort(np.random.default_rng(seed).choice(len(records), limit, replace=False))
         records = [records[i] for i in keep]
@@ -388,12 +411,15 @@ def fit_default(
     sets: tuple[str, ...] = DEFAULT_FIT_SETS,
     eval_sets: tuple[str, ...] = DATASETS,
     eval_limit: int | None = None,
+    fit_side: str = "train",
 ) -> dict[str, Any]:
     """Fit the shipped default stacker for the default panel and report it on held-out data.
 
     Fitting uses the training side of the document split of ``sets`` (default: WiCE dev,
     the five SummEdits domains, Factcheck-Bench stance), at most ``limit`` items per set;
     reporting the evaluation side of ``eval_sets``, at most ``eval_limit`` per set.
+    ``fit_side="stacker"`` fits on the stacker part of the training side only (for a
+    reader trained on its reader part, :func:`training_part`).
     ``kind``: ``votes`` (RAIM's vote stacker), ``scores`` (the score stacker) or
     ``best``: the score stacker when its paired Δκ interval lies above 0 on the
     claim-level sets (:data:`CLAIM_SETS`), cross-fitted on their training side. RAIM's
@@ -414,7 +440,7 @@ def fit_default(
     members = list(panel.member_names)
     judges = list(panel.members)
     previous = load_stacker(out if out.exists() else None)
-    train = _gather(sets, root, "train", limit, seed, judges)
+    train = _gather(sets, root, fit_side, limit, seed, judges)
     if kind == "best":
         claim_mask = np.isin(np.asarray(train["datasets"]), CLAIM_SETS)
         claim_block = {
@@ -432,7 +458,11 @@ def fit_default(
     info = {
         "panel_digest": panel.digest,
         "datasets": list(sets),
-        "split": "training side of the reader's document split",
+        "split": (
+            "training side of the reader's document split"
+            if fit_side == "train"
+            else f"{fit_side} part of the training side of the reader's document split"
+        ),
         "limit_per_set": limit,
         "n_items": len(train["labels"]),
         "seed": seed,
@@ -485,6 +515,12 @@ def main(argv: list[str] | None = None) -> int:
         "--eval-sets", default=None, help="fit-default: comma-separated held-out report sets"
     )
     parser.add_argument("--eval-limit", type=int, default=None, help="fit-default: per eval set")
+    parser.add_argument(
+        "--fit-side",
+        choices=("train", "stacker"),
+        default="train",
+        help="fit-default: the training side, or only its stacker part (training_part)",
+    )
     args = parser.parse_args(argv)
     root = data_dir(args.data)
     if not root.exists():
@@ -500,6 +536,7 @@ def main(argv: list[str] | None = None) -> int:
             sets=tuple(args.sets.split(",")) if args.sets else DEFAULT_FIT_SETS,
             eval_sets=tuple(args.eval_sets.split(",")) if args.eval_sets else DATASETS,
             eval_limit=args.eval_limit,
+            fit_side=args.fit_side,
         )
         print(json.dumps(summary, indent=1))
         return 0

@@ -12,7 +12,7 @@ from _nli_fixtures import write_sick
 from auditor.digest import sha256_bytes
 from auditor.entailment.model import load_model
 from auditor.entailment.train import TrainConfig, train_entailment
-from auditor.errors import ConfigError
+from auditor.errors import ConfigError, InputError
 
 pytestmark = pytest.mark.slow  # loads the MiniLM weights and trains two steps
 
@@ -103,3 +103,65 @@ def test_continued_training_with_document_pairs_checkpoints_and_records_the_mix(
     assert (out / "checkpoint" / "SHA256").is_file()
     assert json.loads((out / "checkpoint" / "progress.json").read_text())["step"] == 1
     assert load_model(out / "checkpoint").labels == ("entailment", "neutral", "contradiction")
+
+
+def test_not_entailment_accepts_neutral_and_contradiction_together() -> None:
+    import torch
+
+    from auditor.entailment.data import NOT_ENTAILMENT
+    from auditor.entailment.train import allowed_classes, target_loss
+
+    mask = allowed_classes([0, 2, NOT_ENTAILMENT])
+    assert mask.tolist() == [[True, False, False], [False, False, True], [False, True, True]]
+    with pytest.raises(InputError, match="label"):
+        allowed_classes([4])
+    logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 0.3], [1.0, 0.0, 0.0]])
+    probs = torch.softmax(logits, dim=-1)
+    loss = target_loss(logits, torch.from_numpy(mask), torch)
+    expected = -(probs[0, 0].log() + probs[1, 2].log() + (probs[2, 1] + probs[2, 2]).log()) / 3
+    assert torch.isclose(loss, expected)
+    plain = torch.nn.functional.cross_entropy(logits[:2], torch.tensor([0, 2]))
+    assert torch.isclose(target_loss(logits[:2], torch.from_numpy(mask[:2]), torch), plain)
+
+
+def test_pairs_labelled_only_unsupported_train_and_are_counted(tmp_path: Path) -> None:
+    from auditor.entailment.data import NOT_ENTAILMENT
+    from auditor.entailment.model import WEIGHTS_DIR
+    from auditor.entailment.synth import SynthPair, read_pairs, write_pairs
+
+    rows = [("A man is playing a guitar", "A man is playing music", "ENTAILMENT")] * 2
+    write_sick(tmp_path / "nli", {"SICK_train.txt": rows, "SICK_test_annotated.txt": rows[:1]})
+    premise = "The ferry sails twice a day. It carries 300 passengers."
+    pairs = [
+        SynthPair(premise, "The ferry sails twice a day.", 0, "se_news", "label", "d", "train"),
+        SynthPair(
+            premise, "The ferry sails 9 times.", NOT_ENTAILMENT, "se_news", "label", "d", "train"
+        ),
+        SynthPair(
+            premise, "It carries 900 people.", NOT_ENTAILMENT, "se_news", "label", "e", "eval"
+        ),
+        SynthPair(premise, "It carries 300 people.", 0, "se_news", "label", "e", "eval"),
+    ]
+    write_pairs(pairs, tmp_path / "pairs.jsonl")
+    assert read_pairs(tmp_path / "pairs.jsonl") == pairs
+    config = TrainConfig(
+        seed=3,
+        epochs=1.0,
+        batch_size=4,
+        sources=["sick"],
+        max_per_source={"sick": 2},
+        eval_per_source=1,
+        threads=1,
+        init_from=str(WEIGHTS_DIR),
+        synth_path=str(tmp_path / "pairs.jsonl"),
+    )
+    record = train_entailment(tmp_path / "nli", tmp_path / "weights", config)
+
+    assert record["train_counts"]["synth_se_news"] == {"entailment": 1, "not_entailment": 1}
+    assert record["synthetic_document_pairs"]["per_source"]["se_news/eval"] == {
+        "entailment": 1,
+        "not_entailment": 1,
+    }
+    held_out = record["held_out"]["synth_se_news"]
+    assert held_out["n"] == 2.0 and "accuracy" not in held_out  # binary only
+    assert "binary_balanced_accuracy" in held_out

@@ -62,3 +62,27 @@ def test_limit_subsamples_reproducibly() -> None:
     a = shared.load("factcheck", ROOT, limit=50, seed=1)
     b = shared.load("factcheck", ROOT, limit=50, seed=1)
     assert [r["id"] for r in a] == [r["id"] for r in b] and len(a) == 50
+
+
+def test_reader_and_stacker_parts_split_the_training_side_by_cluster() -> None:
+    name = "summedits:news"
+    train = shared.split_records(name, ROOT, "train", None, 0)
+    reader = shared.split_records(name, ROOT, "reader", None, 0)
+    stacker = shared.split_records(name, ROOT, "stacker", None, 0)
+    assert sorted(r["id"] for r in reader + stacker) == sorted(r["id"] for r in train)
+    assert reader and stacker
+    assert not {r["cluster"] for r in reader} & {r["cluster"] for r in stacker}
+    held_out = {r["id"] for r in shared.split_records(name, ROOT, "eval", None, 0)}
+    assert not held_out & {r["id"] for r in train}
+    with pytest.raises(ValueError, match="side"):
+        shared.split_records(name, ROOT, "test", None, 0)
+
+
+def test_reader_pairs_come_from_the_reader_part_only() -> None:
+    import reader_pairs
+
+    pairs = reader_pairs.summedits_pairs(ROOT, "news")
+    reader = {r["cluster"] for r in shared.split_records("summedits:news", ROOT, "reader", None, 0)}
+    assert pairs and {p.doc for p in pairs} <= reader
+    assert {p.label for p in pairs} == {0, 3}  # entailed, or not entailed (class unknown)
+    assert all(p.split == "train" for p in pairs)

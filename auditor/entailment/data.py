@@ -23,6 +23,11 @@ from auditor.errors import InputError
 
 LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 ENTAILMENT, NEUTRAL, CONTRADICTION = 0, 1, 2
+NOT_ENTAILMENT = 3
+"""A training label meaning "neutral or contradiction, not said which" (labelled sets
+that only say a claim is unsupported): its loss is that of the two classes together."""
+TARGET_NAMES: tuple[str, ...] = (*LABELS, "not_entailment")
+"""Names of the training labels (:data:`LABELS` and :data:`NOT_ENTAILMENT`)."""
 
 LABEL_MAPPING: dict[str, dict[str, str]] = {
     "esnli_snli": {

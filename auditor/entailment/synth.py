@@ -40,7 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, LABELS, NEUTRAL, load_mix
+from auditor.entailment.data import (
+    CONTRADICTION,
+    ENTAILMENT,
+    NEUTRAL,
+    NOT_ENTAILMENT,
+    TARGET_NAMES,
+    load_mix,
+)
 from auditor.errors import InputError
 from auditor.judges._text import sentences as split_sentences
 
@@ -843,8 +850,8 @@ def summarize(pairs: Sequence[SynthPair]) -> dict[str, Any]:
     by_source: dict[str, Counter[str]] = defaultdict(Counter)
     rules: Counter[str] = Counter()
     for p in pairs:
-        by_source[f"{p.source}/{p.split}"][LABELS[p.label]] += 1
-        rules[f"{LABELS[p.label]}:{p.rule}"] += 1
+        by_source[f"{p.source}/{p.split}"][TARGET_NAMES[p.label]] += 1
+        rules[f"{TARGET_NAMES[p.label]}:{p.rule}"] += 1
     return {
         "n": len(pairs),
         "per_source": {k: dict(sorted(v.items())) for k, v in sorted(by_source.items())},
@@ -869,9 +876,9 @@ def read_pairs(path: str | Path) -> list[SynthPair]:
             pair = SynthPair(**row)
         except TypeError as exc:
             raise InputError(f"bad pair: {exc}", file=str(path), line=i + 1) from None
-        if pair.label not in (ENTAILMENT, NEUTRAL, CONTRADICTION):
+        if pair.label not in (ENTAILMENT, NEUTRAL, CONTRADICTION, NOT_ENTAILMENT):
             raise InputError(
-                f"label {pair.label!r} not in 0..2", file=str(path), line=i + 1, field="label"
+                f"label {pair.label!r} not in 0..3", file=str(path), line=i + 1, field="label"
             )
         if pair.split not in ("train", "eval"):
             raise InputError(f"split {pair.split!r}", file=str(path), line=i + 1, field="split")

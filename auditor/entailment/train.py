@@ -23,7 +23,14 @@ from typing import Any
 import numpy as np
 
 from auditor.digest import sha256_bytes
-from auditor.entailment.data import LABEL_MAPPING, LABELS, NLIPair, load_mix
+from auditor.entailment.data import (
+    LABEL_MAPPING,
+    LABELS,
+    NOT_ENTAILMENT,
+    TARGET_NAMES,
+    NLIPair,
+    load_mix,
+)
 from auditor.entailment.model import MAX_LENGTH, WEIGHTS_FILE, base_model_path
 from auditor.errors import InputError
 
@@ -98,6 +105,26 @@ def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> 
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
+def allowed_classes(labels: Sequence[int]) -> np.ndarray:
+    """(n, 3) mask of the classes each training label accepts: its own class, or neutral
+    and contradiction for :data:`NOT_ENTAILMENT`."""
+    targets = np.asarray(labels)
+    if targets.size and (targets.min() < 0 or targets.max() > NOT_ENTAILMENT):
+        raise InputError(f"labels must be in 0..{NOT_ENTAILMENT}", field="label")
+    mask = np.zeros((len(targets), len(LABELS)), dtype=bool)
+    single = targets != NOT_ENTAILMENT
+    mask[np.flatnonzero(single), targets[single]] = True
+    mask[~single, 1:] = True
+    return mask
+
+
+def target_loss(logits: Any, allowed: Any, torch: Any) -> Any:
+    """Mean negative log of the probability the model gives the allowed classes together
+    (cross-entropy when one class is allowed)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    return -torch.logsumexp(log_probs.masked_fill(~allowed, float("-inf")), dim=-1).mean()
+
+
 def evaluate(
     predict: Callable[[list[str], list[str]], np.ndarray], pairs: Sequence[NLIPair]
 ) -> dict[str, dict[str, float]]:
@@ -117,7 +144,7 @@ def evaluate(
             "binary_accuracy": float(accuracy_score(y_bin, pred_bin)),
             "binary_balanced_accuracy": float(balanced_accuracy_score(y_bin, pred_bin)),
         }
-        if not items[0].binary_only:
+        if not any(p.binary_only or p.label == NOT_ENTAILMENT for p in items):
             row["accuracy"] = float(accuracy_score(y, pred))
             row["balanced_accuracy"] = float(balanced_accuracy_score(y, pred))
         results[source] = row
@@ -161,7 +188,15 @@ def train_entailment(
 
         synth = read_pairs(config.synth_path)
         as_nli = [
-            NLIPair(p.premise, p.hypothesis, p.label, f"synth_{p.source}", p.split) for p in synth
+            NLIPair(
+                p.premise,
+                p.hypothesis,
+                p.label,
+                f"synth_{p.source}",
+                p.split,
+                binary_only=p.label == NOT_ENTAILMENT,
+            )
+            for p in synth
         ]
         names = {p.source for p in as_nli}
         train_cap = (
@@ -197,7 +232,7 @@ def train_entailment(
             label2id={name: i for i, name in enumerate(LABELS)},
         )
     lengths = np.array([len(p.premise) + len(p.hypothesis) for p in train])
-    labels = torch.tensor([p.label for p in train])
+    allowed = torch.from_numpy(allowed_classes([p.label for p in train]))
     steps_per_epoch = int(np.ceil(len(train) / config.batch_size))
     total_steps = int(np.ceil(steps_per_epoch * config.epochs))
     warmup = max(1, int(total_steps * config.warmup_share))
@@ -249,7 +284,7 @@ def train_entailment(
                 padding=True,
                 return_tensors="pt",
             )
-            loss = model(**batch, labels=labels[batch_idx]).loss
+            loss = target_loss(model(**batch).logits, allowed[batch_idx], torch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -337,7 +372,7 @@ def _save(model: Any, folder: Path, save_file: Any, torch: Any) -> str:
 def _counts(pairs: Sequence[NLIPair]) -> dict[str, dict[str, int]]:
     counts: dict[str, Counter[str]] = {}
     for pair in pairs:
-        counts.setdefault(pair.source, Counter())[LABELS[pair.label]] += 1
+        counts.setdefault(pair.source, Counter())[TARGET_NAMES[pair.label]] += 1
     return {source: dict(sorted(c.items())) for source, c in sorted(counts.items())}
 
 
