@@ -562,6 +562,8 @@ def test_registry_and_component() -> None:
         "There is no information in the documents about the repair cost.",
         "The documents I have access to don't cover the zoo's opening hours.",
         "Here's what I found.",
+        "Football fans in the area are lucky to have such a friendly club.",
+        "Residents are so fortunate to live near the coast.",
     ],
 )
 def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
@@ -582,6 +584,7 @@ def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
         "The documents state that the bridge opened in 1932.",
         "None of the passengers were injured in the crash.",
         "The sources of the river are in the Cairngorms.",
+        "The club was lucky in 1990, winning the cup on penalties.",
     ],
 )
 def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:
@@ -602,3 +605,41 @@ def test_a_name_the_parser_cuts_off_keeps_its_sentence(rules: RuleExtractor) -> 
     claims = rules.extract(Answer(id="a", question="", answer=text))
     assert len(claims) == 2
     assert claims[1].text == "The submarine was commissioned in 1914"
+
+
+def test_the_topic_of_a_meta_sentence_is_the_next_sentences_referent(
+    rules: RuleExtractor,
+) -> None:
+    text = (
+        "Here is what I found about Hartwell Community Library. It opens from Tuesday "
+        "through Saturday. Moira Delaney is its head librarian. The library was "
+        "refurbished in 2021."
+    )
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert [c.text for c in claims if c.factual] == [
+        "Hartwell Community Library opens from Tuesday through Saturday",
+        "Moira Delaney is its head librarian",
+        "Hartwell Community Library was refurbished in 2021",
+    ]
+    assert not claims[0].factual  # the meta sentence itself stays not factual
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Ashby Rovers FC plays its home games at Cobbler's Field. The club was founded in 1894.",
+            "Ashby Rovers FC was founded in 1894",
+        ),
+        (
+            "Kestrel Valley Water supplies 85,000 homes. The company was named Utility of "
+            "the Year in 2024.",
+            "Kestrel Valley Water was named Utility of the Year in 2024",
+        ),
+    ],
+)
+def test_a_club_or_company_is_called_by_its_kind(
+    rules: RuleExtractor, text: str, expected: str
+) -> None:
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert claims[-1].text == expected

@@ -524,3 +524,45 @@ def test_a_range_round_the_year_end_and_weekday_plurals_are_no_names() -> None:
         "The box office is open from Tuesday to Saturday.",
     )
     assert vote == 0.5 and raw["reason"] == "no names in claim"
+
+
+@pytest.mark.parametrize(
+    ("claim", "page", "vote"),
+    [
+        # another range of days than the page's one range: a clear conflict
+        (
+            "Hartwell Library opens from Tuesday through Saturday",
+            "Hartwell Library is on Quarry Lane. The library is open Monday to Saturday.",
+            1.0,
+        ),
+        (
+            "Brookside Farm Shop is open from Wednesday to Sunday",
+            "Brookside Farm Shop sells eggs. The shop is open Tuesday to Sunday.",
+            1.0,
+        ),
+        # the same range, and a page with two ranges, decide nothing against it
+        (
+            "Hartwell Library opens from Monday through Saturday",
+            "Hartwell Library is on Quarry Lane. The library is open Monday to Saturday.",
+            0.0,
+        ),
+        (
+            "The shop is open Monday to Friday",
+            "The shop is open Monday to Friday from 9 am and Saturday to Sunday from 10 am.",
+            0.0,
+        ),
+        # "free of charge" against a charge for the same thing
+        (
+            "Pick-your-own strawberries are free of charge each June",
+            "A pick-your-own strawberry field opens each June, charging £4 per kilo.",
+            1.0,
+        ),
+    ],
+)
+def test_another_range_of_days_and_a_charge_against_free(
+    claim: str, page: str, vote: float
+) -> None:
+    value, scores, _ = judge("negation_polarity", claim, page)
+    assert value == vote
+    if vote == 1.0:
+        assert scores["conflict"] == 1.0

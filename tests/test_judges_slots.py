@@ -1043,3 +1043,63 @@ def test_another_grade_of_a_rating_is_a_flip() -> None:
     # a grade that is no rating ("a good school") is not compared with one
     value, _, _ = judge("negation_polarity", "Larchfield Academy is an outstanding school.", page)
     assert value != 1.0
+
+
+def test_numbers_in_several_words_times_of_day_and_ages() -> None:
+    assert slots("around eighty-five thousand homes") == [(85000.0, "home")]
+    assert slots("juniors under eighteen pay forty-five pounds") == [
+        (18.0, "age"),
+        (45.0, "pound"),
+    ]
+    assert slots("junior membership for under-18s costs £45") == [(18.0, "age"), (45.0, "pound")]
+    assert slots("three hundred and twenty pupils, two dozen boats") == [
+        (320.0, "pupil"),
+        (24.0, "boat"),
+    ]
+    assert slots("under 50 branches") == [(50.0, "branch")]  # a count, not an age
+    assert slots("begins at 8:45 am and ends at 3:15 pm.") == [(525.0, "clock"), (915.0, "clock")]
+    assert slots("open at seven in the morning, from noon") == [(420.0, "clock"), (720.0, "clock")]
+    assert slots("at a quarter to nine") == [(525.0, "clock12")]
+    assert slots("at half past six in the evening") == [(1110.0, "clock")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "vote", "score"),
+    [
+        (
+            "Adults pay £195 a year, while juniors under eighteen pay forty-five pounds",
+            "Adult membership costs £195 per year, and junior membership for under-18s costs £45.",
+            0.0,
+            "match",
+        ),
+        (
+            "It supplies drinking water to around eighty-five thousand homes",
+            "Kestrel Valley Water supplies drinking water to about 85,000 homes.",
+            0.0,
+            "match",
+        ),
+        (
+            "The shops open at seven in the morning",
+            "The shops open at 7 am from Monday to Saturday.",
+            0.0,
+            "match",
+        ),
+        (
+            "The shops open at eight in the morning",
+            "The shops open at 7 am from Monday to Saturday.",
+            1.0,
+            "conflict",
+        ),
+        (
+            "The school day begins at a quarter to nine",
+            "The school day begins at 8:45 am and ends at 3:15 pm.",
+            0.0,
+            "support",
+        ),
+    ],
+)
+def test_numbers_in_words_and_times_fill_the_slots_of_figures(
+    claim: str, evidence: str, vote: float, score: str
+) -> None:
+    value, scores, _ = judge("numeric_consistency", claim, evidence)
+    assert value == vote and scores.get(score) == 1.0

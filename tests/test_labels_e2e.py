@@ -220,6 +220,26 @@ DOCS += [
         "times a day.",
         None,
     ),
+    (
+        "brookside",
+        "Brookside Farm Shop is on Cutler's Lane outside Marley. The shop is open Wednesday "
+        "to Sunday from 9 am to 5 pm. A pick-your-own strawberry field opens each June, "
+        "charging 4 pounds per kilo.",
+        "2023-04-01",
+    ),
+    (
+        "brookside",
+        "Brookside Farm Shop is on Cutler's Lane outside Marley. The shop is open Tuesday "
+        "to Sunday from 9 am to 5 pm. A pick-your-own strawberry field opens each June, "
+        "charging 4 pounds per kilo.",
+        "2024-02-14",
+    ),
+    (
+        "kestrel-water",
+        "Kestrel Valley Water supplies drinking water to about 85,000 homes in the Kestrel "
+        "Valley. Its chief executive is Mark Ellery.",
+        None,
+    ),
 ]
 COURSE = Context(
     id="c1",
@@ -286,6 +306,12 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str
         "director Helen Marsh.",
         "sailings-ok": "In summer the Merrow Sound ferry makes eight sailings a day.",
         "sailings": "In summer the Merrow Sound ferry makes six sailings a day.",
+        "farm-days": "Here is what I found about Brookside Farm Shop. It is open from "
+        "Wednesday to Sunday.",
+        "strawberries": "Pick-your-own strawberries at Brookside Farm Shop are free of "
+        "charge each June.",
+        "water": "Kestrel Valley Water provides drinking water to around eighty-five "
+        "thousand homes. The company was named Utility of the Year in 2024.",
     }
     answers = [Answer(id=k, question="", answer=v) for k, v in texts.items()]
     answers += [
@@ -469,3 +495,24 @@ def test_a_holder_the_update_replaced_is_stale_though_the_company_runs_routes(
 def test_sailings_a_day_are_times_a_day(labels: dict) -> None:
     assert only(labels, "sailings-ok") == "supported"
     assert only(labels, "sailings") == "contradicted"
+
+
+def test_a_meta_sentences_topic_and_another_range_of_days_make_a_stale_claim(
+    labels: dict,
+) -> None:
+    # "It" is the farm shop the meta sentence names; "Wednesday to Sunday" is the old
+    # version's range, the current one says "Tuesday to Sunday"
+    assert [label for _, label in labels["farm-days"]] == ["not_factual", "stale"]
+
+
+def test_free_of_charge_against_a_charge_is_contradicted(labels: dict) -> None:
+    assert only(labels, "strawberries") == "contradicted"
+
+
+def test_a_number_in_words_supports_and_the_company_is_the_named_one(labels: dict) -> None:
+    assert dict(labels["water"]) == {
+        "Kestrel Valley Water provides drinking water to around eighty-five thousand homes": (
+            "supported"
+        ),
+        "Kestrel Valley Water was named Utility of the Year in 2024": "not_supported",
+    }

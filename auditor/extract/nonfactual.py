@@ -89,6 +89,8 @@ _OPINION = re.compile(
     r"|.*\b(?:the )?(?:best|worst|greatest|finest|most \w+|least \w+) \w+(?: \w+)? ever\b.*"
     r"|(?:i'm|i am|we're|we are) (?:so |very |really )?(?:glad|happy|excited|grateful|proud|"
     r"thrilled)\b.*"
+    r"|.*\b(?:is|are|'re|'s) (?:so |very |really |truly )?(?:lucky|fortunate|blessed) to "
+    r"(?:have|live|be|call)\b.*"
     r"|(?:this|that|it|these|those)(?: is| was|'s| are| were) (?:a |an )?(?:really |very |truly |"
     r"quite |such an? )?(?:great|good|excellent|wonderful|fantastic|interesting|amazing|"
     r"awesome|fascinating|tricky|tough|lovely|beautiful|cool|fun)"

@@ -723,6 +723,13 @@ _KIND_SYNONYMS: dict[str, tuple[str, ...]] = {
     "buses": ("company", "operator"),
     "airways": ("airline", "carrier"),
     "airlines": ("airline", "carrier"),
+    "fc": ("club", "team", "side"),
+    "afc": ("club", "team", "side"),
+    "united": ("club", "team", "side"),
+    "rovers": ("club", "team", "side"),
+    "water": ("company", "utility", "supplier"),
+    "energy": ("company", "supplier"),
+    "library": ("library",),
 }
 """Other nouns a named thing's last word is called by ("Portgate Stadium ... The ground
 was opened in 1994", "Elmridge Dental Clinic ... The practice")."""
@@ -946,6 +953,21 @@ def _agrees(number: str, ref: _Referent) -> bool:
     return number == ref.number or (number == "pl" and ref.proper and not ref.person_like)
 
 
+_TOPIC_PREPOSITIONS = frozenset({"about", "on", "regarding", "concerning"})
+
+
+def _topic(sent: SpacySpan) -> _Referent | None:
+    """The name a meta sentence says the answer is about ("Here is what I found about
+    Hartwell Community Library."): the referent of the next sentence's "It" and "the
+    library"."""
+    for token in sent:
+        if token.lower_ in _TOPIC_PREPOSITIONS and token.dep_ == "prep":
+            obj = next((c for c in token.children if c.dep_ == "pobj"), None)
+            if obj is not None and obj.pos_ == "PROPN":
+                return _referent(sent.doc, obj, token, set())
+    return None
+
+
 def _name_label(sent: SpacySpan) -> _Referent | None:
     """A heading or label that is just a name ("3. Jing Jiang:") becomes the referent."""
     words = [t for t in sent if not (t.is_punct or t.is_space or t.like_num)]
@@ -1088,7 +1110,10 @@ def _answer_claims(
             text, spans = _whole(sentence)
             add(text, spans, False, kind)
             if kind == "meta" and decontextualise:
-                referent = _name_label(sent) or referent
+                topic = _topic(sent)
+                if topic is not None:
+                    named.append(topic)
+                referent = _name_label(sent) or topic or referent
             continue
         if not atomic:
             text, spans = _whole(sentence)
@@ -1183,7 +1208,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "13"  # 12: "between", "The ground", "The station's"; 13: lead-in + refusal, "its"
+    version = "14"  # 13: lead-in + refusal, "its"; 14: a meta sentence's topic, "The club"
 
     def __init__(
         self,

@@ -156,12 +156,48 @@ def negation_count(text: str) -> int:
 
 # --- numbers in their slots -------------------------------------------------------------
 
+_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_DIGIT_WORDS = "one|two|three|four|five|six|seven|eight|nine"
+_BASIC_WORDS = (
+    r"(?:(?:" + "|".join(_TENS_WORDS) + r")(?:[-\s](?:" + _DIGIT_WORDS + r")\b)?"
+    r"|" + "|".join(reversed(_SMALL_NUMBERS)) + r")"
+)
+_COMPOUND_WORDS = (
+    r"(?:(?:a|" + _BASIC_WORDS + r")\s+hundred(?:\s+and\s+" + _BASIC_WORDS + r")?\b"
+    r"|(?:a|" + _BASIC_WORDS + r")\s+dozen\b"
+    r"|(?:" + "|".join(_TENS_WORDS) + r")[-\s](?:" + _DIGIT_WORDS + r")\b)"
+)
+"""Numbers in several words: "forty-five", "eighty five", "three hundred and twenty",
+"a hundred", "two dozen" (their value: :func:`word_number`)."""
 _QTY = re.compile(
     r"(?<![A-Za-z0-9.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-    r"|(?:" + "|".join(_SMALL_NUMBERS) + r"|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
-    r"hundred|dozen)\b)(?P<hy>-)?",
+    r"|" + _COMPOUND_WORDS + r"|(?:" + "|".join(_SMALL_NUMBERS) + r"|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|dozen)\b)(?P<hy>-)?",
     re.IGNORECASE,
 )
+_WORD_VALUES = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS)} | {
+    w: 20.0 + 10 * i for i, w in enumerate(_TENS_WORDS)
+}
+
+
+def word_number(raw: str) -> float | None:
+    """The value of a number written in words ("forty-five" 45, "three hundred and
+    twenty" 320, "two dozen" 24, "a hundred" 100); None when ``raw`` is not one."""
+    value = 0.0
+    for word in re.split(r"[-\s]+", raw.lower().strip()):
+        if word == "and":
+            continue
+        if word == "a":
+            value += 1
+        elif word == "hundred":
+            value = max(value, 1.0) * 100
+        elif word == "dozen":
+            value = max(value, 1.0) * 12
+        elif word in _WORD_VALUES:
+            value += _WORD_VALUES[word]
+        else:
+            return None
+    return value
 _CAPACITY_BEFORE = re.compile(r"\bcapacity\s+(?:of\s+)?(?:about\s+|around\s+)?$", re.I)
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
@@ -352,6 +388,29 @@ _OCCURRENCES = frozenset(
 )
 """Nouns that count how often something happens: "eight sailings a day" is "eight times a
 day" (unit ``time``)."""
+_AGE_BEFORE = re.compile(
+    r"(?:\baged|\b(?:under|over)-|\b(?:children|kids|juniors|adults|people|pupils|students|"
+    r"players|members|those|anyone|visitors|customers|residents|patients)\s+(?:under|over))"
+    r"\s*$",
+    re.IGNORECASE,
+)
+"""What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), or
+people under or over it ("juniors under eighteen", "visitors over 65")."""
+_MEASURES = frozenset(_UNIT_ALIASES.values())
+_UNMARKED_PLURALS = frozenset(
+    {"people", "children", "men", "women", "staff", "police", "sheep", "fish", "deer"}
+    | {"aircraft", "crew", "cattle", "livestock", "personnel"}
+)
+
+
+def _counts_no_thing(unit: str | None, after: str) -> bool:
+    """Whether the words after a number leave it counting nothing: no unit, the "s" of
+    "under-18s", or a word that is neither a plural noun nor a unit ("juniors under
+    eighteen pay"), so the age it follows (:data:`_AGE_BEFORE`) is what it states."""
+    word = after.strip(" -").lower()
+    if unit is None or word == "s":
+        return True
+    return unit not in _MEASURES and not word.endswith("s") and word not in _UNMARKED_PLURALS
 _PER_PERIOD = re.compile(
     r"\s+(?:a|an|per|each|every)\s+(?:day|week|month|year|fortnight|hour|night|weekday|"
     r"weekend|season|term)\b",
@@ -362,6 +421,64 @@ _SINGLE = re.compile(
 )
 """One of something said without the number: "funded by a single university" (1
 ``university``); not "a single ticket", which is a kind of ticket."""
+
+
+_HOUR_WORD = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_CLOCK = re.compile(
+    r"(?<![\w.:])(?:(?P<h>\d{1,2})(?::(?P<m>[0-5]\d)|\.(?P<dm>[0-5]\d)(?=\s*[ap]\.?m\b))?"
+    r"\s*(?P<ap>[ap])(?:m|\.m\.?)(?![a-z])"
+    r"|(?P<h2>\d{1,2}):(?P<m2>[0-5]\d)(?![\d:])"
+    r"|(?:(?:a\s+)?(?P<q>quarter)\s+(?P<qd>to|past)|(?P<half>half)\s+past)\s+(?P<h3>"
+    + _HOUR_WORD
+    + r")\b"
+    r"|(?P<h4>"
+    + _HOUR_WORD
+    + r")\s+o'?clock\b"
+    r"|(?P<h5>"
+    + _HOUR_WORD
+    + r")(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)"
+    r"|(?P<noon>noon|midday|midnight)\b)"
+    r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night))?",
+    re.IGNORECASE,
+)
+"""A time of day: "8:45 am", "7pm", "5.30 p.m.", "15:15", "a quarter to nine", "half past
+three", "nine o'clock", "seven in the morning", "noon" (:func:`_clock_minutes`)."""
+
+
+def _hour(raw: str) -> int | None:
+    hour = int(raw) if raw.isdigit() else _WORD_VALUES.get(raw.lower())
+    return int(hour) if hour is not None and 0 <= hour <= 24 else None
+
+
+def _clock_minutes(m: re.Match[str]) -> tuple[float, str] | None:
+    """Minutes after midnight of a :data:`_CLOCK` match and its unit: ``clock`` when the
+    half of the day is known (am/pm, "in the evening", a 24-hour time after 12), else
+    ``clock12`` (the minutes within twelve hours: "quarter past three" may be 3:15 or
+    15:15)."""
+    if m.group("noon"):
+        return (0.0 if m.group("noon").lower() == "midnight" else 720.0), "clock"
+    raw = next(m.group(g) for g in ("h", "h2", "h3", "h4", "h5") if m.group(g))
+    hour = _hour(raw)
+    if hour is None:
+        return None
+    minute = int(m.group("m") or m.group("dm") or m.group("m2") or 0)
+    if m.group("q"):
+        minute = 15 if m.group("qd").lower() == "past" else -15
+    elif m.group("half"):
+        minute = 30
+    total = hour * 60 + minute
+    pm: bool | None = None
+    if m.group("ap"):
+        pm = m.group("ap").lower() == "p"
+    elif m.group("part"):
+        pm = not m.group("part").lower().endswith("morning")
+    if pm is None:
+        if hour > 12 or hour == 0:
+            return float(total % 1440), "clock"
+        return float(total % 720), "clock12"
+    if hour > 12:
+        return float(total % 1440), "clock"
+    return float(total % 720 + (720 if pm else 0)), "clock"
 
 
 def _interval_minutes(m: re.Match[str]) -> float | None:
@@ -399,7 +516,12 @@ def quantities(text: str) -> list[Quantity]:
     written with a thousands separator ("1,500") is never a year. A number right after a
     capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
     ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
-    many ("About", "Nearly").
+    many ("About", "Nearly"). Numbers written in several words count as one ("forty-five
+    pounds" 45 ``pound``, "eighty-five thousand homes" 85,000 ``home``, "two dozen" 24:
+    :func:`word_number`). A time of day is its minutes after midnight (``clock``: "8:45
+    am", "seven in the morning", "noon"; ``clock12`` when the half of the day is unsaid:
+    "a quarter to nine"). A number after "aged", "under-"/"over-" or
+    people under or over it is an ``age`` ("under-18s", "juniors under eighteen pay").
     """
     out: list[Quantity] = []
     phrases: list[tuple[int, int]] = []
@@ -413,6 +535,11 @@ def quantities(text: str) -> list[Quantity]:
             if not any(s <= m.start(1) < e for s, e in phrases):
                 phrases.append(m.span(1))
                 out.append(Quantity(minutes, "minute", m.start(1), m.end(1)))
+    for m in _CLOCK.finditer(text):
+        clock = _clock_minutes(m)
+        if clock is not None and not any(s <= m.start() < e for s, e in phrases):
+            phrases.append(m.span())
+            out.append(Quantity(clock[0], clock[1], m.start(), m.end()))
     for m in _FREQUENCY.finditer(text):
         out.append(Quantity(_TIMES[m.group(0).lower()], "time", m.start(), m.end()))
     for m in _SINGLE.finditer(text):
@@ -428,6 +555,8 @@ def quantities(text: str) -> list[Quantity]:
             value = _NUMBER_WORDS[low]
         elif low == "one":
             value = 1.0
+        elif (worded := word_number(low)) is not None:
+            value = worded
         else:
             continue
         end = m.end()
@@ -470,6 +599,13 @@ def quantities(text: str) -> list[Quantity]:
                 unit = before.group(1).lower()
             elif _CAPACITY_BEFORE.search(text, max(0, m.start() - 16), m.start()):
                 unit = "person"  # "a capacity of 9,800": the people it holds
+        if (
+            value <= 120
+            and _AGE_BEFORE.search(text, max(0, m.start() - 40), m.start())
+            and _counts_no_thing(unit, text[m.end() : end])
+        ):
+            unit = "age"  # "under-18s", "children under five swim free", "aged 4 to 11"
+            end = m.end() + (text[m.end() : end].strip(" -").lower() == "s")
         if low == "one" and unit not in _ONE_UNITS and not m.group("hy"):
             continue
         if (
@@ -484,6 +620,8 @@ def quantities(text: str) -> list[Quantity]:
 
 
 _IN_MINUTES = {"hour": 60.0, "minute": 1.0}
+CLOCK_UNITS = frozenset({"clock", "clock12"})
+"""Units of a time of day (minutes after midnight; ``clock12`` when am or pm is unsaid)."""
 DURATION_UNITS = frozenset(_IN_MINUTES)
 
 
@@ -504,13 +642,15 @@ def same_amount(a: Quantity, b: Quantity) -> bool:
     compared in minutes: "90 minutes" is "an hour and a half")."""
     if a.unit in _IN_MINUTES and b.unit in _IN_MINUTES:
         return round(a.value * _IN_MINUTES[a.unit], 6) == round(b.value * _IN_MINUTES[b.unit], 6)
+    if a.unit in CLOCK_UNITS and b.unit in CLOCK_UNITS and "clock12" in (a.unit, b.unit):
+        return a.value % 720 == b.value % 720  # "quarter past three" is 3:15 pm too
     return a.value == b.value and same_slot(a, b)
 
 
 def same_slot(a: Quantity, b: Quantity) -> bool:
     """True when two quantities may state the same thing: the same unit, or one of them
     has none (a bare number), except that a bare year never fills another unit's slot."""
-    if a.unit == b.unit:
+    if a.unit == b.unit or {a.unit, b.unit} <= CLOCK_UNITS:
         return True
     if a.unit is None or b.unit is None:
         return "year" not in (a.unit, b.unit)

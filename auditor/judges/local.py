@@ -210,7 +210,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "16"  # 15: "eight sailings a day"; 16: "around the clock" is 24 hours
+    version = "17"  # 16: "around the clock" is 24 hours; 17: "forty-five", times of day, ages
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -530,6 +530,7 @@ _ANTONYMS = [
     ("permit", "ban"),
     ("included", "extra"),  # "Breakfast costs extra" against "Breakfast is included"
     ("inclusive", "extra"),
+    ("charge", "free"),  # "free of charge" against "charging £4 per kilo"
 ]
 
 
@@ -548,8 +549,14 @@ for _a, _b in _ANTONYMS:
 _ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS for w in pair}
 
 
+_FREE_STEM, _CHARGE_STEM = stem("free"), stem("charge")
+
+
 def _opposed(claim: set[str], stated: set[str]) -> set[str]:
-    """Claim stems whose opposite the sentence states while not stating them."""
+    """Claim stems whose opposite the sentence states while not stating them ("charge"
+    beside "free" is "free of charge", no charge)."""
+    claim = claim - {_CHARGE_STEM} if _FREE_STEM in claim else claim
+    stated = stated - {_CHARGE_STEM} if _FREE_STEM in stated else stated
     return {
         w
         for w in claim
@@ -583,7 +590,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "20"  # 19: included/extra, allowed/banned; 20: outside a range of days
+    version = "21"  # 19: included/extra, allowed/banned; 20: outside a range; 21: other range
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -614,7 +621,7 @@ class NegationPolarityJudge(LocalJudge):
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         coverage, sentence = anchors[0]
         sent_stems = {stem(t) for t in tokens(sentence)}
-        kind_flip = _another_of_a_kind(claim_stems, sent_stems, sentence)
+        kind_flip = _another_of_a_kind(claim_stems, sent_stems, sentence, pair.claim)
         # "closed on Tuesdays" against "open daily from 9am to 6pm": every day is said
         every_day = bool(slot & _WEEKDAY_STEMS) and bool(_EVERY_DAY.search(sentence))
         if slot and not kind_flip and not every_day:
@@ -746,17 +753,24 @@ _THE_OTHERS = re.compile(
 open ... on other days"): naming one decides nothing about the rest."""
 
 
-def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[str]:
+def _another_of_a_kind(
+    claim: set[str], stated: set[str], sentence: str, claim_text: str = ""
+) -> set[str]:
     """The claim's one weekday, season or month when the sentence names others of its
     kind and not it ("meets on Tuesdays" against "meets on Wednesdays", "every autumn"
     against "each spring", "every April" against "every September"), or ranges it falls
     outside ("open on Mondays" against "open Tuesday to Saturday"); a range that holds it
     ("Monday to Friday" for Tuesdays), an exception ("every day except Monday") or the
-    others of the kind ("on other days") decides nothing."""
+    others of the kind ("on other days") decides nothing. A claim's range against the
+    sentence's one range of its kind is another range when they cover other names ("open
+    Tuesday to Saturday" against "open Monday to Saturday": :func:`_other_range`)."""
     found: set[str] = set()
     theirs_all = stated - _excepted(stated, sentence)  # "every day except Monday"
     for kind, span in _KINDS:
         mine, theirs = claim & kind, theirs_all & kind
+        if len(mine) > 1 and not _THE_OTHERS.search(sentence):
+            found |= _other_range(kind, span, claim_text, sentence, theirs)
+            continue
         if len(mine) != 1 or not theirs or mine & theirs or _THE_OTHERS.search(sentence):
             continue
         if span.search(sentence):
@@ -766,6 +780,20 @@ def _another_of_a_kind(claim: set[str], stated: set[str], sentence: str) -> set[
                 continue
         found |= mine
     return found
+
+
+def _other_range(
+    kind: frozenset[str], span: re.Pattern[str], claim: str, sentence: str, theirs: set[str]
+) -> set[str]:
+    """The names one range of the claim covers and the sentence's one range of the same
+    kind does not, or the other way round (empty unless each states exactly one range of
+    the kind and the sentence names no day of it outside its range)."""
+    if len(span.findall(claim)) != 1 or len(span.findall(sentence)) != 1:
+        return set()
+    mine, stated = _range_cover(kind, claim), _range_cover(kind, sentence)
+    if mine is None or stated is None or not theirs <= stated:
+        return set()
+    return mine ^ stated
 
 
 def _time_named_otherwise(claim: set[str], anchors: Sequence[str]) -> tuple[set[str], str] | None:
