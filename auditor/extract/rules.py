@@ -29,8 +29,12 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   museum, theatre, hotel, restaurant, cafe, bookshop, brewery, release, building; not
   "the stadium" nor "the company"); a subject that opens with "Its" ("Its main
   telescope has ...") leaves the referent as it was, so the next "It" is what "Its"
-  stood for; a sentence the parser cuts after a name ("Susan | Pike chairs the
-  board.") is joined again, and one whose name the parser misreads as a function word
+  stood for; the name a meta sentence says the answer is about ("Here is what I found
+  about Hartwell Community Library.") is the next sentence's referent ("It opens ...",
+  "The library was refurbished ..."); a name's last word also stands for a few kinds
+  ("Ashby Rovers FC" is "the club", "Kestrel Valley Water" "the company",
+  "Portgate Stadium" "the ground"); a sentence the parser cuts after a name ("Susan |
+  Pike chairs the board.") is joined again, and one whose name the parser misreads as a function word
   stays one claim; list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
 - attachments of the small parser that lose a clause's subject or a measure are
