@@ -178,7 +178,15 @@ def gather_evidence(
         current = tuple(h for h in ordered if not h.superseded)[:n_current]
         withdrawn = tuple(h for h in ordered if h.superseded and not h.document.superseded)
         replaced = [h for h in ordered if h.superseded and h.document.superseded]
-        old = tuple(h for h in replaced if dated_supersession(h, when[i]))
+        # the old versions of the documents the current evidence comes from first: they
+        # are what an update changed ("£30 for non-members" before "£34")
+        cited = {h.document.doc_id for h in current}
+        old = tuple(
+            sorted(
+                (h for h in replaced if dated_supersession(h, when[i])),
+                key=lambda h: h.document.doc_id not in cited,
+            )
+        )
         undated = tuple(h for h in replaced if not dated_supersession(h, when[i]))
         n_contexts = len(answers[claims[i].answer_id].contexts)
         evidence[i] = Evidence(

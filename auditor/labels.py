@@ -11,19 +11,19 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    ``subject_relevance`` (an invented detail about a covered subject must be judged), or
    it says who holds a role the claim names a holder for, about the same thing, with
    cosine at least ``min_relevance`` (another holder's name keeps the cosine low);
-3. supported by a superseded version (stacked p < threshold, and, unless the claim states
-   its own time, no clear conflict in the votes against it) while the current evidence
-   states otherwise in the same slot (a *clear conflict*, see 5), or matches it clearly
-   better (cosine margin ``stale_margin``) than the current version of the same document
-   with a stacked probability lower than against current evidence (or the same, when
-   the current version holds a smaller share of the claim's content words: a current
-   version judged the same and still holding every word, "has 640 beds" in a longer
-   sentence, is not outdated by a closer cosine; nor is one holding every content word of
-   the claim with the stacked probability below the threshold and no member voting
-   "hallucinated"), or while the
-   current evidence never states one of its details (see 6): ``stale`` (the update changed
-   what the claim states), unless the claim states its own time and that version was
-   valid then (``supported``: a true statement about the past);
+3. supported by a superseded version (stacked p < threshold or a clear match as in 7,
+   and, unless the claim states its own time, no clear conflict in the votes against it)
+   while the current evidence states otherwise in the same slot (a *clear conflict*, see
+   5), or matches it clearly better (cosine margin ``stale_margin``) than the current
+   version of the same document with a stacked probability lower than against current
+   evidence (or the same, when the current version holds a smaller share of the claim's
+   content words: a current version judged the same and still holding every word, "has
+   640 beds" in a longer sentence, is not outdated by a closer cosine; nor is one
+   holding every content word of the claim with the stacked probability below the
+   threshold and no member voting "hallucinated"), or while the current evidence never
+   states one of its details (see 6): ``stale`` (the update changed what the claim
+   states), unless the claim states its own time and that version was valid then
+   (``supported``: a true statement about the past);
 4. not supported by current evidence but supported by a superseded version:
    ``supported`` when the claim states its own time (``from 2004 to 2005``,
    ``as of 2010``, ``In 2004, ...``) and that version was valid then, else ``stale``
@@ -327,7 +327,11 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     stale_support = (
         stale_ok
         and signals.p_superseded is not None
-        and signals.p_superseded < policy.threshold
+        # a clear match in the old version is its support, as it is in the current one
+        and (
+            signals.p_superseded < policy.threshold
+            or _matched_support(signals.superseded_votes, policy)
+        )
         # "has 25 lanes" against an old version saying "six lanes" as the new one does (a
         # claim stating its own time is left alone: its years are not the versions')
         and (signals.states_time or not clear_conflicts(signals.superseded_votes, policy))

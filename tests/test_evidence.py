@@ -202,3 +202,24 @@ def test_a_claim_restating_one_sentence_of_a_long_chunk_is_close_to_it() -> None
     assert sentence_cosine > chunk_cosine + 0.1  # the chunk's other sentences dilute it
     assert evidence.cosine(page) == sentence_cosine == evidence.best_current
     assert evidence.scores(evidence.current)[0][0] == sentence_cosine
+
+
+def test_old_versions_of_the_documents_cited_as_current_come_first() -> None:
+    def old(doc_id: str, text: str, rank: int) -> Hit:
+        return hit(
+            doc_id, text, rank=rank, superseded=True, published_at=utc(2020), valid_to=utc(2023)
+        )
+
+    current = hit("hut", "Non-members pay £34 a night.", rank=2, published_at=utc(2023))
+    others = [old("mill", "A desk costs £210.", 0), old("choir", "Membership is £180.", 1)]
+    hut_old = old("hut", "Non-members pay £30 a night.", 3)
+    evidence = gather_evidence(
+        [claim("a", "Non-members pay £30 per night")],
+        {"a": Answer("a", "", "Non-members pay £30 per night")},
+        FakeSearch([*others, current, hut_old]),
+        default_as_of=utc(2024),
+        n_superseded=2,
+    )[0]
+    assert evidence.current == (current,)
+    # the hut's old version first, then the others in retrieval order
+    assert evidence.superseded == (hut_old, others[0])

@@ -628,7 +628,8 @@ def test_the_topic_of_a_meta_sentence_is_the_next_sentences_referent(
     ("text", "expected"),
     [
         (
-            "Ashby Rovers FC plays its home games at Cobbler's Field. The club was founded in 1894.",
+            "Ashby Rovers FC plays its home games at Cobbler's Field. The club was founded "
+            "in 1894.",
             "Ashby Rovers FC was founded in 1894",
         ),
         (

@@ -551,6 +551,17 @@ def test_a_range_round_the_year_end_and_weekday_plurals_are_no_names() -> None:
             "The shop is open Monday to Friday from 9 am and Saturday to Sunday from 10 am.",
             0.0,
         ),
+        # a list of days naming one the page's list leaves out
+        (
+            "Squad sessions take place on Monday, Wednesday and Thursday evenings",
+            "Squad sessions take place on Monday, Tuesday and Thursday evenings.",
+            1.0,
+        ),
+        (
+            "Squad sessions take place on Monday and Thursday evenings",
+            "Squad sessions take place on Monday, Tuesday and Thursday evenings.",
+            0.0,
+        ),
         # "free of charge" against a charge for the same thing
         (
             "Pick-your-own strawberries are free of charge each June",

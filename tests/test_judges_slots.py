@@ -1057,6 +1057,7 @@ def test_numbers_in_several_words_times_of_day_and_ages() -> None:
         (24.0, "boat"),
     ]
     assert slots("under 50 branches") == [(50.0, "branch")]  # a count, not an age
+    assert slots("children under the age of ten ride free") == [(10.0, "age")]
     assert slots("begins at 8:45 am and ends at 3:15 pm.") == [(525.0, "clock"), (915.0, "clock")]
     assert slots("open at seven in the morning, from noon") == [(420.0, "clock"), (720.0, "clock")]
     assert slots("at a quarter to nine") == [(525.0, "clock12")]
@@ -1087,6 +1088,19 @@ def test_numbers_in_several_words_times_of_day_and_ages() -> None:
         (
             "The shops open at eight in the morning",
             "The shops open at 7 am from Monday to Saturday.",
+            1.0,
+            "conflict",
+        ),
+        (
+            # the words of a time are no words the sentence about the claim must share
+            "The lifts run each day until four in the afternoon",
+            "The lifts run daily from 8:30 to 16:30 during the winter season.",
+            1.0,
+            "conflict",
+        ),
+        (
+            "Children under the age of ten ride for free",
+            "A full-day adult lift pass costs £46, and children under 8 ride free.",
             1.0,
             "conflict",
         ),

@@ -366,3 +366,32 @@ def test_subject_in_evidence_reads_the_first_name() -> None:
     assert subject_in_evidence("The Kestrel Bridge was designed by Maria Lopez.", evidence)
     assert not subject_in_evidence("The Falcon Bridge was designed by Maria Lopez.", evidence)
     assert not subject_in_evidence("the bridge was designed by an engineer.", evidence)
+
+
+def test_a_clear_match_in_a_superseded_version_is_its_support() -> None:
+    match = Vote("numeric", 0.0, scores={"support": 1.0, "contradiction": 0.0, "match": 1.0})
+    lexical = (Vote("overlap", 1.0, scores={"support": 0.3}), Vote("bigram", 1.0))
+    conflict = Vote("numeric", 1.0, scores={"contradiction": 1.0, "conflict": 1.0})
+    # "£30 per night" against the old "£30 for non-members" (lexical members doubting the
+    # paraphrase, stacked p above the threshold) and the current "£34": stale
+    assert (
+        label(
+            p_current=0.6,
+            votes=(conflict, *lexical),
+            stale_relevance=0.8,
+            p_superseded=0.6,
+            superseded_votes=(match, *lexical),
+        )
+        is Label.STALE
+    )
+    # without the match, the old version's p decides: contradicted
+    assert (
+        label(
+            p_current=0.6,
+            votes=(conflict, *lexical),
+            stale_relevance=0.8,
+            p_superseded=0.6,
+            superseded_votes=lexical,
+        )
+        is Label.CONTRADICTED
+    )

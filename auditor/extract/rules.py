@@ -34,8 +34,8 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   "The library was refurbished ..."); a name's last word also stands for a few kinds
   ("Ashby Rovers FC" is "the club", "Kestrel Valley Water" "the company",
   "Portgate Stadium" "the ground"); a sentence the parser cuts after a name ("Susan |
-  Pike chairs the board.") is joined again, and one whose name the parser misreads as a function word
-  stays one claim; list items without a verb are prefixed by their
+  Pike chairs the board.") is joined again, and one whose name the parser misreads as a
+  function word stays one claim; list items without a verb are prefixed by their
   lead-in line ("The four presidents were: ...");
 - attachments of the small parser that lose a clause's subject or a measure are
   mended first: a subject under an auxiliary, "It has 28 beds and its medical

@@ -198,6 +198,8 @@ def word_number(raw: str) -> float | None:
         else:
             return None
     return value
+
+
 _CAPACITY_BEFORE = re.compile(r"\bcapacity\s+(?:of\s+)?(?:about\s+|around\s+)?$", re.I)
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
@@ -389,13 +391,14 @@ _OCCURRENCES = frozenset(
 """Nouns that count how often something happens: "eight sailings a day" is "eight times a
 day" (unit ``time``)."""
 _AGE_BEFORE = re.compile(
-    r"(?:\baged|\b(?:under|over)-|\b(?:children|kids|juniors|adults|people|pupils|students|"
-    r"players|members|those|anyone|visitors|customers|residents|patients)\s+(?:under|over))"
+    r"(?:\baged|\b(?:under|over)-|\b(?:under|over)\s+the\s+age\s+of|\b(?:children|kids|"
+    r"juniors|adults|people|pupils|students|players|members|those|anyone|visitors|customers|"
+    r"residents|patients)\s+(?:under|over))"
     r"\s*$",
     re.IGNORECASE,
 )
-"""What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), or
-people under or over it ("juniors under eighteen", "visitors over 65")."""
+"""What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), "under
+the age of", or people under or over it ("juniors under eighteen", "visitors over 65")."""
 _MEASURES = frozenset(_UNIT_ALIASES.values())
 _UNMARKED_PLURALS = frozenset(
     {"people", "children", "men", "women", "staff", "police", "sheep", "fish", "deer"}
@@ -411,6 +414,8 @@ def _counts_no_thing(unit: str | None, after: str) -> bool:
     if unit is None or word == "s":
         return True
     return unit not in _MEASURES and not word.endswith("s") and word not in _UNMARKED_PLURALS
+
+
 _PER_PERIOD = re.compile(
     r"\s+(?:a|an|per|each|every)\s+(?:day|week|month|year|fortnight|hour|night|weekday|"
     r"weekend|season|term)\b",
@@ -431,12 +436,8 @@ _CLOCK = re.compile(
     r"|(?:(?:a\s+)?(?P<q>quarter)\s+(?P<qd>to|past)|(?P<half>half)\s+past)\s+(?P<h3>"
     + _HOUR_WORD
     + r")\b"
-    r"|(?P<h4>"
-    + _HOUR_WORD
-    + r")\s+o'?clock\b"
-    r"|(?P<h5>"
-    + _HOUR_WORD
-    + r")(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)"
+    r"|(?P<h4>" + _HOUR_WORD + r")\s+o'?clock\b"
+    r"|(?P<h5>" + _HOUR_WORD + r")(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)"
     r"|(?P<noon>noon|midday|midnight)\b)"
     r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night))?",
     re.IGNORECASE,

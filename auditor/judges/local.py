@@ -16,6 +16,7 @@ import numpy as np
 from auditor.errors import ConfigError
 from auditor.judges._pronouns import lead_name, opens_with_other_name, resolved_sentences
 from auditor.judges._text import (
+    CLOCK_UNITS,
     DURATION_UNITS,
     MONTH_NAMES,
     NEGATIONS,
@@ -210,7 +211,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "17"  # 16: "around the clock" is 24 hours; 17: "forty-five", times of day, ages
+    version = "18"  # 17: "forty-five", times of day, ages; 18: number words anchor nothing
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -226,8 +227,18 @@ class NumericConsistencyJudge(LocalJudge):
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
         if not pair.evidence:
             return ABSTAIN, {}, _raw(reason="no evidence")
-        # "2,400 employees" against "employs about 2,100 staff": one unit, one word
-        anchors = [s for _, s in _anchor_sentences(pair, self.anchor_coverage, meanings=UNIT_STEMS)]
+        # "2,400 employees" against "employs about 2,100 staff": one unit, one word; the
+        # words that write a number or a time ("four in the afternoon") are not what the
+        # sentence about the claim must share
+        anchors = [
+            s
+            for _, s in _anchor_sentences(
+                pair,
+                self.anchor_coverage,
+                ignore=_number_words(claim_text, claimed),
+                meanings=UNIT_STEMS,
+            )
+        ]
         rank_conflicts = _rank_conflicts(ranks, anchors[:3], pair.evidence)
         if rank_conflicts:
             return (
@@ -334,6 +345,19 @@ _FREE = re.compile(
 )
 """Something said to cost nothing ("Membership is free for residents", "children enter
 free", "free of charge"), not "free to choose" or "free from"."""
+
+
+def _number_words(text: str, found: Sequence[Quantity]) -> frozenset[str]:
+    """Content words (stems) that write the quantities' numbers or times of day in words
+    ("forty-five" of "forty-five pounds", "afternoon" of "four in the afternoon"), not
+    their unit."""
+    words: set[str] = set()
+    for q in found:
+        span = text[q.start : q.end]
+        if q.unit not in CLOCK_UNITS and q.unit not in (None, "age"):
+            span = span.rsplit(maxsplit=1)[0] if len(span.split()) > 1 else ""
+        words |= {w for w in content_words(span) if w.isalpha()}
+    return frozenset(words)
 
 
 _PRICE_WORDS = frozenset(stem(w) for w in ("cost", "charge", "pay", "price", "fee"))
@@ -590,7 +614,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "21"  # 19: included/extra, allowed/banned; 20: outside a range; 21: other range
+    version = "22"  # 20: outside a range; 21: another range; 22: another list of days
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -787,13 +811,27 @@ def _other_range(
 ) -> set[str]:
     """The names one range of the claim covers and the sentence's one range of the same
     kind does not, or the other way round (empty unless each states exactly one range of
-    the kind and the sentence names no day of it outside its range)."""
-    if len(span.findall(claim)) != 1 or len(span.findall(sentence)) != 1:
+    the kind and the sentence names no day of it outside its range); for a claim listing
+    weekdays (:data:`_DAY_LIST`) against a sentence naming weekdays, neither with a range,
+    the listed days the sentence leaves out ("on Monday, Wednesday and Thursday" against
+    "on Monday, Tuesday and Thursday")."""
+    claim_ranges, ranges = len(span.findall(claim)), len(span.findall(sentence))
+    if claim_ranges == 0 and ranges == 0:
+        listed = _DAY_LIST.search(claim) if kind == _WEEKDAY_STEMS else None
+        if listed is None or not theirs:
+            return set()
+        return {stem(t) for t in tokens(listed.group(0))} & kind - theirs
+    if claim_ranges != 1 or ranges != 1:
         return set()
     mine, stated = _range_cover(kind, claim), _range_cover(kind, sentence)
     if mine is None or stated is None or not theirs <= stated:
         return set()
     return mine ^ stated
+
+
+_DAY = r"(?:" + "|".join(WEEKDAYS) + r")s?"
+_DAY_LIST = re.compile(rf"\b{_DAY}(?:\s*,\s*{_DAY})*\s*,?\s+(?:and|or)\s+{_DAY}\b", re.I)
+"""Weekdays in one list ("Monday, Wednesday and Thursday", "Tuesdays and Fridays")."""
 
 
 def _time_named_otherwise(claim: set[str], anchors: Sequence[str]) -> tuple[set[str], str] | None:
