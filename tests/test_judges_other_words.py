@@ -577,3 +577,20 @@ def test_another_range_of_days_and_a_charge_against_free(
     assert value == vote
     if vote == 1.0:
         assert scores["conflict"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("claim", "vote"),
+    [
+        # another range differing by two months (April and October) is one flip
+        ("A warden staffs Gowan Fell Hut from May to September", 1.0),
+        ("A warden staffs Gowan Fell Hut from April to October", 0.0),
+    ],
+)
+def test_a_range_of_months_from_may(claim: str, vote: float) -> None:
+    page = (
+        "Gowan Fell Hut is a stone mountain hut. It is owned by the Northern Fell Club and "
+        "staffed by a warden from April to October."
+    )
+    value, _, _ = judge("negation_polarity", claim, page)
+    assert value == vote

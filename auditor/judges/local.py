@@ -614,7 +614,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "22"  # 20: outside a range; 21: another range; 22: another list of days
+    version = "23"  # 21: another range; 22: another list of days; 23: "May to September"
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -716,6 +716,8 @@ _MONTHS = frozenset(MONTH_NAMES) - {"may"}
 
 def _range_of(kind: frozenset[str]) -> re.Pattern[str]:
     names = "|".join(sorted(kind))
+    if kind == _MONTHS:
+        names += "|(?-i:May)"  # "from May to September"; never "may" the verb
     return re.compile(
         rf"\b(?:{names})s?\s*(?:to|-|\u2013|through|until|till)\s"
         rf"|\bbetween\s+(?:{names})s?\s+and\b",
@@ -749,8 +751,12 @@ def _range_cover(kind: frozenset[str], sentence: str) -> set[str] | None:
     order = _ORDERS[kind]
     covered: set[str] = set()
     for m in _RANGE_ENDS.finditer(sentence):
-        ends = [stem(w.lower()) for w in m.groups() if w]
-        if not all(e in kind for e in ends):
+        words = [w for w in m.groups() if w]
+        ends = [stem(w.lower()) for w in words]
+        readable = (
+            e in kind or (w == "May" and "may" in order) for e, w in zip(ends, words, strict=True)
+        )
+        if not all(readable):
             continue
         first, last = (order.index(e) for e in ends)
         covered.update(
@@ -792,7 +798,7 @@ def _another_of_a_kind(
     theirs_all = stated - _excepted(stated, sentence)  # "every day except Monday"
     for kind, span in _KINDS:
         mine, theirs = claim & kind, theirs_all & kind
-        if len(mine) > 1 and not _THE_OTHERS.search(sentence):
+        if (len(mine) > 1 or span.search(claim_text)) and not _THE_OTHERS.search(sentence):
             found |= _other_range(kind, span, claim_text, sentence, theirs)
             continue
         if len(mine) != 1 or not theirs or mine & theirs or _THE_OTHERS.search(sentence):
@@ -820,13 +826,19 @@ def _other_range(
         listed = _DAY_LIST.search(claim) if kind == _WEEKDAY_STEMS else None
         if listed is None or not theirs:
             return set()
-        return {stem(t) for t in tokens(listed.group(0))} & kind - theirs
+        return _one_flip({stem(t) for t in tokens(listed.group(0))} & kind - theirs)
     if claim_ranges != 1 or ranges != 1:
         return set()
     mine, stated = _range_cover(kind, claim), _range_cover(kind, sentence)
     if mine is None or stated is None or not theirs <= stated:
         return set()
-    return mine ^ stated
+    return _one_flip(mine ^ stated)
+
+
+def _one_flip(names: set[str]) -> set[str]:
+    """One of the names another range or list differs by: it is one flip, whatever the
+    number of days it differs by (flips count by parity)."""
+    return {min(names)} if names else set()
 
 
 _DAY = r"(?:" + "|".join(WEEKDAYS) + r")s?"
