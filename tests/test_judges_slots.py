@@ -1117,3 +1117,23 @@ def test_numbers_in_words_and_times_fill_the_slots_of_figures(
 ) -> None:
     value, scores, _ = judge("numeric_consistency", claim, evidence)
     assert value == vote and scores.get(score) == 1.0
+
+
+def test_amounts_of_money_are_read_in_the_evidences_form() -> None:
+    from auditor.judges._text import canonical_amounts
+
+    assert canonical_amounts("A standard ticket costs eighteen pounds") == (
+        "A standard ticket costs £18"
+    )
+    assert canonical_amounts("a fare of 2.50 dollars and 3 euros") == "a fare of $2.50 and €3"
+    assert canonical_amounts("costs 5.2 pounds per kilo") == "costs £5.20 per kilo"
+    # already signed, a weight, or a sum the reader reads as words: left alone
+    for text in ("Adults pay £195 a year", "It weighs 200 pounds", "cost 2.1 billion dollars"):
+        assert canonical_amounts(text) == text
+
+
+@pytest.mark.slow
+def test_the_reader_entails_an_amount_written_in_words() -> None:
+    page = "Standard tickets cost £18, with a concession price of £12 for students."
+    value, scores, _ = judge("entailment", "A standard ticket costs eighteen pounds", page)
+    assert value == 0.0 and scores["entailment"] >= 0.5

@@ -656,3 +656,29 @@ def same_slot(a: Quantity, b: Quantity) -> bool:
     if a.unit is None or b.unit is None:
         return "year" not in (a.unit, b.unit)
     return False
+
+
+_SIGNS = {"pound": "£", "dollar": "$", "euro": "€"}
+_MONEY_WORD = re.compile(r"\b(?:pounds?|dollars?|euros?)\b", re.IGNORECASE)
+_WEIGHED = re.compile(r"\bweigh\w*\W+(?:\w+\W+){0,3}$", re.IGNORECASE)
+
+
+def canonical_amounts(text: str) -> str:
+    """``text`` with each amount of money written with its currency sign and digits
+    ("eighteen pounds" -> "£18", "52 dollars" -> "$52", "5.20 pounds" -> "£5.20"), the
+    way the evidence usually writes it; a weight in pounds ("weighs 200 pounds") is left
+    alone, and so are amounts of a million or more."""
+    if not _MONEY_WORD.search(text):
+        return text
+    out, last = [], 0
+    for q in quantities(text):
+        sign = _SIGNS.get(q.unit or "")
+        span = text[q.start : q.end]
+        if sign is None or span.lstrip().startswith(sign) or q.value >= 1e6:
+            continue
+        if _WEIGHED.search(text[max(0, q.start - 40) : q.start]):
+            continue
+        amount = f"{q.value:.0f}" if q.value == int(q.value) else f"{q.value:.2f}"
+        out += [text[last : q.start], sign + amount]
+        last = q.end
+    return "".join(out) + text[last:] if out else text

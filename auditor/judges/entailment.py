@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -91,7 +91,7 @@ from auditor.entailment.model import (
     weights_labels,
 )
 from auditor.errors import ConfigError
-from auditor.judges._text import content_words, sentences, stem
+from auditor.judges._text import canonical_amounts, content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.precision import DEFAULT_PRECISION, check_precision
 from auditor.types import ABSTAIN, JudgePair
@@ -138,7 +138,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "13"  # 9: int8; 10: best_first; 11: precision; 12: prune_by_sentences; 13: Snowball
+    version = "14"  # 10: best_first; 11: precision; 12: prune; 13: Snowball; 14: "£18"
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(
@@ -187,6 +187,15 @@ class EntailmentJudge(LocalJudge):
         self.precision = check_precision(precision, "entailment")
 
     def score_batch(self, pairs: Sequence[JudgePair]) -> list[Result]:
+        # "costs eighteen pounds" against "cost £18": this reader entails only the sign form
+        pairs = [
+            replace(
+                pair,
+                claim=canonical_amounts(pair.claim),
+                evidence=tuple(canonical_amounts(text) for text in pair.evidence),
+            )
+            for pair in pairs
+        ]
         windows = [
             list(
                 dict.fromkeys(
