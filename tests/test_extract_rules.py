@@ -564,6 +564,8 @@ def test_registry_and_component() -> None:
         "Here's what I found.",
         "Football fans in the area are lucky to have such a friendly club.",
         "Residents are so fortunate to live near the coast.",
+        "Stargazing is a wonderful hobby for the whole family.",
+        "A walk along the canal makes a lovely day out.",
     ],
 )
 def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
@@ -585,6 +587,7 @@ def test_pleasantries_and_closing_lines_are_not_factual(text: str) -> None:
         "None of the passengers were injured in the crash.",
         "The sources of the river are in the Cairngorms.",
         "The club was lucky in 1990, winning the cup on penalties.",
+        "The observatory runs a stargazing experience every Friday at 8 pm.",
     ],
 )
 def test_factual_sentences_that_look_like_pleasantries_stay_factual(text: str) -> None:

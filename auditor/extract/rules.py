@@ -1212,7 +1212,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "14"  # 13: lead-in + refusal, "its"; 14: a meta sentence's topic, "The club"
+    version = "15"  # 14: a meta sentence's topic, "The club"; 15: "a wonderful hobby"
 
     def __init__(
         self,
