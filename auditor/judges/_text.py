@@ -40,15 +40,13 @@ _SMALL_NUMBERS = (
     "nineteen",
     "twenty",
 )
+_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_VALUES = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS)} | {
+    w: 20.0 + 10 * i for i, w in enumerate(_TENS_WORDS)
+}
+"""The value of each number word up to ninety."""
 # "one" is left out: it is rarely a quantity ("one of the ...")
-_NUMBER_WORDS = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS) if w != "one"} | {
-    "thirty": 30.0,
-    "forty": 40.0,
-    "fifty": 50.0,
-    "sixty": 60.0,
-    "seventy": 70.0,
-    "eighty": 80.0,
-    "ninety": 90.0,
+_NUMBER_WORDS = {w: v for w, v in _WORD_VALUES.items() if w != "one"} | {
     "hundred": 100.0,
     "dozen": 12.0,
 }
@@ -156,7 +154,6 @@ def negation_count(text: str) -> int:
 
 # --- numbers in their slots -------------------------------------------------------------
 
-_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _DIGIT_WORDS = "one|two|three|four|five|six|seven|eight|nine"
 _BASIC_WORDS = (
     r"(?:(?:" + "|".join(_TENS_WORDS) + r")(?:[-\s](?:" + _DIGIT_WORDS + r")\b)?"
@@ -171,13 +168,9 @@ _COMPOUND_WORDS = (
 "a hundred", "two dozen" (their value: :func:`word_number`)."""
 _QTY = re.compile(
     r"(?<![A-Za-z0-9.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-    r"|" + _COMPOUND_WORDS + r"|(?:" + "|".join(_SMALL_NUMBERS) + r"|thirty|forty|fifty|sixty|"
-    r"seventy|eighty|ninety|hundred|dozen)\b)(?P<hy>-)?",
+    r"|" + _COMPOUND_WORDS + r"|(?:" + "|".join(_NUMBER_WORDS) + r"|one)\b)(?P<hy>-)?",
     re.IGNORECASE,
 )
-_WORD_VALUES = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS)} | {
-    w: 20.0 + 10 * i for i, w in enumerate(_TENS_WORDS)
-}
 
 
 def word_number(raw: str) -> float | None:
@@ -629,7 +622,7 @@ DURATION_UNITS = frozenset(_IN_MINUTES)
 def _measure(unit: str) -> bool:
     """Whether ``unit`` is a unit of measure or a currency ("p", "gb", "meter", "person"),
     not a word that merely follows a number ("runs", "came")."""
-    return len(unit) <= 2 or unit in _UNIT_ALIASES.values() or unit in _ABBREVIATED_UNITS
+    return len(unit) <= 2 or unit in _MEASURES or unit in _ABBREVIATED_UNITS
 
 
 _ABBREVIATED_UNITS = frozenset(
