@@ -647,3 +647,23 @@ def test_a_club_or_company_is_called_by_its_kind(
 ) -> None:
     claims = rules.extract(Answer(id="a", question="", answer=text))
     assert claims[-1].text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "A former wool warehouse houses the Fenwick Gallery. It opened in 1998.",
+            "The Fenwick Gallery opened in 1998",
+        ),
+        (
+            "A local firm restored the Harlow Museum. It reopened in 2020.",
+            "The Harlow Museum reopened in 2020",
+        ),
+    ],
+)
+def test_it_does_not_stand_for_an_indefinite_subject(
+    rules: RuleExtractor, text: str, expected: str
+) -> None:
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert claims[-1].text == expected

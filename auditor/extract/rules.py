@@ -750,6 +750,15 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
     """The sentence subject as a referent for pronouns in the next sentence."""
     if subject.pos_ not in {"PROPN", "NOUN"}:
         return None
+    named = next((c for c in root.children if c.dep_ == "dobj" and c.pos_ == "PROPN"), None)
+    if (
+        named is not None
+        and subject.pos_ == "NOUN"
+        and any(c.dep_ == "det" and c.lower_ in _INDEFINITE for c in subject.children)
+    ):
+        # "A former warehouse houses the Fenwick Gallery. It opened in 1998": the name,
+        # not the thing newly introduced, is what "It" goes on about
+        subject = named
     head = subject
     kinds: set[str] = set()
     if subject.pos_ == "NOUN" and root.lower_ in _BE:
@@ -793,6 +802,8 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         kinds=frozenset(kinds) if proper else frozenset(),
     )
 
+
+_INDEFINITE = frozenset({"a", "an", "another", "some"})
 
 _IRREGULAR_PLURALS = frozenset(
     {
@@ -1212,7 +1223,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "15"  # 14: a meta sentence's topic, "The club"; 15: "a wonderful hobby"
+    version = "16"  # 15: "a wonderful hobby"; 16: no pronoun stands for "a <noun>" subject
 
     def __init__(
         self,
