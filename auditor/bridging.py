@@ -100,6 +100,7 @@ def stored_run(ledger: Ledger, run_id: str) -> StoredRun:
             spans=tuple(c.spans),
             factual=c.factual,
             kind=c.kind,
+            topic=c.topic,
         )
         stored = rows.get(c.claim_id, [])
         hits = [_hit(e) for e in stored]

@@ -2,7 +2,10 @@
 
 Relevance is the MiniLM cosine between the claim and each evidence chunk. It is
 comparable across retrieval modes (a fused RRF score is not), so the labelling
-step can say "nothing relevant was retrieved".
+step can say "nothing relevant was retrieved". A claim that names nothing itself
+("Adults pay £9 to get in") is searched for together with the named subject the
+answer was about (:attr:`Claim.topic`, :func:`search_query`), and its relevance is
+the larger of the two cosines, the claim alone and the claim with its topic.
 
 Time: each claim is audited as of its answer's ``as_of`` (else the run's default).
 Nothing published after that date is used, neither retrieved versions (the index
@@ -130,6 +133,12 @@ def inline_evidence(answer: Answer, as_of: datetime | None = None) -> list[Hit]:
     return hits
 
 
+def search_query(claim: Claim) -> str:
+    """What retrieval searches for: the claim, and the named subject of the answer when
+    the claim names nothing itself (:attr:`Claim.topic`)."""
+    return claim.text if not claim.topic else f"{claim.text} ({claim.topic})"
+
+
 def gather_evidence(
     claims: Sequence[Claim],
     answers: Mapping[str, Answer],
@@ -154,7 +163,7 @@ def gather_evidence(
         by_date.setdefault(answer.as_of or default_as_of, []).append(i)
     retrieved: dict[int, list[Hit]] = {}
     for as_of, indices in by_date.items():
-        results = search([claims[i].text for i in indices], k, as_of)
+        results = search([search_query(claims[i]) for i in indices], k, as_of)
         retrieved.update(zip(indices, results, strict=True))
     when = {i: answers[claims[i].answer_id].as_of or default_as_of for i in factual}
     inline = {i: inline_evidence(answers[claims[i].answer_id], when[i]) for i in factual}
@@ -162,8 +171,16 @@ def gather_evidence(
     texts = sorted({h.chunk.text for hits in candidates.values() for h in hits})
     position = {t: j for j, t in enumerate(texts)}
     claim_vecs = encode([claims[i].text for i in factual])
+    topical = [row for row, i in enumerate(factual) if claims[i].topic]
+    query_vecs = claim_vecs.copy()
+    if topical:
+        query_vecs[topical] = encode([search_query(claims[factual[row]]) for row in topical])
     text_vecs = encode(texts)
-    sims = claim_vecs @ text_vecs.T if texts else np.zeros((len(factual), 0))
+    sims = (
+        np.maximum(claim_vecs @ text_vecs.T, query_vecs @ text_vecs.T)
+        if texts
+        else np.zeros((len(factual), 0))
+    )
     for row, i in enumerate(factual):
         hits = candidates[i]
         relevance = {h.chunk.chunk_id: float(sims[row, position[h.chunk.text]]) for h in hits}
@@ -199,11 +216,11 @@ def gather_evidence(
             dropped_inline=n_contexts - len(inline[i]),
             withdrawn=withdrawn[:n_superseded],
         )
-    return _with_sentence_relevance(evidence, factual, claim_vecs)
+    return _with_sentence_relevance(evidence, factual, claim_vecs, query_vecs)
 
 
 def _with_sentence_relevance(
-    evidence: list[Evidence], factual: Sequence[int], claim_vecs: np.ndarray
+    evidence: list[Evidence], factual: Sequence[int], claim_vecs: np.ndarray, query_vecs: np.ndarray
 ) -> list[Evidence]:
     """Best sentence cosine per chunk of several sentences: what relevance
     (:meth:`Evidence.cosine`) and :attr:`Evidence.superseded_margin` use, so that a claim
@@ -226,7 +243,10 @@ def _with_sentence_relevance(
     unique, inverse = np.unique(np.array(texts, dtype=object), return_inverse=True)
     sent_vecs = encode(list(unique))[inverse]
     rows = np.array([owners[g][0] for g in group], dtype=np.int64)
-    sims = np.einsum("ij,ij->i", sent_vecs, claim_vecs[rows])
+    sims = np.maximum(
+        np.einsum("ij,ij->i", sent_vecs, claim_vecs[rows]),
+        np.einsum("ij,ij->i", sent_vecs, query_vecs[rows]),
+    )
     best = np.full(len(owners), -1.0)
     np.maximum.at(best, np.array(group, dtype=np.int64), sims)
     per_claim: dict[int, dict[str, float]] = {}

@@ -311,7 +311,11 @@ def answer_results(
         inline_ids: set[str] = set()
         for audit in audits_of[answer.id]:
             claim, ev = audit.claim, audit.evidence
-            claims.append(ClaimRecord(claim.id, claim.text, claim.spans, claim.factual, claim.kind))
+            claims.append(
+                ClaimRecord(
+                    claim.id, claim.text, claim.spans, claim.factual, claim.kind, claim.topic
+                )
+            )
             for rank, hit in enumerate((*ev.current, *ev.superseded)):
                 cid = hit.chunk.chunk_id
                 retrievals.append(

@@ -79,7 +79,8 @@ class ClaimAudit:
             superseded_margin=ev.superseded_margin,
             current_scores=ev.scores(ev.current),
             superseded_scores=ev.scores(ev.superseded),
-            subject_covered=subject_in_evidence(self.claim.text, current),
+            subject_covered=subject_in_evidence(self.claim.text, current)
+            or (self.claim.topic is not None and subject_in_evidence(self.claim.topic, current)),
             role_stated=role_in_evidence(self.claim.text, current),
         )
 

@@ -63,6 +63,10 @@ class Claim:
     factual: bool
     kind: str = "claim"
     """``claim`` for factual claims; else question, opinion, greeting, refusal, ..."""
+    topic: str | None = None
+    """The named subject the answer was about when it made this claim, for a claim that
+    names nothing itself ("Adults pay £9 to get in" in an answer about Kessock Botanic
+    Garden); retrieval searches for the claim together with it."""
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,8 @@ class ClaimRow(SQLModel, table=True):
     kind: str = Field(max_length=32)
     extractor_digest: str = Field(max_length=64, foreign_key="component.digest")
     seq: int = 0
+    topic: str | None = _text()
+    """The named subject of the answer, for a claim that names nothing itself."""
 
 
 class RetrievalRow(SQLModel, table=True):

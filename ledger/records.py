@@ -72,6 +72,7 @@ class ClaimRecord:
     spans: Sequence[tuple[int, int]]
     factual: bool
     kind: str
+    topic: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,3 +195,5 @@ class ClaimResult:
     """Evidence relevant to the claim (label policy rule 2); -1: not computed."""
     n_dated_relevant_evidence: int = -1
     """Relevant evidence with a publication date; -1: not computed."""
+    topic: str | None = None
+    """The named subject of the answer, for a claim that names nothing itself."""

@@ -498,6 +498,7 @@ class Ledger:
                 "kind": c.kind,
                 "extractor_digest": extractor,
                 "seq": i,
+                "topic": c.topic,
             }
             for i, c in enumerate(result.claims)
         )
@@ -730,6 +731,7 @@ class Ledger:
                     spans=[(int(a), int(b)) for a, b in r["spans"] or []],
                     factual=r["factual"],
                     kind=r["kind"],
+                    topic=r["topic"],
                     label=r["label"],
                     p_hallucinated=r["p_hallucinated"],
                     reason=r["reason"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -223,3 +224,40 @@ def test_old_versions_of_the_documents_cited_as_current_come_first() -> None:
     assert evidence.current == (current,)
     # the hut's old version first, then the others in retrieval order
     assert evidence.superseded == (hut_old, others[0])
+
+
+class QuerySearch(FakeSearch):
+    """Records the queries too."""
+
+    def __init__(self, hits: list[Hit]) -> None:
+        super().__init__(hits)
+        self.queries: list[str] = []
+
+    def __call__(self, queries: Sequence[str], k: int, as_of: datetime | None) -> list[list[Hit]]:
+        self.queries.extend(queries)
+        return super().__call__(queries, k, as_of)
+
+
+def test_a_claim_that_names_nothing_is_searched_with_the_answers_topic() -> None:
+    page = hit(
+        "garden",
+        "The Kessock Botanic Garden covers 28 acres. Admission is £9 for adults.",
+        rank=0,
+    )
+    text = "Adults pay £9 to get in"
+    unnamed = replace(claim("a", text), topic="Kessock Botanic Garden")
+    search = QuerySearch([page])
+    with_topic, without = gather_evidence(
+        [unnamed, replace(claim("b", text), id="c-b")],
+        {"a": Answer("a", "", text), "b": Answer("b", "", text)},
+        search,
+        default_as_of=None,
+    )
+    assert search.queries == [f"{text} (Kessock Botanic Garden)", text]
+    # read as about the garden, the claim is closer to the garden's whole page; its
+    # closest sentence, which does not name the garden, is as close as before
+    chunk_id = page.chunk.chunk_id
+    assert with_topic.relevance[chunk_id] > without.relevance[chunk_id] + 0.05
+    assert with_topic.sentence_relevance[chunk_id] == pytest.approx(
+        without.sentence_relevance[chunk_id]
+    )

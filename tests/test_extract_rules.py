@@ -667,3 +667,29 @@ def test_it_does_not_stand_for_an_indefinite_subject(
 ) -> None:
     claims = rules.extract(Answer(id="a", question="", answer=text))
     assert claims[-1].text == expected
+
+
+def test_a_claim_that_names_nothing_carries_the_answers_topic(rules: RuleExtractor) -> None:
+    text = (
+        "Here is what I found about Saltmarsh Ferries. The crossing takes 40 minutes. "
+        "Adults pay £12 for a single ticket. Tickets are sold on Mondays. Many ferry "
+        "companies struggle in winter. The MV Gannet carries 32 cars. Its crew is small."
+    )
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    topics = {c.text: c.topic for c in claims if c.factual}
+    assert topics == {
+        "The crossing takes 40 minutes": "Saltmarsh Ferries",
+        "Adults pay £12 for a single ticket": "Saltmarsh Ferries",
+        "The MV Gannet carries 32 cars": None,  # it names what it is about
+        "Many ferry companies struggle in winter": None,  # about ferry companies in general
+        "Tickets are sold on Mondays": "Saltmarsh Ferries",  # a weekday names nothing
+        "The MV Gannet's crew is small": None,
+    }
+    # a pronoun resolved to the name names it
+    claims = rules.extract(
+        Answer(id="a", question="", answer="Glenarden has 21 pistes. It has nine lifts.")
+    )
+    assert [(c.text, c.topic) for c in claims] == [
+        ("Glenarden has 21 pistes", None),
+        ("Glenarden has nine lifts", None),
+    ]

@@ -232,9 +232,10 @@ def test_a_price_against_free_is_a_conflict() -> None:
 
 
 def test_one_shared_word_does_not_make_a_name_swap() -> None:
-    # "Kids" and "Membership" open their sentences and share only "free"
+    # "Kids" and "Membership" open their sentences and share only "free" (and a plural
+    # opening a sentence is no name: the judge finds no name in the claim)
     value, scores, raw = judge("entity_consistency", "Kids under three get in free.", LIBRARY)
-    assert raw["conflicts"] == [] and scores.get("contradiction", 0.0) == 0.0
+    assert raw.get("conflicts", []) == [] and scores.get("contradiction", 0.0) == 0.0
     value, scores, raw = judge(
         "entity_consistency",
         "Irene Joliot won the Nobel Prize in Physics.",

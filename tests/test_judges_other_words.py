@@ -594,3 +594,57 @@ def test_a_range_of_months_from_may(claim: str, vote: float) -> None:
     )
     value, _, _ = judge("negation_polarity", claim, page)
     assert value == vote
+
+
+# ------------------------------------------------------------------ session 17
+FERRY = (
+    "An adult single ticket for a foot passenger costs £12, and children under five travel free."
+)
+GARDEN = "Admission is £9 for adults and free for children under 16."
+BREWERY = "Brewery tours run on Saturday afternoons and cost £15, including three tasters."
+
+
+def test_an_age_after_younger_than_and_no_unit_from_a_contraction() -> None:
+    assert [(q.value, q.unit) for q in quantities("Kids younger than five don't pay")] == [
+        (5.0, "age")
+    ]
+    assert [q.unit for q in quantities("The 3 don't work")] == [None]
+    value, scores, _ = judge("numeric_consistency", "Kids younger than five don't pay.", FERRY)
+    assert value == 0.0 and scores["support"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "claim", ["Kids younger than five don't pay anything.", "Visitors can come at 2pm."]
+)
+def test_a_plural_opening_the_sentence_is_no_name(claim: str) -> None:
+    value, _, raw = judge("entity_consistency", claim, FERRY)
+    assert value == ABSTAIN and raw["reason"] == "no names in claim"
+    # a name opening the sentence still is one
+    value, _, raw = judge("entity_consistency", "Athena Ferries sells tickets.", FERRY)
+    assert value == 1.0 and raw["missing"]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "flip"),
+    [
+        ("Adults pay £9 to get in.", GARDEN, False),  # "free" is said of children
+        ("Children under 16 pay to get in.", GARDEN, True),
+        (
+            "Dogs are allowed in the cafe.",
+            "Dogs are allowed in the garden and not in the cafe.",
+            True,
+        ),
+        (
+            "Dogs are allowed in the garden.",
+            "Dogs are allowed in the garden and not in the cafe.",
+            False,
+        ),
+        ("Tours of the brewery are free.", BREWERY, True),  # "cost £15" is said of the tours
+        ("Entry to the museum costs 5 pounds.", "Entry to the museum is free.", True),
+        ("Entry to the museum costs nothing.", "Entry to the museum is free.", False),
+    ],
+)
+def test_polarity_of_parts_joined_by_and(claim: str, evidence: str, flip: bool) -> None:
+    value, scores, _ = judge("negation_polarity", claim, evidence)
+    assert (value == 1.0 and scores["contradiction"] == 1.0) is flip
+    assert value != ABSTAIN

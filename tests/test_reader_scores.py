@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, inspect, text
 
 from auditor.entailment.model import join_pair_key, pair_key, split_pair_key
 from ledger import ReaderScoreRecord, open_ledger
-from ledger.schema import migrations_dir
+from ledger.schema import HEAD_REVISION, migrations_dir
 from tests._ledger_runs import Item, add_run, build_run
 from tests.conftest import PG_URL, _pg_database
 
@@ -103,7 +103,7 @@ def test_a_ledger_at_revision_0006_migrates_and_keeps_its_runs(tmp_path: Path) -
         assert [c.label for c in ledger.claim_results(run)] == ["supported"]
         with ledger.engine.connect() as conn:
             rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        assert rev == "0007"
+        assert rev == HEAD_REVISION
 
 
 # ------------------------------------------------------------------ with the real reader

@@ -335,6 +335,8 @@ def show(
         console.rule(f"claim {c['claim_id'][:16]} - run {entry['run_id'][:12]}")
         console.print(f"[bold]{safe(c['text'])}[/bold]  ({c['kind']}, factual={c['factual']})")
         console.print(f"answer {safe(repr(c['answer_id']))}: spans {c['spans']}")
+        if c.get("topic"):
+            console.print(f"about {safe(repr(c['topic']))} (searched with the claim)")
         for start, end in c["spans"] or []:
             console.print(f"  > {safe(repr(c['answer'][start:end]))}")
         console.print(f"extractor digest {c['extractor_digest'][:16]}")

@@ -73,6 +73,7 @@ def extraction_record(extraction: Extraction) -> dict[str, Any]:
                 "spans": [list(s) for s in c.spans],
                 "factual": c.factual,
                 "kind": c.kind,
+                "topic": c.topic,
             }
             for c in extraction.claims
         ],

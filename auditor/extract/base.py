@@ -48,7 +48,13 @@ def claim_id(answer_id: str, spans: Sequence[Span], text: str) -> str:
 
 
 def make_claim(
-    answer_id: str, text: str, spans: Sequence[Span], *, factual: bool, kind: str
+    answer_id: str,
+    text: str,
+    spans: Sequence[Span],
+    *,
+    factual: bool,
+    kind: str,
+    topic: str | None = None,
 ) -> Claim:
     """Build a :class:`Claim` with its stable id (spans sorted, as tuples)."""
     ordered = tuple(sorted((int(s), int(e)) for s, e in spans))
@@ -59,6 +65,7 @@ def make_claim(
         spans=ordered,
         factual=factual,
         kind=kind,
+        topic=topic,
     )
 
 

@@ -785,7 +785,7 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         and len([t for t in tokens_text if t.pos_ == "PROPN"]) in (2, 3)
         and all(t.is_title for t in tokens_text if t.pos_ == "PROPN")
     )
-    proper = head.pos_ == "PROPN"
+    proper = head.pos_ == "PROPN" or _titled_name(head)
     if proper and re.search(r"\bet al\.?$", text, re.IGNORECASE):
         kinds.clear()  # "Vaswani et al": a citation, not a name to call "the paper"
     elif proper:
@@ -978,7 +978,7 @@ def _topic(sent: SpacySpan) -> _Referent | None:
     for token in sent:
         if token.lower_ in _TOPIC_PREPOSITIONS and token.dep_ == "prep":
             obj = next((c for c in token.children if c.dep_ == "pobj"), None)
-            if obj is not None and obj.pos_ == "PROPN":
+            if obj is not None and (obj.pos_ == "PROPN" or _titled_name(obj)):
                 return _referent(sent.doc, obj, token, set())
     return None
 
@@ -1084,6 +1084,50 @@ def _whole(sentence: _Sentence) -> tuple[str, list[Span]]:
     return text, span
 
 
+_CALENDAR_NAMES = frozenset(
+    {
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december", "monday", "tuesday"),
+        *("wednesday", "thursday", "friday", "saturday", "sunday"),
+    }
+)
+
+
+def _names_anything(
+    doc: Doc, indices: Sequence[int], unit: _Unit, names: Sequence[_Referent]
+) -> bool:
+    """Whether a claim names what it is about: a proper noun other than a month or a
+    day, or a pronoun or description resolved to a name."""
+    texts = {r.text for r in names} | {_possessive(r.text) for r in names}
+    return any(unit.replace.get(i) in texts for i in indices) or any(
+        doc[i].pos_ == "PROPN" and doc[i].lower_.removesuffix("s") not in _CALENDAR_NAMES
+        for i in indices
+    )
+
+
+_QUANTIFIERS = frozenset({"many", "most", "some", "all", "few", "several", "no", "every"})
+
+
+def _generic(doc: Doc, unit: _Unit) -> bool:
+    """A claim about things in general ("Many ski resorts rely on snow cannons"): its
+    subject is quantified, so it is about no topic of the answer."""
+    if unit.subject is None:
+        return False
+    subject = doc[unit.subject]
+    return any(c.lower_ in _QUANTIFIERS for c in subject.children if c.dep_ in {"det", "amod"})
+
+
+def _titled_name(token: Token) -> bool:
+    """A capitalised common noun inside a name ("Saltmarsh Ferries", tagged as the noun
+    "ferries" after the proper noun "Saltmarsh")."""
+    return (
+        token.pos_ == "NOUN"
+        and token.is_title
+        and token.i > token.sent.start
+        and any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in token.children)
+    )
+
+
 def _answer_claims(
     answer_id: str, sentences: list[_Sentence], *, atomic: bool, decontextualise: bool, detect: bool
 ) -> list[Claim]:
@@ -1092,8 +1136,10 @@ def _answer_claims(
     referent: _Referent | None = None
     named: list[_Referent] = []  # proper-name referents so far, oldest first
 
-    def add(text: str, spans: Iterable[Span], factual: bool, kind: str) -> None:
-        claim = make_claim(answer_id, text, list(spans), factual=factual, kind=kind)
+    def add(
+        text: str, spans: Iterable[Span], factual: bool, kind: str, topic: str | None = None
+    ) -> None:
+        claim = make_claim(answer_id, text, list(spans), factual=factual, kind=kind, topic=topic)
         if claim.id not in seen and claim.spans:
             seen.add(claim.id)
             claims.append(claim)
@@ -1167,7 +1213,9 @@ def _answer_claims(
                 else:
                     units[0].tokens |= unit.tokens
             units = keep
-        produced: list[tuple[str, list[Span]]] = []
+        produced: list[tuple[str, list[Span], str | None]] = []
+        current = referent if referent is not None and referent.proper else None
+        topic = (current or (named[-1] if named else None)) if decontextualise else None
         for unit in units:
             for variant in _distribute(doc, unit, MAX_CLAIMS_PER_SENTENCE):
                 if decontextualise:
@@ -1188,12 +1236,23 @@ def _answer_claims(
                 text = _render(doc, variant, indices)
                 if decontextualise and not has_verb and sentence.block.lead_in:
                     text = f"{sentence.block.lead_in} {text}"
-                produced.append((text, _spans(doc, indices, sentence.offset)))
+                unnamed = (
+                    topic is not None
+                    and not _names_anything(doc, indices, variant, [*named, topic])
+                    and not _generic(doc, variant)
+                )
+                produced.append(
+                    (
+                        text,
+                        _spans(doc, indices, sentence.offset),
+                        topic.text if unnamed and topic is not None else None,
+                    )
+                )
         if not produced:
             text, spans = _whole(sentence)
-            produced = [(text, spans)]
-        for text, spans in produced[:MAX_CLAIMS_PER_SENTENCE]:
-            add(text, spans, True, "claim")
+            produced = [(text, spans, None)]
+        for text, spans, about in produced[:MAX_CLAIMS_PER_SENTENCE]:
+            add(text, spans, True, "claim", about)
         subject = _subject(root)
         if subject is not None and any(
             c.dep_ == "poss" and c.lower_ == "its" for c in subject.children
@@ -1223,7 +1282,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "16"  # 15: "a wonderful hobby"; 16: no pronoun stands for "a <noun>" subject
+    version = "17"  # 16: no pronoun for "a <noun>" subject; 17: the topic of an unnamed claim
 
     def __init__(
         self,

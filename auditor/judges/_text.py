@@ -386,12 +386,13 @@ day" (unit ``time``)."""
 _AGE_BEFORE = re.compile(
     r"(?:\baged|\b(?:under|over)-|\b(?:under|over)\s+the\s+age\s+of|\b(?:children|kids|"
     r"juniors|adults|people|pupils|students|players|members|those|anyone|visitors|customers|"
-    r"residents|patients)\s+(?:under|over))"
+    r"residents|patients)\s+(?:under|over|(?:younger|older)\s+than))"
     r"\s*$",
     re.IGNORECASE,
 )
 """What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), "under
-the age of", or people under or over it ("juniors under eighteen", "visitors over 65")."""
+the age of", or people under, over, younger or older than it ("juniors under eighteen",
+"visitors over 65", "kids younger than five")."""
 _MEASURES = frozenset(_UNIT_ALIASES.values())
 _UNMARKED_PLURALS = frozenset(
     {"people", "children", "men", "women", "staff", "police", "sheep", "fish", "deer"}
@@ -569,6 +570,7 @@ def quantities(text: str) -> list[Quantity]:
             elif (
                 word
                 and (word.lower() not in _UNIT_STOP or word == "%")
+                and not word.lower().endswith("n't")  # "five don't pay": no unit
                 and (not word[0].isupper() or word.isupper() or word.lower() in _UNIT_ALIASES)
             ):  # "in 2023 Northwind": a name
                 unit = _unit(word)

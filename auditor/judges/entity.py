@@ -75,6 +75,24 @@ study there")."""
 _SKIP = STOP_WORDS | _MONTHS | _TITLES | _OPENERS | {"i"}
 
 
+def _name_matches(sentence: str) -> list[re.Match[str]]:
+    """The capitalised runs of a sentence that may be names: not a lone plural noun that
+    opens the sentence ("Kids younger than five ...", "Visitors can ...")."""
+    return [m for m in _CAP_RUN.finditer(sentence) if not _plural_opener(sentence, m)]
+
+
+def _plural_opener(sentence: str, match: re.Match[str]) -> bool:
+    word = match.group(0)
+    return (
+        not sentence[: match.start()].strip(" \"'\u201c(")
+        and " " not in word
+        and word[1:].islower()
+        and len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "as", "os", "es", "'s", "\u2019s"))
+    )
+
+
 def entities(text: str) -> frozenset[str]:
     """Lower-cased name tokens of the capitalised runs in ``text``.
 
@@ -84,7 +102,7 @@ def entities(text: str) -> frozenset[str]:
     """
     found: set[str] = set()
     for sentence in sentences(text):
-        for match in _CAP_RUN.finditer(sentence):
+        for match in _name_matches(sentence):
             words = [_POSSESSIVE.sub("", w.lower()).strip("'-") for w in match.group(0).split()]
             found.update(w for w in words if w and w not in _SKIP and len(w) > 1)
     return frozenset(found)
@@ -119,7 +137,8 @@ def said_as_acronym(claim: str, evidence: Sequence[str]) -> frozenset[str]:
 class EntityConsistencyJudge(LocalJudge):
     """Share of the claim's name tokens found in the evidence.
 
-    Abstains when the claim names nothing. Votes 0 when at least ``support_at`` of
+    Abstains when the claim names nothing (a lone plural opening a sentence, "Kids
+    younger than five ...", "Visitors can ...", is no name). Votes 0 when at least ``support_at`` of
     the names are present, 1 below ``reject_below``, abstains in between.
     ``scores["contradiction"]`` is set only when a missing name is *replaced*: an
     evidence sentence about the same thing (sharing most of the claim's other content
@@ -145,7 +164,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "23"  # 21: "runs 23 routes"; 22: "by a company, X"; 23: "Mondays" is no name
+    version = "24"  # 22: "by a company, X"; 23: "Mondays" is no name; 24: "Kids ..." neither
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -251,7 +270,7 @@ _NOUN_AFTER = re.compile(r"(?:\s+v?\d[\d.]*)?\s+[a-z]")
 
 def _name_runs(sentence: str) -> list[_Run]:
     """The capitalised runs of one sentence with their kind and neighbouring content words."""
-    matches = [m for m in _CAP_RUN.finditer(sentence)]
+    matches = _name_matches(sentence)
     spans = [(m.start(), m.end()) for m in matches]
     words = [
         (w.start(), w.end(), stem(w.group(0).lower()))

@@ -211,7 +211,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "18"  # 17: "forty-five", times of day, ages; 18: number words anchor nothing
+    version = "19"  # 18: number words anchor nothing; 19: "younger than five", "five don't"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -555,6 +555,7 @@ _ANTONYMS = [
     ("included", "extra"),  # "Breakfast costs extra" against "Breakfast is included"
     ("inclusive", "extra"),
     ("charge", "free"),  # "free of charge" against "charging £4 per kilo"
+    ("cost", "free"),  # "Tours are free" against "Tours ... cost £15"
 ]
 
 
@@ -605,7 +606,10 @@ class NegationPolarityJudge(LocalJudge):
     held in 1979. It takes place every August"); or, in two clauses joined by a
     semicolon, the opposite of a claim word in the clause naming the claim's subject
     while the other clause says it of a subject of its own ("Cyclists have to pay the
-    toll" against "Cars pay a toll of 2 euros; cyclists cross free of charge"). A flip
+    toll" against "Cars pay a toll of 2 euros; cyclists cross free of charge"); in parts
+    joined by "and" that say it of different things with the same preposition, only the
+    part about the claim's thing counts ("Adults pay £9" is no flip against "£9 for adults
+    and free for children under 16"). A flip
     in a sentence holding every other content word of the claim, some perhaps in other
     words ("closed to the public" against "open to the public on Friday evenings",
     "allowed" against "not permitted") is a clear conflict (``scores["conflict"]``), and
@@ -614,7 +618,7 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "23"  # 21: another range; 22: another list of days; 23: "May to September"
+    version = "24"  # 22: another list of days; 23: "May to September"; 24: parallel parts, cost
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -1037,16 +1041,55 @@ def _polarity(text: str, claim_words: frozenset[str]) -> int:
 def _clause_about(claim_words: frozenset[str], sentence: str, min_coverage: float) -> str:
     """The clause of a contrast ("...; ...", "... but ...", "... while ...") holding the
     most of the claim's content words, when it holds at least ``min_coverage`` of those
-    the sentence holds; else the whole sentence. Polarity belongs to a clause: "Tuition
-    is free for students from the region, while international students pay 9,000 euros"
-    says of the region's students that they pay nothing."""
-    parts = [p for p in _CONTRAST_CLAUSES.split(sentence) if p.strip()]
-    said = claim_words & content_words(sentence)  # not the passage's lead name, if borrowed
+    the sentence holds; else the whole sentence; then the part of that clause between
+    its "and"s that says it of the claim's thing (:func:`_parallel_part`). Polarity
+    belongs to a clause: "Tuition is free for students from the region, while
+    international students pay 9,000 euros" says of the region's students that they pay
+    nothing, and "Admission is £9 for adults and free
+    for children under 16" says nothing free of adults."""
+    clause = _part_about(claim_words, sentence, _CONTRAST_CLAUSES, min_coverage)
+    return _parallel_part(claim_words, clause)
+
+
+_AND_PARTS = re.compile(r",?\s+and\s+")
+_COMPLEMENT = re.compile(r"\b(for|to|on|in|at)\s+(?:the\s+|all\s+)?([A-Za-z][\w\-]*)")
+
+
+def _parallel_part(claim_words: frozenset[str], clause: str) -> str:
+    """The part of ``clause`` between its "and"s that says it of what the claim is about,
+    when the parts say it of different things with the same preposition ("£9 for adults
+    and free for children under 16": the claim's "adults" picks the first part; "allowed
+    in the garden and not in the cafe"); else ``clause``. Parts that share their subject
+    and complement ("tours run on Saturdays and cost £15") stay one."""
+    parts = [p for p in _AND_PARTS.split(clause) if p.strip()]
+    if len(parts) < 2:
+        return clause
+    objects = [
+        {(m.group(1).lower(), stem(m.group(2).lower())) for m in _COMPLEMENT.finditer(p)}
+        for p in parts
+    ]
+    for i, own in enumerate(objects):
+        for prep, obj in own:
+            if obj not in claim_words:
+                continue
+            others = [o for j, other in enumerate(objects) if j != i for p, o in other if p == prep]
+            if others and all(o != obj and o not in claim_words for o in others):
+                return parts[i]
+    return clause
+
+
+def _part_about(
+    claim_words: frozenset[str], text: str, joints: re.Pattern[str], min_coverage: float
+) -> str:
+    """The part of ``text`` between ``joints`` holding the most of the claim's content
+    words, when it holds at least ``min_coverage`` of those the text holds; else ``text``."""
+    parts = [p for p in joints.split(text) if p.strip()]
+    said = claim_words & content_words(text)  # not the passage's lead name, if borrowed
     if len(parts) < 2 or not said:
-        return sentence
+        return text
     best = max(parts, key=lambda p: len(said & content_words(p)))
     if len(said & content_words(best)) / len(said) < min_coverage:
-        return sentence
+        return text
     return best
 
 

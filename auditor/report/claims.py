@@ -36,6 +36,7 @@ def claim_records(
                 "spans": [list(s) for s in c.spans],
                 "factual": c.factual,
                 "kind": c.kind,
+                "topic": c.topic,
                 "label": c.label,
                 "p_hallucinated": c.p_hallucinated,
                 "reason": c.reason,
