@@ -52,7 +52,7 @@ def test_jsonl_output_has_claims_with_spans_into_the_answer(
     for record, answer in zip(records, ANSWERS, strict=True):
         assert record["extractor"]["name"] == "rules"
         for claim in record["claims"]:
-            assert set(claim) == {"id", "text", "spans", "factual", "kind"}
+            assert set(claim) == {"id", "text", "spans", "factual", "kind", "topic"}
             for start, end in claim["spans"]:
                 assert 0 <= start < end <= len(answer["answer"])
     first = records[0]["claims"]

@@ -693,3 +693,23 @@ def test_a_claim_that_names_nothing_carries_the_answers_topic(rules: RuleExtract
         ("Glenarden has 21 pistes", None),
         ("Glenarden has nine lifts", None),
     ]
+
+
+def test_a_weekday_is_no_referent_and_remarks_on_sources_or_a_lovely_way_are_not_factual(
+    rules: RuleExtractor,
+) -> None:
+    text = "The museum opens every day, Mondays included. The building was designed by Lena Hart."
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert claims[-1].text == "The building was designed by Lena Hart"
+    for text in (
+        "I couldn't find the prize money in the sources.",
+        "It's a lovely way to enjoy music with your neighbours!",
+    ):
+        claims = rules.extract(Answer(id="a", question="", answer=text))
+        assert [c.factual for c in claims] == [False]
+    for text in (
+        "I could not find the car in the car park.",
+        "Cycling is a great way to keep fit.",
+    ):
+        claims = rules.extract(Answer(id="a", question="", answer=text))
+        assert [c.factual for c in claims] == [True]

@@ -627,6 +627,9 @@ def test_a_plural_opening_the_sentence_is_no_name(claim: str) -> None:
 @pytest.mark.parametrize(
     ("claim", "evidence", "flip"),
     [
+        ("A foot passenger pays £12 for a single ticket.", FERRY, False),  # children's "free"
+        ("An adult pays £12 for a ticket, and children under five travel free.", FERRY, False),
+        ("Children under five pay for a ticket.", FERRY, True),
         ("Adults pay £9 to get in.", GARDEN, False),  # "free" is said of children
         ("Children under 16 pay to get in.", GARDEN, True),
         (
@@ -648,3 +651,71 @@ def test_polarity_of_parts_joined_by_and(claim: str, evidence: str, flip: bool) 
     value, scores, _ = judge("negation_polarity", claim, evidence)
     assert (value == 1.0 and scores["contradiction"] == 1.0) is flip
     assert value != ABSTAIN
+
+
+ORCHESTRA = (
+    "The Wexley Community Orchestra is an amateur orchestra of about 60 players. The "
+    "orchestra's conductor is Rachel Amadi, and its chair is Peter Lindsay."
+)
+BAKERY = (
+    "Crumb & Crust is a bakery chain based in Dunmere. The shops sell day-old loaves at half "
+    "price after 4pm. The chain employs 95 people."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "conflict"),
+    [
+        ("The Wexley Community Orchestra is conducted by Peter Lindsay.", True),
+        ("Peter Lindsay conducts the Wexley Community Orchestra.", True),
+        ("Rachel Amadi conducts the Wexley Community Orchestra.", False),
+    ],
+)
+def test_who_conducts_is_a_role(claim: str, conflict: bool) -> None:
+    value, scores, raw = judge("entity_consistency", claim, ORCHESTRA)
+    assert bool(raw["role_conflicts"]) is conflict
+    assert value == (1.0 if conflict else 0.0)
+    assert (scores.get("conflict") == 1.0) is conflict
+
+
+def test_a_name_before_based_is_the_name() -> None:
+    lumivox = "Lumivox is a Leeds-based startup that makes speech-recognition software."
+    value, _, raw = judge("entity_consistency", "Lumivox is based in Leeds.", lumivox)
+    assert value == 0.0 and raw["missing"] == []
+    value, _, raw = judge("entity_consistency", "Lumivox is based in York.", lumivox)
+    assert value == 1.0 and raw["missing"] == ["york"]
+
+
+def test_won_is_no_negation() -> None:
+    race = "The 2025 edition covered 512 kilometres and was won by Jonas Lindqvist."
+    value, _, _ = judge("negation_polarity", "The 2025 edition covered 512 km.", race)
+    assert value == 0.0
+    value, _, _ = judge("negation_polarity", "The 2025 edition did not cover 512 km.", race)
+    assert value == 1.0
+
+
+def test_a_claim_saying_both_opposites_flips_neither_and_takes_place_is_one_verb() -> None:
+    value, _, _ = judge(
+        "negation_polarity", "Loaves from the day before are sold at half price after 4pm.", BAKERY
+    )
+    assert value == 0.0
+    value, _, _ = judge(
+        "negation_polarity", "The shops sell loaves at half price before 4pm.", BAKERY
+    )
+    assert value == 1.0
+    ski = "Night skiing is offered on Friday evenings on the nursery slope."
+    value, scores, _ = judge(
+        "negation_polarity", "Night skiing takes place on Saturday evenings.", ski
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0
+
+
+def test_people_a_company_employs_are_its_staff() -> None:
+    assert [q.unit for q in quantities("The chain employs 95 people.")] == ["staff"]
+    assert [q.unit for q in quantities("The hall holds 95 people.")] == ["person"]
+    value, scores, _ = judge("numeric_consistency", "The chain has ninety-five staff.", BAKERY)
+    assert value == 0.0 and scores["support"] == 1.0
+    value, scores, _ = judge("numeric_consistency", "The chain has 45 staff.", BAKERY)
+    assert value == 1.0 and scores["support"] == 0.0
+    value, scores, _ = judge("numeric_consistency", "The chain employs 45 people.", BAKERY)
+    assert value == 1.0 and scores["conflict"] == 1.0

@@ -66,6 +66,10 @@ _REFUSAL = re.compile(
     r"find (?:any |the |much |more |specific |further |relevant )*(?:information|details?|data|"
     r"anything|mention|evidence|records?|sources?|(?:an?|any) answers?|the answer (?:to|in|about))"
     r"\b.*"
+    r"|i (?:could not|couldn't|was unable to|was not able to|did not|didn't|cannot|can't) "
+    r"find\b.{1,60}?\b(?:in|from) (?:the |my |these )?(?:provided |given |available )?"
+    + _SOURCES
+    + r"\b.*"
     r"|(?:the |my |these )?(?:provided |given |available )?"
     + _SOURCES
     + _GIVEN
@@ -94,6 +98,8 @@ _OPINION = re.compile(
     r"|.*\b(?:is|are|makes?|make) (?:such )?(?:a |an )?(?:really |truly |very )?(?:wonderful|great|"
     r"fantastic|lovely|perfect|ideal|brilliant|marvellous|delightful) (?:\w+ )?(?:hobby|pastime|"
     r"day out|activity|treat|experience)\b.*"
+    r"|.*\b(?:is|are|'s|'re) (?:such )?(?:a |an )?(?:really |truly |very )?(?:wonderful|"
+    r"fantastic|lovely|brilliant|marvellous|delightful) way to\b.*"
     r"|(?:this|that|it|these|those)(?: is| was|'s| are| were) (?:a |an )?(?:really |very |truly |"
     r"quite |such an? )?(?:great|good|excellent|wonderful|fantastic|interesting|amazing|"
     r"awesome|fascinating|tricky|tough|lovely|beautiful|cool|fun)"

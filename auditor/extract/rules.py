@@ -759,6 +759,8 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         # "A former warehouse houses the Fenwick Gallery. It opened in 1998": the name,
         # not the thing newly introduced, is what "It" goes on about
         subject = named
+    if subject.lower_.removesuffix("s") in _CALENDAR_NAMES:
+        return None  # "..., Mondays included. The building ...": not Mondays
     head = subject
     kinds: set[str] = set()
     if subject.pos_ == "NOUN" and root.lower_ in _BE:
@@ -1282,7 +1284,9 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "17"  # 16: no pronoun for "a <noun>" subject; 17: the topic of an unnamed claim
+    version = (
+        "18"  # 17: the topic of an unnamed claim; 18: no weekday referent, sources, "lovely way"
+    )
 
     def __init__(
         self,

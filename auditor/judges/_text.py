@@ -70,7 +70,6 @@ NEGATIONS = frozenset(
         "wasn",
         "aren",
         "weren",
-        "won",
         "hasn",
         "haven",
         "hadn",
@@ -81,7 +80,7 @@ STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) - NEGATIONS
 
 def tokens(text: str) -> list[str]:
     """Lower-cased word tokens (numbers keep their separators)."""
-    found = _WORD.findall(text.replace("n't", " not"))
+    found = _WORD.findall(text.replace("n't", " not").replace("n\u2019t", " not"))
     return [t.replace(",", "").lower() if t[0].isdigit() else t.lower() for t in found]
 
 
@@ -194,6 +193,12 @@ def word_number(raw: str) -> float | None:
 
 
 _CAPACITY_BEFORE = re.compile(r"\bcapacity\s+(?:of\s+)?(?:about\s+|around\s+)?$", re.I)
+_EMPLOYS_BEFORE = re.compile(
+    r"\bemploy(?:s|ed|ing)?\s+(?:about\s+|around\s+|some\s+|nearly\s+|almost\s+|over\s+|"
+    r"more\s+than\s+|fewer\s+than\s+|roughly\s+)?$",
+    re.I,
+)
+_PEOPLE = frozenset({"person", "people", "men", "women"})
 _VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$", re.IGNORECASE)
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
 _BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
@@ -577,6 +582,8 @@ def quantities(text: str) -> list[Quantity]:
                 end = after.end() if after else end
                 if unit in _OCCURRENCES and _PER_PERIOD.match(text, end):
                     unit = "time"  # "eight sailings a day": how often, as "eight times"
+        if unit in _PEOPLE and _EMPLOYS_BEFORE.search(text, max(0, m.start() - 30), m.start()):
+            unit = "staff"  # "employs 95 people": its staff
         if m.group("cur"):
             unit = _unit(m.group("cur"))
         elif _VERSION_BEFORE.search(text, max(0, m.start() - 10), m.start()):

@@ -75,6 +75,10 @@ study there")."""
 _SKIP = STOP_WORDS | _MONTHS | _TITLES | _OPENERS | {"i"}
 
 
+_LOWER_SUFFIX = re.compile(r"-[a-z][a-z\-]*$")
+"""The lower-case part after a name's hyphen: "-based" of "Leeds-based"."""
+
+
 def _name_matches(sentence: str) -> list[re.Match[str]]:
     """The capitalised runs of a sentence that may be names: not a lone plural noun that
     opens the sentence ("Kids younger than five ...", "Visitors can ...")."""
@@ -98,12 +102,16 @@ def entities(text: str) -> frozenset[str]:
 
     A run's first word is dropped when it is a stop word (sentence-initial "The",
     "In", ...); each remaining word of the run is one token, so "Barack Obama" and
-    "Obama" share "obama".
+    "Obama" share "obama"; a lower-case part after a hyphen is no part of the name
+    ("Leeds-based" -> "leeds").
     """
     found: set[str] = set()
     for sentence in sentences(text):
         for match in _name_matches(sentence):
-            words = [_POSSESSIVE.sub("", w.lower()).strip("'-") for w in match.group(0).split()]
+            words = [
+                _POSSESSIVE.sub("", _LOWER_SUFFIX.sub("", w).lower()).strip("'-")
+                for w in match.group(0).split()
+            ]
             found.update(w for w in words if w and w not in _SKIP and len(w) > 1)
     return frozenset(found)
 
@@ -164,7 +172,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "24"  # 22: "by a company, X"; 23: "Mondays" is no name; 24: "Kids ..." neither
+    version = "25"  # 23: "Mondays" is no name; 24: "Kids ..." neither; 25: conductor, "Leeds-based"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -396,6 +404,7 @@ _ROLES: dict[str, tuple[str, ...]] = {
     ),
     "founder": ("founder", "founded", "co-founder", "co-founded"),
     "director": ("director", "directed"),
+    "conductor": ("conductor", "conducts", "conducted"),
     "governor": ("governor",),
     # who owns it, the passive "owned by" included (:data:`_AGENT_CLASS`)
     "by:oper": ("owner", "owners", "owns", "co-owner"),
@@ -413,7 +422,7 @@ _CUE = re.compile(
 _CUE_WORDS = frozenset(w for cues in _ROLES.values() for c in cues for w in c.split())
 """Single words of the role cues ("ceo", "prime", "minister", ...)."""
 _VERB_CUES = frozenset(
-    {"chairs", "coaches", "manages", "captains", "leads", "heads", "owns", "runs"}
+    {"chairs", "coaches", "manages", "captains", "leads", "heads", "owns", "runs", "conducts"}
 )
 """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
 coaches Harrow Vale Rovers"), the holder stands before."""
@@ -1183,5 +1192,7 @@ def _light_stem(word: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    """Lower-case word tokens, a possessive "'s" dropped ("freedonia's" -> "freedonia")."""
-    return {_POSSESSIVE.sub("", w) for w in re.findall(r"[a-z0-9'\u2019\-]+", text)}
+    """Lower-case word tokens, a possessive "'s" dropped ("freedonia's" -> "freedonia"),
+    and the parts of a hyphenated word ("leeds-based" -> "leeds", "based")."""
+    words = {_POSSESSIVE.sub("", w) for w in re.findall(r"[a-z0-9'\u2019\-]+", text)}
+    return words | {p for w in words if "-" in w for p in w.split("-") if p}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -211,7 +212,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "19"  # 18: number words anchor nothing; 19: "younger than five", "five don't"
+    version = "20"  # 19: "younger than five", "five don't"; 20: "employs 95 people" staff
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -579,7 +580,8 @@ _FREE_STEM, _CHARGE_STEM = stem("free"), stem("charge")
 
 def _opposed(claim: set[str], stated: set[str]) -> set[str]:
     """Claim stems whose opposite the sentence states while not stating them ("charge"
-    beside "free" is "free of charge", no charge)."""
+    beside "free" is "free of charge", no charge), unless the claim states an opposite
+    of them too ("loaves from the day before ... after 4pm")."""
     claim = claim - {_CHARGE_STEM} if _FREE_STEM in claim else claim
     stated = stated - {_CHARGE_STEM} if _FREE_STEM in stated else stated
     return {
@@ -588,6 +590,8 @@ def _opposed(claim: set[str], stated: set[str]) -> set[str]:
         if w in _ANTONYM_PAIRS
         and w not in stated
         and any(_ANTONYM_FORMS[o] & stated for o in _ANTONYM_PAIRS[w])
+        # "from the day before ... after 4pm": a claim saying both says neither's opposite
+        and not any(_ANTONYM_FORMS[o] & claim for o in _ANTONYM_PAIRS[w])
     }
 
 
@@ -618,13 +622,17 @@ class NegationPolarityJudge(LocalJudge):
     """
 
     name = "negation_polarity"
-    version = "24"  # 22: another list of days; 23: "May to September"; 24: parallel parts, cost
+    version = (
+        "25"  # 23: "May to September"; 24: parallel parts, cost; 25: before/after, takes place
+    )
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
         self.anchor_coverage = anchor_coverage
 
     def score(self, pair: JudgePair) -> Result:
+        # "takes place" is one verb: its "place" is no word a sentence about it must say
+        pair = replace(pair, claim=_TAKES_PLACE.sub(r"\1", pair.claim))
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         claim_words = content_words(pair.claim)
         anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_SYNONYMS)
@@ -712,6 +720,7 @@ class NegationPolarityJudge(LocalJudge):
         return 0.0, {"support": coverage, "contradiction": 0.0}, _raw(sentence=sentence)
 
 
+_TAKES_PLACE = re.compile(r"\b(take|takes|took|taken|taking)\s+place\b", re.I)
 _WEEKDAYS = frozenset(WEEKDAYS)
 _SEASONS = frozenset({"spring", "summer", "autumn", "winter"})
 _MONTHS = frozenset(MONTH_NAMES) - {"may"}
@@ -1042,13 +1051,39 @@ def _clause_about(claim_words: frozenset[str], sentence: str, min_coverage: floa
     """The clause of a contrast ("...; ...", "... but ...", "... while ...") holding the
     most of the claim's content words, when it holds at least ``min_coverage`` of those
     the sentence holds; else the whole sentence; then the part of that clause between
-    its "and"s that says it of the claim's thing (:func:`_parallel_part`). Polarity
+    its "and"s that says it of the claim's thing (:func:`_parallel_part`), or that holds
+    the most of the claim's words when every other part opens with a subject of its own
+    (:func:`_own_subject`) and says none of them. Polarity
     belongs to a clause: "Tuition is free for students from the region, while
     international students pay 9,000 euros" says of the region's students that they pay
     nothing, and "Admission is £9 for adults and free
     for children under 16" says nothing free of adults."""
     clause = _part_about(claim_words, sentence, _CONTRAST_CLAUSES, min_coverage)
-    return _parallel_part(claim_words, clause)
+    part = _parallel_part(claim_words, clause)
+    if part != clause:
+        return part
+    parts = [p for p in _AND_PARTS.split(clause) if p.strip()]
+    best = _part_about(claim_words, clause, _AND_PARTS, min_coverage)
+    others = [p for p in parts if p != best]
+    if (
+        best != clause
+        and all(_own_subject(p, claim_words) for p in others)
+        and not any(claim_words & content_words(p) for p in others)
+    ):
+        return best  # "£12 for a foot passenger, and children under five travel free"
+    return clause
+
+
+def _own_subject(part: str, claim_words: frozenset[str]) -> bool:
+    """Whether a part of a clause opens with a subject of its own: a content word the
+    claim does not say, nor its opposite ("children under five travel free" beside "a
+    ticket for a foot passenger costs £12"; not "cost £15" after "tours run on Saturday")."""
+    opener = next((t for t in tokens(part) if t not in _DETERMINERS), "")
+    if not opener or opener in _OWN_SUBJECT_NOT or not opener[0].isalpha():
+        return False
+    word = stem(opener)
+    opposed = _ANTONYM_PAIRS.get(word, set())
+    return word not in claim_words and not any(_ANTONYM_FORMS[o] & claim_words for o in opposed)
 
 
 _AND_PARTS = re.compile(r",?\s+and\s+")
