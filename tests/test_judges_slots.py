@@ -798,6 +798,14 @@ def test_a_feature_the_page_about_the_subject_never_mentions_is_a_missing_detail
     value, scores, raw = judge("entity_consistency", "Marlow Street Library has a cafe.", page)
     assert value == 1.0 and scores["missing_detail"] == 1.0
     assert raw["absent_features"] == ["cafe"]
+    # who or where it is for may follow the feature
+    claim = "Marlow Street Library also has a cafe for visitors."
+    _, _, raw = judge("entity_consistency", claim, page)
+    assert raw["absent_features"] == ["cafe"]
+    _, scores, _ = judge(
+        "entity_consistency", "Marlow Street Library has a room for 40 people.", page
+    )
+    assert "missing_detail" not in scores  # a number there is the number judge's slot
     # a feature the page gives, or a page about another subject, is no missing detail
     value, _, _ = judge("entity_consistency", "Marlow Street Library has public computers.", page)
     assert value == 0.0

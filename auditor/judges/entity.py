@@ -172,7 +172,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "25"  # 23: "Mondays" is no name; 24: "Kids ..." neither; 25: conductor, "Leeds-based"
+    version = "26"  # 24: "Kids ..." no name; 25: conductor, "Leeds-based"; 26: "a sauna for guests"
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -1103,9 +1103,11 @@ def kind_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
 _FEATURE = re.compile(
     r"\b(?:has|have|includes?|features?|offers?|boasts?|contains?|houses)\s+"
     r"(?:a|an|its own|their own|several|many|two|three|four|five)\s+"
-    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but)\b)"
+    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but)\b"
+    r"|\s+(?:for|on)\s+(?:[a-z]+\s+){0,2}?[a-z]+\s*(?:[,.;:!?]|$))"
 )
-"""A feature that ends its clause: "has a cafe", "offers two restaurants and ..."."""
+"""A feature that ends its clause, perhaps with whom or where it is for: "has a cafe",
+"offers two restaurants and ...", "also has a sauna for guests"."""
 
 
 _UNNAMED_AGENT = re.compile(
