@@ -713,3 +713,11 @@ def test_a_weekday_is_no_referent_and_remarks_on_sources_or_a_lovely_way_are_not
     ):
         claims = rules.extract(Answer(id="a", question="", answer=text))
         assert [c.factual for c in claims] == [True]
+
+
+def test_a_description_put_for_a_pronoun_inside_a_sentence_is_in_lower_case(
+    rules: RuleExtractor,
+) -> None:
+    text = "The venue has 420 seats. Each year it puts on ten of its own productions."
+    claims = rules.extract(Answer(id="a", question="", answer=text))
+    assert claims[-1].text == "Each year the venue puts on ten of the venue's own productions"

@@ -673,6 +673,8 @@ def _render(doc: Doc, unit: _Unit, indices: list[int]) -> str:
             continue
         i = int(key)
         text = unit.replace.get(i, doc[i].text)
+        if parts and i in unit.replace and re.match(r"(?:The|A|An) ", text):
+            text = text[0].lower() + text[1:]  # "Each year it puts on" -> "the venue"
         if previous is not None and previous == i - 1:
             parts.append(doc[previous].whitespace_)
         elif parts:
@@ -1284,9 +1286,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = (
-        "18"  # 17: the topic of an unnamed claim; 18: no weekday referent, sources, "lovely way"
-    )
+    version = "19"  # 17: an unnamed claim's topic; 18: no weekday referent; 19: "the venue"
 
     def __init__(
         self,
