@@ -405,7 +405,7 @@ def test_a_clear_match_needs_numbers_that_count_something_about_the_claim() -> N
 def test_a_time_range_with_between_stays_one_claim() -> None:
     assert claim_texts("The Halvorsen Library is big. At weekends it opens between 10am and 6pm.")[
         1:
-    ] == ["At weekends The Halvorsen Library opens between 10am and 6pm"]
+    ] == ["At weekends the Halvorsen Library opens between 10am and 6pm"]
 
 
 def test_the_noun_a_named_thing_is_also_called_stands_for_it() -> None:
@@ -719,3 +719,19 @@ def test_people_a_company_employs_are_its_staff() -> None:
     assert value == 1.0 and scores["support"] == 0.0
     value, scores, _ = judge("numeric_consistency", "The chain employs 45 people.", BAKERY)
     assert value == 1.0 and scores["conflict"] == 1.0
+
+
+def test_a_number_counts_the_nouns_of_its_noun_phrase() -> None:
+    food_bank = "Last year the food bank handed out 4,300 emergency food parcels."
+    assert [q.nouns for q in quantities(food_bank)] == [("food", "parcel")]
+    value, scores, _ = judge("numeric_consistency", "It gave out 4,300 parcels.", food_bank)
+    assert value == 0.0 and scores["match"] == 1.0
+    value, scores, _ = judge(
+        "numeric_consistency", "The food bank gave out 5,000 parcels last year.", food_bank
+    )
+    assert value == 1.0 and scores["conflict"] == 1.0
+    garden = "The garden holds more than 9,000 plant species."
+    value, _, _ = judge("numeric_consistency", "The garden has 9,000 species of plants.", garden)
+    assert value == 0.0
+    # a verb after the noun is no noun of it
+    assert [q.nouns for q in quantities("The 40 cars waited in line.")] == [()]

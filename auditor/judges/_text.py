@@ -328,6 +328,9 @@ class Quantity:
     unit: str | None
     start: int
     end: int
+    nouns: tuple[str, ...] = ()
+    """The words after the unit within its noun phrase ("4,300 emergency food parcels":
+    unit "emergency", nouns "food", "parcel"): what the number may count as well."""
 
 
 def _unit(word: str) -> str:
@@ -561,6 +564,8 @@ def quantities(text: str) -> list[Quantity]:
             continue
         end = m.end()
         unit: str | None = None
+        word_unit: str | None = None
+        nouns: tuple[str, ...] = ()
         after = _AFTER.match(text, end)
         if after:
             word = after.group(1)
@@ -582,6 +587,8 @@ def quantities(text: str) -> list[Quantity]:
                 end = after.end() if after else end
                 if unit in _OCCURRENCES and _PER_PERIOD.match(text, end):
                     unit = "time"  # "eight sailings a day": how often, as "eight times"
+                else:
+                    word_unit, nouns = unit, _following_nouns(text, end)
         if unit in _PEOPLE and _EMPLOYS_BEFORE.search(text, max(0, m.start() - 30), m.start()):
             unit = "staff"  # "employs 95 people": its staff
         if m.group("cur"):
@@ -618,7 +625,9 @@ def quantities(text: str) -> list[Quantity]:
             and 1000 <= value <= 2100
         ):
             unit = "year"
-        out.append(Quantity(round(value, 6), unit, m.start(), end))
+        out.append(
+            Quantity(round(value, 6), unit, m.start(), end, nouns if unit == word_unit else ())
+        )
     return sorted(out, key=lambda q: q.start)
 
 
@@ -651,13 +660,42 @@ def same_amount(a: Quantity, b: Quantity) -> bool:
 
 
 def same_slot(a: Quantity, b: Quantity) -> bool:
-    """True when two quantities may state the same thing: the same unit, or one of them
-    has none (a bare number), except that a bare year never fills another unit's slot."""
-    if a.unit == b.unit or {a.unit, b.unit} <= CLOCK_UNITS:
+    """True when two quantities may state the same thing: the same unit (or one's unit
+    among the other's nouns, :func:`same_noun`), or one of them has none (a bare number),
+    except that a bare year never fills another unit's slot."""
+    if same_noun(a, b) or {a.unit, b.unit} <= CLOCK_UNITS:
         return True
     if a.unit is None or b.unit is None:
         return "year" not in (a.unit, b.unit)
     return False
+
+
+def same_noun(a: Quantity, b: Quantity) -> bool:
+    """The same unit, or the unit of one is a noun after the other's unit in its noun
+    phrase ("4,300 parcels" and "4,300 emergency food parcels", "9,000 species of plants"
+    and "9,000 plant species")."""
+    if a.unit == b.unit:
+        return True
+    if a.unit is None or b.unit is None:
+        return False
+    return a.unit in b.nouns or b.unit in a.nouns
+
+
+_FOLLOWING = re.compile(r"\s+([a-z][a-z\-]*)(?:\s+([a-z][a-z\-]*))?")
+
+
+def _following_nouns(text: str, end: int) -> tuple[str, ...]:
+    """Up to two lower-case words after a unit that continue its noun phrase (no stop
+    word, no verb-like "-ed"/"-ing" form)."""
+    m = _FOLLOWING.match(text, end)
+    if m is None:
+        return ()
+    found: list[str] = []
+    for word in m.groups():
+        if not word or word in _UNIT_STOP or word.endswith(("ed", "ing", "ly")):
+            break
+        found.append(_unit(word))
+    return tuple(found)
 
 
 _SIGNS = {"pound": "£", "dollar": "$", "euro": "€"}

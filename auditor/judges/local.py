@@ -29,6 +29,7 @@ from auditor.judges._text import (
     negation_count,
     quantities,
     same_amount,
+    same_noun,
     sentences,
     stem,
     tokens,
@@ -212,7 +213,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "20"  # 19: "younger than five", "five don't"; 20: "employs 95 people" staff
+    version = "21"  # 20: "employs 95 people" staff; 21: "4,300 emergency food parcels"
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -500,7 +501,7 @@ def _conflicting(claim: Quantity, other: Quantity) -> bool:
     beside a bare number is too weak to call a conflict, except two bare years), or two
     durations (hours against minutes)."""
     durations = {claim.unit, other.unit} <= set(DURATION_UNITS)
-    return claim.unit is not None and (claim.unit == other.unit or durations)
+    return claim.unit is not None and (same_noun(claim, other) or durations)
 
 
 _ANTONYMS = [
