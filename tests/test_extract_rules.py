@@ -685,6 +685,15 @@ def test_a_claim_that_names_nothing_carries_the_answers_topic(rules: RuleExtract
         "Tickets are sold on Mondays": "Saltmarsh Ferries",  # a weekday names nothing
         "The MV Gannet's crew is small": None,
     }
+    # a name outside the subject does not say what the claim is about
+    claims = rules.extract(
+        Answer(
+            id="a",
+            question="",
+            answer="Canterbury Cathedral is in Kent. The nave was designed by Henry Yevele.",
+        )
+    )
+    assert claims[-1].topic == "Canterbury Cathedral"
     # a pronoun resolved to the name names it
     claims = rules.extract(
         Answer(id="a", question="", answer="Glenarden has 21 pistes. It has nine lifts.")

@@ -1100,12 +1100,19 @@ _CALENDAR_NAMES = frozenset(
 def _names_anything(
     doc: Doc, indices: Sequence[int], unit: _Unit, names: Sequence[_Referent]
 ) -> bool:
-    """Whether a claim names what it is about: a proper noun other than a month or a
-    day, or a pronoun or description resolved to a name."""
+    """Whether a claim names what it is about: its subject (the whole claim when it has
+    none) holds a proper noun other than a month or a day, or a pronoun or description
+    resolved to a name ("The cathedral was designed by William of Sens" names only its
+    designer)."""
     texts = {r.text for r in names} | {_possessive(r.text) for r in names}
-    return any(unit.replace.get(i) in texts for i in indices) or any(
+    if any(unit.replace.get(i) in texts for i in indices):
+        return True
+    scope = set(indices)
+    if unit.subject is not None:
+        scope &= {t.i for t in doc[unit.subject].subtree}
+    return any(
         doc[i].pos_ == "PROPN" and doc[i].lower_.removesuffix("s") not in _CALENDAR_NAMES
-        for i in indices
+        for i in scope
     )
 
 
@@ -1286,7 +1293,9 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "19"  # 17: an unnamed claim's topic; 18: no weekday referent; 19: "the venue"
+    version = (
+        "20"  # 18: no weekday referent; 19: "the venue"; 20: topic when the subject is unnamed
+    )
 
     def __init__(
         self,
