@@ -147,6 +147,11 @@ class ClaimSignals:
     role_stated: bool = False
     """The current evidence gives a role the claim names a holder for, about the same
     thing, to someone (:func:`role_in_evidence`)."""
+    topic_unnamed: bool = False
+    """The claim names nothing itself (it has a topic, :attr:`auditor.types.Claim.topic`)
+    and no evidence names that topic, nor is any of it the answer's own context: what was
+    retrieved is about other things ("Tickets cost £9" in an answer about a cinema the
+    documents never mention, against a festival's "Tickets cost £15")."""
 
 
 _YEAR = r"(?:[A-Z][a-z]+\.? )?(?:\d{1,2},? )?(1[5-9]\d\d|20\d\d)"
@@ -290,6 +295,8 @@ def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = No
     """True when any current or superseded evidence is relevant to the claim (rule 2): a
     claim without it is ``unknown`` whatever the panel says, so it is not judged."""
     policy = policy or LabelPolicy()
+    if signals.topic_unnamed:
+        return False
     return _relevant(
         signals.relevance,
         signals.current_scores,
@@ -304,6 +311,8 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     policy = policy or LabelPolicy()
     if not signals.factual:
         return Label.NOT_FACTUAL, "not a factual claim"
+    if signals.topic_unnamed:
+        return Label.UNKNOWN, "no evidence names what the claim is about (its answer's topic)"
     current_ok = _relevant(
         signals.relevance,
         signals.current_scores,

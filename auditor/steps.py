@@ -82,6 +82,11 @@ class ClaimAudit:
             subject_covered=subject_in_evidence(self.claim.text, current)
             or (self.claim.topic is not None and subject_in_evidence(self.claim.topic, current)),
             role_stated=role_in_evidence(self.claim.text, current),
+            topic_unnamed=self.claim.topic is not None
+            and not any(h.inline for h in ev.current)
+            and not subject_in_evidence(
+                self.claim.topic, [*current, *(h.chunk.text for h in ev.superseded)]
+            ),
         )
 
 

@@ -77,6 +77,7 @@ DOCS = [
     ),
     ("museum", "The Brightwater Science Museum is free to enter. Its planetarium has 80 seats."),
     ("hut", "The Corrie Dubh Hut sleeps 24 people. A night costs £34 for non-members."),
+    ("cider", "The Hollins Cider Festival takes place every August. Tickets cost £15."),
 ]
 
 
@@ -98,6 +99,11 @@ def test_claims_that_name_nothing_are_judged_as_about_the_answers_topic(
             answer="Glenarden has 21 pistes. The resort also boasts the longest zip line in "
             "the region.",
         ),
+        Answer(
+            id="cinema",
+            question="Is there a cinema in Penmore?",
+            answer="The Regal Cinema in Penmore has three screens. Tickets cost £9.",
+        ),
     ]
     with (
         open_ledger(tmp_path / "ledger.db") as ledger,
@@ -112,6 +118,10 @@ def test_claims_that_name_nothing_are_judged_as_about_the_answers_topic(
             ("The resort also boasts the longest zip line in the region", "Glenarden"): (
                 "not_supported"
             ),
+            # no document is about the cinema: the festival's "Tickets cost £15" is about
+            # something else, so it neither refutes nor supports
+            ("The Regal Cinema in Penmore has three screens", None): "unknown",
+            ("Tickets cost £9", "The Regal Cinema in Penmore"): "unknown",
         }
         # the garden's page, not the museum's "free", came first for the unnamed claim
         adults = next(c for c in run.claims if c["text"].startswith("Adults"))
