@@ -64,6 +64,19 @@ def add_run(
     return run_id
 
 
+def begin_audit(ledger: Ledger, run_id: str, roles: dict[str, Component]) -> None:
+    """Open a one-answer audit run (its answers are written by the test)."""
+    ledger.begin_run(
+        run_id,
+        kind="audit",
+        input_digest="i" * 64,
+        as_of=None,
+        config={},
+        components=roles,
+        n_answers=1,
+    )
+
+
 def build_run(
     tag: str, items: Sequence[Item], *, judges: Sequence[str] = ("j",)
 ) -> tuple[str, dict[str, Component], list[AnswerResult]]:

@@ -22,7 +22,7 @@ from auditor.retrieval.documents import make_document
 from auditor.types import Answer
 from ledger import open_ledger
 from ledger.schema import HEAD_REVISION, migrations_dir
-from tests._ledger_runs import Item, build_run
+from tests._ledger_runs import Item, begin_audit, build_run
 
 
 def test_the_ledger_keeps_a_claims_topic_and_an_older_ledger_migrates(tmp_path: Path) -> None:
@@ -35,15 +35,7 @@ def test_the_ledger_keeps_a_claims_topic_and_an_older_ledger_migrates(tmp_path: 
     first = results[0]
     named = [replace(first.claims[0], topic="Kessock Botanic Garden"), *first.claims[1:]]
     with open_ledger(path) as ledger:
-        ledger.begin_run(
-            run_id,
-            kind="audit",
-            input_digest="x" * 64,
-            as_of=None,
-            config={},
-            components=roles,
-            n_answers=1,
-        )
+        begin_audit(ledger, run_id, roles)
         ledger.record_answers(run_id, [replace(first, claims=named)])
         topics = [c.topic for c in ledger.claim_results(run_id)]
         assert topics == ["Kessock Botanic Garden", None]

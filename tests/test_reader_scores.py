@@ -7,7 +7,6 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from alembic import command
@@ -17,7 +16,7 @@ from sqlalchemy import create_engine, inspect, text
 from auditor.entailment.model import join_pair_key, pair_key, split_pair_key
 from ledger import ReaderScoreRecord, open_ledger
 from ledger.schema import HEAD_REVISION, migrations_dir
-from tests._ledger_runs import Item, add_run, build_run
+from tests._ledger_runs import Item, add_run, begin_audit, build_run
 from tests.conftest import PG_URL, _pg_database
 
 W1, W2 = "a" * 64, "b" * 64
@@ -39,25 +38,12 @@ def test_pair_keys_split_and_join() -> None:
         join_pair_key("not hex", 320)
 
 
-def _begin(ledger: Any, run_id: str, roles: Any) -> None:
-    """Open a one-answer audit run."""
-    ledger.begin_run(
-        run_id,
-        kind="audit",
-        input_digest="i" * 64,
-        as_of=None,
-        config={},
-        components=roles,
-        n_answers=1,
-    )
-
-
 def test_scores_are_stored_with_the_answers_and_read_back_per_weights(ledger_url: str) -> None:
     items = [Item("a1", "The bridge opened in 1990.", "supported")]
     run_id, roles, results = build_run("scores", items)
     scores = [_score(W1, i) for i in range(5)] + [_score(W2, 1), _score(W1, 1, quantized=True)]
     with open_ledger(ledger_url) as ledger:
-        _begin(ledger, run_id, roles)
+        begin_audit(ledger, run_id, roles)
         first = replace(results[0], reader_scores=[*scores, scores[0]])  # a repeat: one row
         ledger.record_answers(run_id, [first])
         ledger.record_answer(run_id, first)  # written again (a resumed batch): nothing added
@@ -77,7 +63,7 @@ def test_a_failed_answer_write_stores_no_scores(sqlite_url: str) -> None:
     items = [Item("a1", "The bridge opened in 1990.", "supported")]
     run_id, roles, results = build_run("fails", items)
     with open_ledger(sqlite_url) as ledger:
-        _begin(ledger, run_id, roles)
+        begin_audit(ledger, run_id, roles)
         broken = replace(results[0], claims=[replace(results[0].claims[0], text=None)])
         with pytest.raises(LedgerError):
             ledger.record_answers(run_id, [replace(broken, reader_scores=[_score(W1, 1)])])
