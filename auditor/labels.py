@@ -312,7 +312,9 @@ def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tu
     if not signals.factual:
         return Label.NOT_FACTUAL, "not a factual claim"
     if signals.topic_unnamed:
-        return Label.UNKNOWN, "no evidence names what the claim is about (its answer's topic)"
+        return Label.UNKNOWN, (
+            "no relevant evidence: none names what the claim is about (its answer's topic)"
+        )
     current_ok = _relevant(
         signals.relevance,
         signals.current_scores,
