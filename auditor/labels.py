@@ -10,7 +10,9 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
    or it names the claim's subject (its first name) with cosine at least
    ``subject_relevance`` (an invented detail about a covered subject must be judged), or
    it says who holds a role the claim names a holder for, about the same thing, with
-   cosine at least ``min_relevance`` (another holder's name keeps the cosine low);
+   cosine at least ``min_relevance`` (another holder's name keeps the cosine low). A
+   claim that names nothing itself takes its answer's topic as its subject, and when no
+   evidence names that topic (nor is the answer's own context) none is relevant;
 3. supported by a superseded version (stacked p < threshold or a clear match as in 7,
    and, unless the claim states its own time, no clear conflict in the votes against it)
    while the current evidence states otherwise in the same slot (a *clear conflict*, see
