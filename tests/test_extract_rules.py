@@ -640,18 +640,7 @@ def test_the_topic_of_a_meta_sentence_is_the_next_sentences_referent(
             "the Year in 2024.",
             "Kestrel Valley Water was named Utility of the Year in 2024",
         ),
-    ],
-)
-def test_a_club_or_company_is_called_by_its_kind(
-    rules: RuleExtractor, text: str, expected: str
-) -> None:
-    claims = rules.extract(Answer(id="a", question="", answer=text))
-    assert claims[-1].text == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+        # "It" does not stand for an indefinite subject
         (
             "A former wool warehouse houses the Fenwick Gallery. It opened in 1998.",
             "The Fenwick Gallery opened in 1998",
@@ -660,11 +649,18 @@ def test_a_club_or_company_is_called_by_its_kind(
             "A local firm restored the Harlow Museum. It reopened in 2020.",
             "The Harlow Museum reopened in 2020",
         ),
+        # a description put for a pronoun inside a sentence is in lower case
+        (
+            "The venue has 420 seats. Each year it puts on ten of its own productions.",
+            "Each year the venue puts on ten of the venue's own productions",
+        ),
     ],
 )
-def test_it_does_not_stand_for_an_indefinite_subject(
+def test_the_last_claim_names_what_its_subject_stands_for(
     rules: RuleExtractor, text: str, expected: str
 ) -> None:
+    """A club or company called by its kind, "It" after an indefinite subject, and a
+    description put for a pronoun."""
     claims = rules.extract(Answer(id="a", question="", answer=text))
     assert claims[-1].text == expected
 
@@ -722,11 +718,3 @@ def test_a_weekday_is_no_referent_and_remarks_on_sources_or_a_lovely_way_are_not
     ):
         claims = rules.extract(Answer(id="a", question="", answer=text))
         assert [c.factual for c in claims] == [True]
-
-
-def test_a_description_put_for_a_pronoun_inside_a_sentence_is_in_lower_case(
-    rules: RuleExtractor,
-) -> None:
-    text = "The venue has 420 seats. Each year it puts on ten of its own productions."
-    claims = rules.extract(Answer(id="a", question="", answer=text))
-    assert claims[-1].text == "Each year the venue puts on ten of the venue's own productions"
