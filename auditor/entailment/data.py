@@ -121,7 +121,8 @@ def detokenize(text: str) -> str:
     return text.strip()
 
 
-def _hash_split(key: str, eval_share: float) -> str:
+def hash_split(key: str, eval_share: float) -> str:
+    """``eval`` for a share ``eval_share`` of keys (by sha256 of the key), else ``train``."""
     bucket = int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF
     return "eval" if bucket < eval_share else "train"
 
@@ -169,7 +170,7 @@ def load_mnli(root: Path) -> list[NLIPair]:
             row["hyp"],
             _label(_THREE, row["label"], path, i + 2, "label"),
             "taxinli_mnli",
-            _hash_split(row["pairID"], 0.10),
+            hash_split(row["pairID"], 0.10),
         )
         for i, row in enumerate(_tsv(path))
     ]
@@ -205,7 +206,7 @@ def load_fever(root: Path, *, neutral_rank: int = 3) -> list[NLIPair]:
     gold: dict[str, set[str]] = {}
     for i, (p, c, y) in enumerate(zip(premises, claims, _lines(labels_path), strict=True)):
         label = _label(binary, y, labels_path, i + 1, "label")
-        pairs.append(NLIPair(p, c, label, "fever_nli_dev", _hash_split(c, 0.10)))
+        pairs.append(NLIPair(p, c, label, "fever_nli_dev", hash_split(c, 0.10)))
         gold.setdefault(c, set()).add(p)
     distinct = sorted({p for p in premises})
     retriever = bm25s.BM25()
@@ -228,7 +229,7 @@ def load_fever(root: Path, *, neutral_rank: int = 3) -> list[NLIPair]:
                     claim,
                     NEUTRAL,
                     "fever_nli_dev",
-                    _hash_split(claim, 0.10),
+                    hash_split(claim, 0.10),
                 )
             )
     return pairs
@@ -241,7 +242,7 @@ def load_climate_fever(root: Path) -> list[NLIPair]:
     pairs = []
     for i, line in enumerate(_lines(path)):
         record = json.loads(line)
-        split = _hash_split(str(record["claim_id"]), 0.15)
+        split = hash_split(str(record["claim_id"]), 0.15)
         for evidence in record["evidences"]:
             label = _label(mapping, evidence["evidence_label"], path, i + 1, "evidence_label")
             pairs.append(
@@ -276,7 +277,7 @@ def load_healthver(root: Path) -> list[NLIPair]:
             row["claim"],
             _label(mapping, row["label"], path, i + 2, "label"),
             "healthver",
-            _hash_split(row["claim"], 0.15),
+            hash_split(row["claim"], 0.15),
         )
         for i, row in enumerate(rows)
     ]
@@ -301,7 +302,7 @@ def load_fm2(root: Path) -> list[NLIPair]:
     pairs = []
     for i, line in enumerate(_lines(path)):
         record = json.loads(line)
-        split = _hash_split(record["id"], 0.20)
+        split = hash_split(record["id"], 0.20)
         gold = [e["text"] for e in record["gold_evidence"]]
         label = _label(mapping, record["label"], path, i + 1, "label")
         pairs.append(NLIPair(" ".join(gold), record["text"], label, "fm2", split))

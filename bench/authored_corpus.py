@@ -1,0 +1,214 @@
+"""The authored audit corpus (``data/authored/``): validation, freezing and loading.
+
+``python bench/authored_corpus.py validate DIR...`` checks domain folders against
+``data/authored/SPEC.md`` and names file, line and field for every problem (all of them,
+not only the first). ``freeze SPLIT`` writes ``data/authored/SPLIT.sha256``; ``check
+SPLIT`` verifies it. ``stats`` counts domains, answers and labels per split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent / "data" / "authored"
+LABELS = ("supported", "contradicted", "not_supported", "unknown", "stale", "not_factual")
+TAGS = frozenset(
+    "paraphrase number_words unit date negation role successor condition quantifier table list "
+    "added_detail uncovered_subject version_change as_of_between_versions opinion hedge "
+    "pleasantry citation obligation comparison frequency plain".split()
+)
+FILES = ("corpus.jsonl", "answers.jsonl", "labels.jsonl")
+DOC_FIELDS = {"id", "title", "source", "version", "published_at", "text"}
+ANSWER_FIELDS = {"id", "question", "answer", "as_of"}
+LABEL_FIELDS = {"answer_id", "sentence", "label", "doc_id", "evidence", "tags"}
+
+
+@dataclass(frozen=True)
+class LabelledSentence:
+    """One labelled sentence of an authored answer, with its character span."""
+
+    domain: str
+    answer_id: str
+    sentence: str
+    start: int
+    end: int
+    label: str
+    doc_id: str | None
+    evidence: str | None
+    tags: tuple[str, ...]
+
+
+def _records(path: Path, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    if not path.is_file():
+        problems.append(f"{path}: missing")
+        return out
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}:{number}: not JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict):
+            problems.append(f"{path}:{number}: not a JSON object")
+            continue
+        out.append((number, record))
+    return out
+
+
+def _fields(path: Path, number: int, record: dict[str, Any], known: set[str], problems: list[str]):
+    for name in sorted(set(record) - known):
+        problems.append(f"{path}:{number}: field {name!r} is not one of {sorted(known)}")
+    for name in sorted(known - set(record)):
+        problems.append(f"{path}:{number}: field {name!r} missing")
+
+
+def validate(folder: Path) -> tuple[list[str], list[LabelledSentence]]:
+    """Every problem in one domain folder, and its labelled sentences with spans."""
+    problems: list[str] = []
+    docs: dict[str, list[dict[str, Any]]] = {}
+    path = folder / "corpus.jsonl"
+    for number, rec in _records(path, problems):
+        _fields(path, number, rec, DOC_FIELDS, problems)
+        words = len(str(rec.get("text", "")).split())
+        if not 120 <= words <= 700:
+            problems.append(f"{path}:{number}: field 'text' has {words} words (150-600 wanted)")
+        docs.setdefault(str(rec.get("id")), []).append(rec)
+    for doc_id, versions in docs.items():
+        dates = [v.get("published_at") for v in versions]
+        if len(set(dates)) != len(dates):
+            problems.append(f"{path}: document {doc_id!r} has two versions with one date")
+    answers: dict[str, dict[str, Any]] = {}
+    path = folder / "answers.jsonl"
+    for number, rec in _records(path, problems):
+        _fields(path, number, rec, ANSWER_FIELDS, problems)
+        if rec.get("id") in answers:
+            problems.append(f"{path}:{number}: field 'id' {rec.get('id')!r} repeated")
+        answers[str(rec.get("id"))] = rec
+    path = folder / "labels.jsonl"
+    cursor: dict[str, int] = {}
+    out: list[LabelledSentence] = []
+    for number, rec in _records(path, problems):
+        _fields(path, number, rec, LABEL_FIELDS, problems)
+        where = f"{path}:{number}"
+        answer = answers.get(str(rec.get("answer_id")))
+        if answer is None:
+            problems.append(f"{where}: field 'answer_id' {rec.get('answer_id')!r} is no answer")
+            continue
+        text, sentence = str(answer.get("answer", "")), str(rec.get("sentence", ""))
+        start = text.find(sentence, cursor.get(answer["id"], 0)) if sentence else -1
+        if start < 0:
+            problems.append(f"{where}: field 'sentence' is not in answer {answer['id']!r} (in order)")
+            continue
+        gap = text[cursor.get(answer["id"], 0) : start]
+        if gap.strip():
+            problems.append(f"{where}: text {gap.strip()[:40]!r} before this sentence is unlabelled")
+        cursor[answer["id"]] = start + len(sentence)
+        label = rec.get("label")
+        if label not in LABELS:
+            problems.append(f"{where}: field 'label' {label!r} is not one of {LABELS}")
+        doc_id, evidence = rec.get("doc_id"), rec.get("evidence")
+        if label in ("unknown", "not_factual"):
+            if doc_id is not None or evidence is not None:
+                problems.append(f"{where}: fields 'doc_id'/'evidence' must be null for {label}")
+        elif doc_id not in docs:
+            problems.append(f"{where}: field 'doc_id' {doc_id!r} is no document")
+        elif not isinstance(evidence, str) or not any(
+            evidence in str(v.get("text", "")) for v in docs[doc_id]
+        ):
+            problems.append(f"{where}: field 'evidence' is not an exact quote of {doc_id!r}")
+        elif label == "stale" and len(docs[doc_id]) < 2:
+            problems.append(f"{where}: label 'stale' but {doc_id!r} has one version")
+        tags = rec.get("tags")
+        if not isinstance(tags, list) or not tags or set(tags) - TAGS:
+            problems.append(f"{where}: field 'tags' must be a non-empty list from SPEC.md")
+            tags = []
+        out.append(
+            LabelledSentence(
+                folder.name,
+                str(answer["id"]),
+                sentence,
+                start,
+                start + len(sentence),
+                str(label),
+                doc_id,
+                evidence,
+                tuple(tags),
+            )
+        )
+    for answer_id, answer in answers.items():
+        rest = str(answer.get("answer", ""))[cursor.get(answer_id, 0) :]
+        if rest.strip():
+            problems.append(f"{folder / 'answers.jsonl'}: answer {answer_id!r}: {rest.strip()[:40]!r} unlabelled")
+    return problems, out
+
+
+def split_digest(split: str, root: Path = ROOT) -> dict[str, str]:
+    """sha256 of every file of a split, by path relative to ``root``."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((root / split).glob("*/*.jsonl"))
+    }
+
+
+def load_split(split: str, root: Path = ROOT) -> dict[str, list[LabelledSentence]]:
+    """Labelled sentences per domain of a split (problems raise ``ValueError``)."""
+    out = {}
+    for folder in sorted(p for p in (root / split).iterdir() if p.is_dir()):
+        problems, sentences = validate(folder)
+        if problems:
+            raise ValueError("\n".join(problems[:20]))
+        out[folder.name] = sentences
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("validate")
+    p.add_argument("folders", nargs="+", type=Path)
+    for name in ("freeze", "check"):
+        sub.add_parser(name).add_argument("split")
+    sub.add_parser("stats")
+    args = parser.parse_args(argv)
+    if args.command == "validate":
+        bad = 0
+        for folder in args.folders:
+            problems, sentences = validate(folder)
+            counts = Counter(s.label for s in sentences)
+            print(f"{folder}: {len(sentences)} sentences {dict(counts)}; {len(problems)} problems")
+            for line in problems:
+                print("  " + line)
+            bad += bool(problems)
+        return 1 if bad else 0
+    if args.command in ("freeze", "check"):
+        path = ROOT / f"{args.split}.sha256"
+        digests = split_digest(args.split)
+        lines = "".join(f"{h}  {p}\n" for p, h in digests.items())
+        if args.command == "freeze":
+            path.write_text(lines, encoding="utf-8")
+            print(f"{path}: {len(digests)} files")
+            return 0
+        same = path.read_text(encoding="utf-8") == lines
+        print(f"{path}: {'unchanged' if same else 'CHANGED'}")
+        return 0 if same else 1
+    for split in ("train", "dev", "test"):
+        if not (ROOT / split).is_dir():
+            continue
+        data = load_split(split)
+        labels = Counter(s.label for v in data.values() for s in v)
+        print(f"{split}: {len(data)} domains, {sum(labels.values())} sentences {dict(labels)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
