@@ -20,9 +20,31 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent / "data" / "authored"
 LABELS = ("supported", "contradicted", "not_supported", "unknown", "stale", "not_factual")
 TAGS = frozenset(
-    "paraphrase number_words unit date negation role successor condition quantifier table list "
-    "added_detail uncovered_subject version_change as_of_between_versions opinion hedge "
-    "pleasantry citation obligation comparison frequency plain".split()
+    [
+        "paraphrase",
+        "number_words",
+        "unit",
+        "date",
+        "negation",
+        "role",
+        "successor",
+        "condition",
+        "quantifier",
+        "table",
+        "list",
+        "added_detail",
+        "uncovered_subject",
+        "version_change",
+        "as_of_between_versions",
+        "opinion",
+        "hedge",
+        "pleasantry",
+        "citation",
+        "obligation",
+        "comparison",
+        "frequency",
+        "plain",
+    ]
 )
 FILES = ("corpus.jsonl", "answers.jsonl", "labels.jsonl")
 DOC_FIELDS = {"id", "title", "source", "version", "published_at", "text"}
@@ -107,11 +129,15 @@ def validate(folder: Path) -> tuple[list[str], list[LabelledSentence]]:
         text, sentence = str(answer.get("answer", "")), str(rec.get("sentence", ""))
         start = text.find(sentence, cursor.get(answer["id"], 0)) if sentence else -1
         if start < 0:
-            problems.append(f"{where}: field 'sentence' is not in answer {answer['id']!r} (in order)")
+            problems.append(
+                f"{where}: field 'sentence' is not in answer {answer['id']!r} (in order)"
+            )
             continue
         gap = text[cursor.get(answer["id"], 0) : start]
         if gap.strip():
-            problems.append(f"{where}: text {gap.strip()[:40]!r} before this sentence is unlabelled")
+            problems.append(
+                f"{where}: text {gap.strip()[:40]!r} before this sentence is unlabelled"
+            )
         cursor[answer["id"]] = start + len(sentence)
         label = rec.get("label")
         if label not in LABELS:
@@ -148,7 +174,10 @@ def validate(folder: Path) -> tuple[list[str], list[LabelledSentence]]:
     for answer_id, answer in answers.items():
         rest = str(answer.get("answer", ""))[cursor.get(answer_id, 0) :]
         if rest.strip():
-            problems.append(f"{folder / 'answers.jsonl'}: answer {answer_id!r}: {rest.strip()[:40]!r} unlabelled")
+            problems.append(
+                f"{folder / 'answers.jsonl'}: answer {answer_id!r}: "
+                f"{rest.strip()[:40]!r} unlabelled"
+            )
     return problems, out
 
 
@@ -168,6 +197,89 @@ def load_split(split: str, root: Path = ROOT) -> dict[str, list[LabelledSentence
         if problems:
             raise ValueError("\n".join(problems[:20]))
         out[folder.name] = sentences
+    return out
+
+
+def documents(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """A domain's document versions by id, oldest first."""
+    docs: dict[str, list[dict[str, Any]]] = {}
+    for line in (folder / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            docs.setdefault(rec["id"], []).append(rec)
+    return {k: sorted(v, key=lambda r: str(r["published_at"])) for k, v in docs.items()}
+
+
+def _units(text: str) -> list[str]:
+    """A document's lines, and the sentences of each line (headings, list items and
+    table rows are lines of their own)."""
+    import re
+
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            out.extend(s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", line) if s)
+    return out
+
+
+def _closest(text: str, units: list[str]) -> str | None:
+    import difflib
+
+    scored = [(difflib.SequenceMatcher(None, text, u).ratio(), u) for u in units if u != text]
+    return max(scored)[1] if scored else None
+
+
+def _window(unit: str, units: list[str], width: int = 2) -> str:
+    i = units.index(unit) if unit in units else 0
+    return " ".join(units[max(0, i - width) : i + width + 1])
+
+
+def reader_pairs(split: str, root: Path = ROOT) -> list[Any]:
+    """Entailment pairs from a split's labelled sentences, for the reader: the deciding
+    quote (and its window of neighbouring lines) against the sentence, entailment for
+    supported, contradiction for contradicted, neutral for not_supported; for stale, the
+    old version's quote entails it and the current version's counterpart line (the most
+    similar line of the newest version) contradicts it; for unknown, the domain's most
+    similar line is neutral. ``split`` in the pairs is ``train`` for the train split and
+    ``eval`` otherwise."""
+    from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair
+
+    tag = "train" if split == "train" else "eval"
+    out: list[NLIPair] = []
+    for domain, sentences in load_split(split, root).items():
+        docs = documents(root / split / domain)
+        every = [u for versions in docs.values() for u in _units(versions[-1]["text"])]
+
+        def add(premise: str | None, sentence: str, label: int, units: list[str]) -> None:
+            if premise:
+                out.append(NLIPair(premise, sentence, label, "authored", tag))
+                window = _window(premise, units)
+                if window != premise:
+                    out.append(NLIPair(window, sentence, label, "authored_window", tag))
+
+        for s in sentences:
+            if s.label == "unknown":
+                add(_closest(s.sentence, every), s.sentence, NEUTRAL, every)
+                continue
+            if s.doc_id is None or s.evidence is None:
+                continue
+            versions = docs[s.doc_id]
+            holder = next(v for v in versions if s.evidence in v["text"])
+            units = _units(holder["text"])
+            quote = next((u for u in units if s.evidence in u or u in s.evidence), s.evidence)
+            if s.label == "stale":
+                add(quote, s.sentence, ENTAILMENT, units)
+                newest = _units(versions[-1]["text"])
+                if holder is not versions[-1]:
+                    counterpart = _closest(quote, newest)
+                    if counterpart and counterpart not in units:
+                        add(counterpart, s.sentence, CONTRADICTION, newest)
+            else:
+                label = {"supported": ENTAILMENT, "contradicted": CONTRADICTION}.get(
+                    s.label, NEUTRAL
+                )
+                add(quote, s.sentence, label, units)
     return out
 
 

@@ -358,3 +358,41 @@ def load_mix(root: str | Path, sources: list[str] | None = None) -> list[NLIPair
     for name in names:
         pairs.extend(LOADERS[name](root))
     return pairs
+
+
+def write_pair_file(pairs: list[NLIPair], path: str | Path) -> None:
+    """Write pairs as xz-compressed JSONL (``p``, ``h``, ``y``, ``s``, ``split``, ``b``): the
+    one file a training machine needs, whatever loaders made the pairs."""
+    import lzma
+
+    with lzma.open(path, "wt", encoding="utf-8", preset=6) as handle:
+        for pair in pairs:
+            row = {"p": pair.premise, "h": pair.hypothesis, "y": pair.label, "s": pair.source}
+            row.update(split=pair.split, b=pair.binary_only)
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def read_pair_file(path: str | Path) -> list[NLIPair]:
+    """The pairs of :func:`write_pair_file`; a malformed line is an error naming it."""
+    import lzma
+
+    pairs = []
+    with lzma.open(path, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            try:
+                row = json.loads(line)
+                pairs.append(
+                    NLIPair(
+                        str(row["p"]),
+                        str(row["h"]),
+                        int(row["y"]),
+                        str(row["s"]),
+                        str(row["split"]),
+                        bool(row["b"]),
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InputError(
+                    f"not a pair record ({type(exc).__name__}: {exc})", file=str(path), line=number
+                ) from None
+    return pairs

