@@ -124,6 +124,10 @@ class AuditConfig:
         return replace(self, policy=load_policy(path))
 
 
+TEXT_POLICY_FIELDS = frozenset({"label_model"})
+"""Label policy fields that hold text (the others are numbers)."""
+
+
 def load_policy(path: str | Path) -> LabelPolicy:
     """A :class:`LabelPolicy` from a TOML file of its fields (``threshold = 0.5``, ...);
     an unknown field or a value out of range is a :class:`ConfigError` naming it."""
@@ -146,7 +150,10 @@ def policy_from_dict(data: dict[str, Any], *, source: str) -> LabelPolicy:
             close = difflib.get_close_matches(name, sorted(known), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{source}: field {name!r}: not a label policy field{hint}")
-        if not isinstance(value, int | float) or isinstance(value, bool):
+        if name in TEXT_POLICY_FIELDS:
+            if value is not None and not isinstance(value, str):
+                raise ConfigError(f"{source}: field {name!r}: expected text, got {value!r}")
+        elif not isinstance(value, int | float) or isinstance(value, bool):
             raise ConfigError(f"{source}: field {name!r}: expected a number, got {value!r}")
     whole = {f.name for f in fields(LabelPolicy) if f.type in ("int", int)}
     for name in whole & data.keys():
@@ -155,7 +162,10 @@ def policy_from_dict(data: dict[str, Any], *, source: str) -> LabelPolicy:
                 f"{source}: field {name!r}: expected a whole number, got {data[name]!r}"
             )
     try:
-        values: dict[str, Any] = {k: int(v) if k in whole else float(v) for k, v in data.items()}
+        values: dict[str, Any] = {
+            k: v if k in TEXT_POLICY_FIELDS else int(v) if k in whole else float(v)
+            for k, v in data.items()
+        }
         return LabelPolicy(**values)
     except ValueError as exc:
         raise ConfigError(f"{source}: {exc}") from None

@@ -92,6 +92,11 @@ class LabelPolicy:
     """A claim supported by a superseded version that is this much closer (cosine) to it
     than to the current version of the same document is ``stale`` even when the panel
     finds the current version supporting (the update changed what the claim states)."""
+    label_model: str | None = None
+    """The learned label decision (:mod:`auditor.label_model`) that labels factual claims
+    instead of the rules below: ``"default"`` for the shipped model, or a path to one;
+    None for the rules alone. With a model, every factual claim with evidence is judged
+    (the model, not the relevance rule, tells ``unknown`` from ``not_supported``)."""
 
     def __post_init__(self) -> None:
         for name in (
@@ -112,6 +117,10 @@ class LabelPolicy:
             raise ValueError(f"stale_margin: must be in (0, 2], got {self.stale_margin}")
         if self.unanimous_members < 1:
             raise ValueError(f"unanimous_members: must be at least 1, got {self.unanimous_members}")
+        if self.label_model is not None and (
+            not isinstance(self.label_model, str) or not self.label_model.strip()
+        ):
+            raise ValueError(f"label_model: a path or 'default', got {self.label_model!r}")
         if not 0.0 <= self.undecided_band < 0.5:
             raise ValueError(f"undecided_band: must be in [0, 0.5), got {self.undecided_band}")
 

