@@ -20,7 +20,8 @@ from auditor.labels import ClaimSignals, LabelPolicy, decide_label, has_relevant
 from auditor.types import Component, Label
 
 DEFAULT_LABEL_MODEL = "default"
-"""``LabelPolicy.label_model`` value naming the shipped model (``auditor/samples/label_model.json``)."""
+"""``LabelPolicy.label_model`` value naming the shipped model
+(``auditor/samples/label_model.json``)."""
 
 
 def label_model_path(reference: str) -> Path:

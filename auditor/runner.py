@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
+from auditor.decision import label_model_component
 from auditor.digest import content_digest, sha256_text
 from auditor.engine import AUDIT_BATCH_ANSWERS
 from auditor.errors import ConfigError
 from auditor.evidence import inline_evidence
 from auditor.extract.base import Extraction
 from auditor.gctune import collecting_less
-from auditor.decision import label_model_component
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel

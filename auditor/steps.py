@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from auditor.decision import decide
+from auditor.decision import needs_judging as _needs_judging
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.decision import decide
-from auditor.decision import needs_judging as _needs_judging
 from auditor.labels import (
     ClaimSignals,
     LabelPolicy,

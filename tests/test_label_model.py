@@ -116,7 +116,7 @@ def test_with_a_model_every_factual_claim_with_evidence_is_judged() -> None:
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     policy = LabelPolicy(label_model=str(tmp_path / "absent.json"))
-    with pytest.raises(ConfigError, match="absent.json"):
+    with pytest.raises(ConfigError, match=r"absent\.json"):
         decide(signals(votes=READER_SAYS_YES), policy)
     bad = tmp_path / "p.toml"
     bad.write_text("label_model = 3\n")

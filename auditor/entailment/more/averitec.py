@@ -78,7 +78,8 @@ def _qa_text(questions: list[dict]) -> str:
 def _record_lines(text: str) -> list[int]:
     """1-based line of each top-level record of a JSON list, for error messages."""
     decoder = json.JSONDecoder()
-    lines, pos = [], text.index("[") + 1
+    lines: list[int] = []
+    pos = text.index("[") + 1
     while True:
         match = re.compile(r"\s*,?\s*").match(text, pos)
         pos = match.end() if match else pos
