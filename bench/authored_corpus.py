@@ -95,6 +95,30 @@ def _fields(path: Path, number: int, record: dict[str, Any], known: set[str], pr
         problems.append(f"{path}:{number}: field {name!r} missing")
 
 
+def _version_problem(
+    versions: list[dict[str, Any]], as_of: str, evidence: str, label: Any
+) -> str | None:
+    """Why the quote is from the wrong version for the label as of ``as_of`` (None if
+    right): the current version at ``as_of`` states it, except for ``stale``, where an
+    older version states it and the current one does not."""
+    visible = sorted(
+        (v for v in versions if str(v.get("published_at", "")) <= as_of),
+        key=lambda v: str(v.get("published_at", "")),
+    )
+    if not visible:
+        return f"quotes a document not yet published at as_of {as_of}"
+    current, older = visible[-1], visible[:-1]
+    if label == "stale":
+        if evidence in str(current.get("text", "")):
+            return "for 'stale' is still stated by the current version"
+        if not any(evidence in str(v.get("text", "")) for v in older):
+            return "for 'stale' is in no version superseded at the answer's as_of"
+        return None
+    if evidence not in str(current.get("text", "")):
+        return f"is not in the version current at as_of {as_of}"
+    return None
+
+
 def validate(folder: Path) -> tuple[list[str], list[LabelledSentence]]:
     """Every problem in one domain folder, and its labelled sentences with spans."""
     problems: list[str] = []
@@ -155,6 +179,10 @@ def validate(folder: Path) -> tuple[list[str], list[LabelledSentence]]:
             problems.append(f"{where}: field 'evidence' is not an exact quote of {doc_id!r}")
         elif label == "stale" and len(docs[doc_id]) < 2:
             problems.append(f"{where}: label 'stale' but {doc_id!r} has one version")
+        else:
+            problem = _version_problem(docs[doc_id], str(answer.get("as_of")), evidence, label)
+            if problem:
+                problems.append(f"{where}: field 'evidence' {problem}")
         tags = rec.get("tags")
         if not isinstance(tags, list) or not tags or set(tags) - TAGS:
             problems.append(f"{where}: field 'tags' must be a non-empty list from SPEC.md")

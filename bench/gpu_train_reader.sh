@@ -11,7 +11,7 @@ python3 -c "import torch, transformers; print('torch', torch.__version__, 'trans
 python3 -m auditor.entailment.train none "$OUT/w" --pairs .gpu/pairs.jsonl.xz \
   --init auditor/entailment/weights --device cuda --batch-size "${BATCH:-64}" \
   --epochs "${EPOCHS:-2}" --lr "${LR:-4e-5}" --threads 8 --eval-per-source 1000 \
-  --seed "${SEED:-13}" 2>&1 | tee "$OUT/train.log"
+  --seed "${SEED:-13}" --time-budget "${TIME_BUDGET:-400}" 2>&1 | tee "$OUT/train.log"
 cd "$OUT/w"
 rm -rf checkpoint
 split -b 15m model.safetensors model.safetensors.part-

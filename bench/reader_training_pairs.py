@@ -1,5 +1,7 @@
 """Build the reader's training pair file: every public NLI set, the rule-made document
-pairs and the authored corpus, capped per source, deduplicated against held-out pairs.
+pairs (not from the evaluation sets' training side, which the stacker fits on), the
+evaluation sets' labelled reader part (``bench/reader_pairs.py``) and the authored
+corpus (its reader half), capped per source, deduplicated against held-out pairs.
 
 ``python bench/reader_training_pairs.py OUT.jsonl.xz [--data ../shared/data]
 [--synth out/synth.jsonl] [--cap 20000] [--eval-cap 1000]`` writes the file that
@@ -43,7 +45,10 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def collect(data: Path, synth: Path | None, log) -> list[NLIPair]:
+EVALUATION_SET_SOURCES = ("wice", "faithbench", "factcheck", "summedits")
+
+
+def collect(data: Path, synth: Path | None, labelled: Path | None, log) -> list[NLIPair]:
     """Every pair of every source (before caps)."""
     pairs: list[NLIPair] = []
     started = time.time()
@@ -59,9 +64,22 @@ def collect(data: Path, synth: Path | None, log) -> list[NLIPair]:
         got = [
             NLIPair(p.premise, p.hypothesis, p.label, f"synth_{p.source}", p.split)
             for p in read_pairs(synth)
+            # the evaluation sets' training side is fitted on by the stacker (its stacker
+            # part): rule-made pairs from those documents are measured, never trained on
+            if p.split == "eval" or not p.source.startswith(EVALUATION_SET_SOURCES)
         ]
         pairs += got
         log(f"synth: {len(got)} pairs")
+    if labelled and labelled.is_file():
+        got = []
+        for line in labelled.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            source = f"evalsets_reader_part_{row['source']}"
+            got.append(
+                NLIPair(row["premise"], row["hypothesis"], int(row["label"]), source, "train")
+            )
+        pairs += got
+        log(f"evaluation sets, reader part: {len(got)} pairs")
     for split in ("train", "dev"):
         if (ROOT / split).is_dir():
             got = reader_pairs(split)
@@ -98,11 +116,19 @@ def main(argv: list[str] | None = None) -> int:
         "--data", type=Path, default=Path(os.environ.get("RAG_AUDITOR_DATA", "../shared/data"))
     )
     parser.add_argument("--synth", type=Path, default=Path("out/synth.jsonl"))
+    parser.add_argument(
+        "--labelled",
+        type=Path,
+        default=Path("out/reader_pairs.jsonl"),
+        help="bench/reader_pairs.py output (the evaluation sets' reader part)",
+    )
     parser.add_argument("--cap", type=int, default=20_000)
     parser.add_argument("--eval-cap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
-    pairs = collect(args.data, args.synth, lambda m: print(m, file=sys.stderr, flush=True))
+    pairs = collect(
+        args.data, args.synth, args.labelled, lambda m: print(m, file=sys.stderr, flush=True)
+    )
     chosen, dropped = select(pairs, args.cap, args.eval_cap, args.seed)
     write_pair_file(chosen, args.out)
     counts: dict[str, dict[str, int]] = defaultdict(Counter)
