@@ -11,13 +11,14 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.answers import AnswersInput, coerce_answers
+from auditor.clock import default_as_of
 from auditor.config import AuditConfig
 from auditor.engine import AUDIT_BATCH_ANSWERS, Engine
 from auditor.errors import ConfigError
@@ -85,7 +86,9 @@ class Auditor:
     ``panel``/``stacker``: a TOML/JSON path or an object (default: the offline panel and
     its shipped stacker). ``second_opinion``: a registered judge name or a
     :class:`~auditor.judges.base.Judge`, asked about claims the stack leaves within
-    ``config.second_opinion_band`` of the threshold.
+    ``config.second_opinion_band`` of the threshold. A ``config`` without ``as_of`` gets
+    the one default date, today 00:00 UTC (:func:`auditor.clock.default_as_of`), as
+    ``auditor audit`` without ``--as-of`` does; an answer's own ``as_of`` always wins.
 
     >>> import tempfile
     >>> from auditor import AuditConfig, Auditor
@@ -116,6 +119,8 @@ class Auditor:
         self.config = config if config is not None else AuditConfig()
         if not isinstance(self.config, AuditConfig):
             raise ConfigError(f"config: expected AuditConfig, got {type(config).__name__}")
+        if self.config.as_of is None:  # the one default date (auditor.clock)
+            self.config = replace(self.config, as_of=default_as_of())
         self._sources = (panel, stacker, second_opinion)
         """What the panel, stacker and second opinion were built from (Ray workers
         build theirs from the same)."""

@@ -7,8 +7,9 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from auditor.clock import parse_datetime
 from auditor.errors import InputError
-from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require
+from auditor.jsonl import check_fields, read_jsonl, require
 from auditor.spans.unicode import nfc
 from auditor.types import Answer, Context
 

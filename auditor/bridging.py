@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from auditor.clock import answer_as_of
 from auditor.config import AuditConfig
 from auditor.evidence import Evidence
 from auditor.extract.base import Extraction, Extractor
@@ -116,7 +117,7 @@ def stored_run(ledger: Ledger, run_id: str) -> StoredRun:
                 for e in stored
                 if e["sentence_relevance"] is not None
             },
-            as_of=answers[c.answer_id].as_of or config.as_of,
+            as_of=answer_as_of(answers[c.answer_id].as_of, config.as_of),
         )
         audits.append(ClaimAudit(claim, evidence))
     return StoredRun(audits, answers, config)

@@ -44,7 +44,9 @@ class AuditConfig:
     n_superseded: int = 2
     """Superseded passages the panel judges a claim against, for ``stale``."""
     as_of: datetime | None = None
-    """The audit date for answers without their own ``as_of`` (None: no date cut-off)."""
+    """The audit date for answers without their own ``as_of``. None: the one default date,
+    today 00:00 UTC (:func:`auditor.clock.default_as_of`), filled in when an
+    :class:`~auditor.Auditor` is made (a run recorded without a date keeps none)."""
     policy: LabelPolicy = field(default_factory=LabelPolicy)
     """Thresholds of the labelling rules."""
     extractor: str = "rules"
@@ -64,7 +66,7 @@ class AuditConfig:
 
     def __post_init__(self) -> None:
         if self.as_of is not None:
-            from auditor.jsonl import parse_datetime
+            from auditor.clock import parse_datetime
 
             object.__setattr__(self, "as_of", parse_datetime(self.as_of, field="as_of"))
         if self.mode not in RETRIEVAL_MODES:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 
+from auditor.clock import answer_as_of, utc
 from auditor.digest import sha256_text
 from auditor.embedding import encode
 from auditor.judges._text import content_words, sentences
@@ -157,15 +158,14 @@ def gather_evidence(
     factual = [i for i, c in enumerate(claims) if c.factual]
     if not factual:
         return evidence
+    when = {i: answer_as_of(answers[claims[i].answer_id].as_of, default_as_of) for i in factual}
     by_date: dict[datetime | None, list[int]] = {}
     for i in factual:
-        answer = answers[claims[i].answer_id]
-        by_date.setdefault(answer.as_of or default_as_of, []).append(i)
+        by_date.setdefault(when[i], []).append(i)
     retrieved: dict[int, list[Hit]] = {}
     for as_of, indices in by_date.items():
         results = search([search_query(claims[i]) for i in indices], k, as_of)
         retrieved.update(zip(indices, results, strict=True))
-    when = {i: answers[claims[i].answer_id].as_of or default_as_of for i in factual}
     inline = {i: inline_evidence(answers[claims[i].answer_id], when[i]) for i in factual}
     candidates = {i: inline[i] + retrieved[i] for i in factual}
     texts = sorted({h.chunk.text for hits in candidates.values() for h in hits})
@@ -269,12 +269,8 @@ def dated_supersession(hit: Hit, as_of: datetime | None) -> bool:
     start = doc.published_at if doc.published_at is not None else doc.valid_from
     if start is None or doc.valid_to is None:
         return False
-    return as_of is None or _utc(doc.valid_to) <= _utc(as_of)
+    return as_of is None or utc(doc.valid_to) <= utc(as_of)
 
 
 def _visible(published_at: datetime | None, as_of: datetime | None) -> bool:
-    return published_at is None or as_of is None or _utc(published_at) <= _utc(as_of)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return published_at is None or as_of is None or utc(published_at) <= utc(as_of)

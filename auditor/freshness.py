@@ -23,6 +23,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from auditor.bridging import stored_run
+from auditor.clock import answer_as_of, default_as_of, parse_datetime, utc
 from auditor.config import AuditConfig
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
@@ -60,16 +61,8 @@ SCORE_TOLERANCE = 1e-4
 """Relevance, coverage and sentence cosines closer than this count as unchanged."""
 
 
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _iso(value: datetime | None) -> str | None:
-    return None if value is None else _utc(value).isoformat()
+    return None if value is None else utc(value).isoformat()
 
 
 # ---------------------------------------------------------------------- impact
@@ -248,9 +241,13 @@ def find_impact(
     as_of: datetime | None = None,
     index_manifest: Mapping[str, Any] | None = None,
     index_versions: Iterable[tuple[str, str]] = (),
+    override_answer_dates: bool = False,
 ) -> ImpactReport:
     """The claims of ``runs`` (ids or prefixes; default every audit run) whose deciding
-    evidence changed by ``as_of`` (default now), read from the ledger without judging.
+    evidence changed by ``as_of`` (default :func:`auditor.clock.default_as_of`, today
+    00:00 UTC), read from the ledger without judging. A claim whose answer has its own
+    ``as_of`` is looked at as of that date, not ``as_of`` (what a re-audit does), unless
+    ``override_answer_dates``.
     Deciding evidence: the retrieved passages relevant by the run's labelling rule
     (:func:`_deciding`); the answer's own contexts never change.
 
@@ -267,8 +264,8 @@ def find_impact(
     ``index_manifest``/``index_versions``: the live index (its ``(doc_id, digest)``
     pairs), to report versions it holds that the ledger does not know.
     """
-    when = _utc(as_of) if as_of is not None else _now()
-    since = _utc(since) if since is not None else None
+    when = utc(as_of) if as_of is not None else default_as_of()
+    since = utc(since) if since is not None else None
     infos = (
         [ledger.get_run(ledger.find_run(r)) for r in runs]
         if runs
@@ -278,8 +275,8 @@ def find_impact(
     index_info = _index_info(ledger, index_manifest, index_versions)
     if not infos:
         return ImpactReport(when, since, (), (), 0, index_info)
-    finished = [_utc(r.finished_at or r.created_at or when) for r in infos]
-    starts = [_utc(r.as_of) for r in infos if r.as_of is not None]
+    finished = [utc(r.finished_at or r.created_at or when) for r in infos]
+    starts = [utc(r.as_of) for r in infos if r.as_of is not None]
     created_since = since or min(finished)
     low = since or (min(starts) if starts else datetime.min.replace(tzinfo=UTC))
     low = min(low, when)
@@ -302,8 +299,8 @@ def find_impact(
     version_of = {
         (v["doc_id"], v["digest"]): VersionInfo.of(v) for vs in known.values() for v in vs
     }
-    finished_of = {r.run_id: _utc(r.finished_at or r.created_at or when) for r in infos}
-    as_of_of = {r.run_id: _utc(r.as_of) if r.as_of is not None else None for r in infos}
+    finished_of = {r.run_id: utc(r.finished_at or r.created_at or when) for r in infos}
+    as_of_of = {r.run_id: utc(r.as_of) if r.as_of is not None else None for r in infos}
     claims: list[ImpactedClaim] = []
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
@@ -315,6 +312,8 @@ def find_impact(
     # would be impacted at the earliest possible date (a superset), then look up those
     # claims' dates and texts and decide
     earliest = datetime.min.replace(tzinfo=UTC)
+    # an answer's own date may lie after ``when``: the first pass looks at every date
+    latest = when if override_answer_dates else datetime.max.replace(tzinfo=UTC)
     found = []
     for run_id, ids in claims_by_run.items():
         candidates = [
@@ -326,21 +325,23 @@ def find_impact(
                 version_of,
                 earliest,
                 finished_of[run_id],
-                when,
+                latest,
                 since,
             )
         ]
         info_of = ledger.claims_of(run_id, candidates)
         for claim_id in candidates:
             first = info_of[claim_id]
-            t0 = first["answer_as_of"] or as_of_of[run_id]
+            t0 = answer_as_of(first["answer_as_of"], as_of_of[run_id])
+            looked_at = answer_as_of(first["answer_as_of"], when, override=override_answer_dates)
+            assert looked_at is not None
             changes = _claim_changes(
                 grouped[(run_id, claim_id)],
                 by_doc,
                 version_of,
                 t0,
                 finished_of[run_id],
-                when,
+                looked_at,
                 since,
             )
             if changes:
@@ -429,19 +430,19 @@ def _claim_changes(
             if v.digest in digests:
                 continue
             start = v.visible_from
-            if start is not None and _utc(start) > when:
+            if start is not None and utc(start) > when:
                 continue  # not visible yet at the date looked at
             ingested_after = (
                 v.created_at is not None
-                and _utc(v.created_at) > finished
-                and (since is None or _utc(v.created_at) >= since)
+                and utc(v.created_at) > finished
+                and (since is None or utc(v.created_at) >= since)
             )
-            published_after = start is not None and low is not None and _utc(start) > low
+            published_after = start is not None and low is not None and utc(start) > low
             if not (ingested_after or published_after):
                 continue
             key = (
-                _utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
-                _utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
+                utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
+                utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
             )
             if newest is None or key > _version_key(newest):
                 newest = v
@@ -453,7 +454,7 @@ def _claim_changes(
             rested_on = version_of.get((doc_id, row["version_digest"]))
             if rested_on is None or rested_on.valid_to is None:
                 continue
-            end = _utc(rested_on.valid_to)
+            end = utc(rested_on.valid_to)
             if end <= when and (low is None or end > low):
                 out.append(("withdrawn", doc_id, row, None))
                 break
@@ -463,8 +464,8 @@ def _claim_changes(
 def _version_key(v: VersionInfo) -> tuple[datetime, datetime]:
     start = v.visible_from
     return (
-        _utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
-        _utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
+        utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
+        utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
     )
 
 
@@ -667,9 +668,14 @@ def reaudit(
     as_of: datetime | str,
     only_impacted: bool = True,
     batch_size: int = 64,
+    override_answer_dates: bool = False,
 ) -> ReauditResult:
     """Re-audit the answers of ``run`` (id or prefix) as of ``as_of`` into a new run
     (kind ``reaudit``) linked to it.
+
+    ``as_of`` is required (there is no default date for a re-audit) and applies to the
+    answers without their own ``as_of``: an answer's own date wins, as in an audit, unless
+    ``override_answer_dates`` re-audits every answer as of ``as_of``.
 
     Evidence is gathered again for every claim at ``as_of`` with the run's configuration
     (mode, k, passage counts, policy). With ``only_impacted``, a claim is judged again only
@@ -679,12 +685,9 @@ def reaudit(
     panel and stacker must be the run's own (carried verdicts were made by them).
     Content-addressed and resumable like :meth:`auditor.Auditor.audit`.
     """
-    from auditor.jsonl import parse_datetime
-
-    when = parse_datetime(as_of, field="as_of") if isinstance(as_of, str) else as_of
+    when = parse_datetime(as_of, field="as_of")
     if when is None:
         raise ConfigError("as_of: a re-audit needs a date")
-    when = _utc(when)
     ledger = auditor.ledger
     parent = ledger.find_run(run)
     info = ledger.get_run(parent)
@@ -715,7 +718,7 @@ def reaudit(
             question=a.question,
             answer=a.answer,
             contexts=contexts.get(a.id, ()),
-            as_of=None,
+            as_of=None if override_answer_dates else a.as_of,  # the answer's own date wins
         )
         for a in stored.answers.values()
     ]
@@ -733,6 +736,7 @@ def reaudit(
             "reaudit_of": parent,
             "as_of": when.isoformat(),
             "only_impacted": only_impacted,
+            "answer_dates": "overridden" if override_answer_dates else "own",
             "config": config.to_dict(),
             "components": {r: c.digest for r, c in sorted(roles.items())},
         }
@@ -750,7 +754,12 @@ def reaudit(
     if begun.status == "complete":
         return _result(ledger, run_id, parent, when, only_impacted, True, n_claims, {})
     impacted = (
-        {c.claim_id: c.reason for c in find_impact(ledger, runs=[parent], as_of=when).claims}
+        {
+            c.claim_id: c.reason
+            for c in find_impact(
+                ledger, runs=[parent], as_of=when, override_answer_dates=override_answer_dates
+            ).claims
+        }
         if only_impacted
         else {}
     )
@@ -816,7 +825,7 @@ def reaudit(
                     cid,
                     parent,
                     (
-                        f"the evidence its label rests on at {when.date().isoformat()} is what "
+                        f"the evidence its label rests on at {_date(evidence.as_of)} is what "
                         f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
                         f"same {len(evidence.current)} current passages, versions and digests; "
                         f"superseded passages the same or none relevant"
@@ -859,6 +868,7 @@ def reaudit(
         details={
             "as_of": when.isoformat(),
             "only_impacted": only_impacted,
+            "override_answer_dates": override_answer_dates,
             "n_claims": n_claims,
             "n_rejudged": n_claims - n_carried,
             "n_carried": n_carried,
@@ -868,7 +878,7 @@ def reaudit(
 
 
 def _date(value: datetime | None) -> str:
-    return "undated" if value is None else _utc(value).date().isoformat()
+    return "undated" if value is None else utc(value).date().isoformat()
 
 
 def _search_for(auditor: Auditor, config: AuditConfig) -> Any:
@@ -1043,7 +1053,7 @@ def series_runs(
             for r in ledger.list_runs()
             if r.kind in AUDIT_KINDS
             and r.status == "complete"
-            and (since is None or (r.as_of is not None and _utc(r.as_of) >= _utc(since)))
+            and (since is None or (r.as_of is not None and utc(r.as_of) >= utc(since)))
         ]
         groups = _series(ledger, infos)
         if len(groups) > 1:
@@ -1058,8 +1068,8 @@ def series_runs(
     never = datetime.min.replace(tzinfo=UTC)
     infos.sort(
         key=lambda r: (
-            _utc(r.as_of) if r.as_of else never,
-            _utc(r.created_at) if r.created_at else never,
+            utc(r.as_of) if r.as_of else never,
+            utc(r.created_at) if r.created_at else never,
         )
     )
     return [r.run_id for r in infos]

@@ -6,7 +6,7 @@ import difflib
 import json
 import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -107,40 +107,6 @@ def require(
             field=field,
         )
     return value
-
-
-def parse_datetime(
-    value: Any,
-    *,
-    file: str | Path | None = None,
-    line: int | None = None,
-    field: str | None = None,
-) -> datetime | None:
-    """Parse an ISO-8601 date or datetime; timezone-less means UTC. ``None`` stays ``None``."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, str):
-        text = value.strip()
-        if text.endswith(("Z", "z")):
-            text = text[:-1] + "+00:00"
-        try:
-            parsed = datetime.fromisoformat(text)
-        except ValueError:
-            raise InputError(
-                f"not an ISO-8601 date: {value!r}", file=_s(file), line=line, field=field
-            ) from None
-    else:
-        raise InputError(
-            f"expected an ISO-8601 date string, got {type(value).__name__}",
-            file=_s(file),
-            line=line,
-            field=field,
-        )
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], out: IO[str] | None = None) -> None:

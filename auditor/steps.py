@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from auditor.clock import utc
 from auditor.decision import decide
 from auditor.decision import needs_judging as _needs_judging
 from auditor.evidence import Evidence
@@ -283,10 +283,6 @@ def valid_at_claim_time(claim_text: str, hits: Sequence[Hit]) -> bool:
         begin = doc.published_at if doc.published_at is not None else doc.valid_from
         if begin is None:
             continue
-        if _utc(begin) < end and (doc.valid_to is None or _utc(doc.valid_to) > start):
+        if utc(begin) < end and (doc.valid_to is None or utc(doc.valid_to) > start):
             return True
     return False
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

@@ -30,6 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, DBAPIError, OperationalError, SQLAlchemyError
 
+from auditor.clock import utc
 from ledger import models as m
 from ledger.errors import LedgerError
 from ledger.records import (
@@ -128,12 +129,6 @@ def _reader_score_rows(run_id: str, scores: Iterable[ReaderScoreRecord]) -> list
         for r in scores
     }
     return list(rows.values())
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _plain(value: Any) -> Any:
@@ -303,10 +298,10 @@ class Ledger:
                 "text": v.text,
                 "source": v.source,
                 "title": v.title,
-                "published_at": _utc(v.published_at),
-                "retrieved_at": _utc(v.retrieved_at),
-                "valid_from": _utc(v.valid_from),
-                "valid_to": _utc(v.valid_to),
+                "published_at": utc(v.published_at),
+                "retrieved_at": utc(v.retrieved_at),
+                "valid_from": utc(v.valid_from),
+                "valid_to": utc(v.valid_to),
                 "created_at": now,
             }
             for v in versions
@@ -371,7 +366,7 @@ class Ledger:
                         "kind": kind,
                         "status": "running",
                         "input_digest": input_digest,
-                        "as_of": _utc(as_of),
+                        "as_of": utc(as_of),
                         "config": _plain(dict(config)),
                         "n_answers": n_answers,
                         "created_at": _now(),
@@ -479,7 +474,7 @@ class Ledger:
                 "question": result.question,
                 "answer": result.answer,
                 "answer_digest": result.answer_digest,
-                "as_of": _utc(result.as_of),
+                "as_of": utc(result.as_of),
                 "seq": result.seq,
                 "extraction": _plain(dict(result.extraction)),
                 "created_at": now,
@@ -605,12 +600,12 @@ class Ledger:
             kind=row["kind"],
             status=row["status"],
             input_digest=row["input_digest"],
-            as_of=_utc(row["as_of"]),
+            as_of=utc(row["as_of"]),
             config=row["config"] or {},
             n_answers=row["n_answers"],
             n_answers_done=int(done),
-            created_at=_utc(row["created_at"]),
-            finished_at=_utc(row["finished_at"]),
+            created_at=utc(row["created_at"]),
+            finished_at=utc(row["finished_at"]),
             components={
                 r["role"]: {
                     "kind": r["kind"],
@@ -805,7 +800,7 @@ class Ledger:
         for r in rows:
             item = dict(r)
             for key in ("published_at", "valid_from", "valid_to"):
-                item[key] = _utc(item[key])
+                item[key] = utc(item[key])
             out.setdefault(r["claim_id"], []).append(item)
         return out
 
@@ -1009,7 +1004,7 @@ class Ledger:
                 .mappings()
                 .all()
             )
-        return [{**dict(r), "as_of": _utc(r["as_of"])} for r in rows]
+        return [{**dict(r), "as_of": utc(r["as_of"])} for r in rows]
 
     @_retrying
     def record_votes(
@@ -1156,7 +1151,7 @@ class Ledger:
                     "panel_digest": r["panel_digest"],
                     "stacker_digest": r["stacker_digest"],
                     "n_claims": int(r["n_claims"]),
-                    "created_at": _utc(r["created_at"]),
+                    "created_at": utc(r["created_at"]),
                     "panel_name": panel["name"] if panel else None,
                     "members": (panel["config"] or {}).get("members") if panel else None,
                     "own": (r["panel_digest"], r["stacker_digest"]) == own,
@@ -1243,7 +1238,7 @@ class Ledger:
                 .mappings()
                 .all()
             )
-        return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
+        return [{**dict(r), "created_at": utc(r["created_at"])} for r in rows]
 
     def claim_labels(self, run_id: str) -> list[tuple[str, str, str | None, float | None]]:
         """``(claim_id, answer_id, label, p_hallucinated)`` of every claim of a run under
@@ -1326,7 +1321,7 @@ class Ledger:
                 .mappings()
                 .all()
             )
-        return [{**dict(r), "created_at": _utc(r["created_at"])} for r in rows]
+        return [{**dict(r), "created_at": utc(r["created_at"])} for r in rows]
 
     @_retrying
     def record_carried(self, run_id: str, carried: Sequence[tuple[str, str, str]]) -> int:
@@ -1391,9 +1386,9 @@ class Ledger:
         ]
         conditions: list[Any] = []
         if created_since is not None:
-            conditions.append(versions.c.created_at >= _utc(created_since))
+            conditions.append(versions.c.created_at >= utc(created_since))
         if window is not None:
-            lo, hi = _utc(window[0]), _utc(window[1])
+            lo, hi = utc(window[0]), utc(window[1])
             conditions.append((versions.c.published_at > lo) & (versions.c.published_at <= hi))
             conditions.append(
                 versions.c.published_at.is_(None)
@@ -1407,7 +1402,7 @@ class Ledger:
                 for r in conn.execute(select(*columns).where(condition)).mappings():
                     item = dict(r)
                     for key in ("published_at", "valid_from", "valid_to", "created_at"):
-                        item[key] = _utc(item[key])
+                        item[key] = utc(item[key])
                     found[(item["doc_id"], item["digest"])] = item
         return sorted(found.values(), key=lambda v: (v["doc_id"], v["version"]))
 
@@ -1435,7 +1430,7 @@ class Ledger:
                 for r in rows:
                     item = dict(r)
                     for key in ("published_at", "valid_from", "valid_to", "created_at"):
-                        item[key] = _utc(item[key])
+                        item[key] = utc(item[key])
                     out.setdefault(item["doc_id"], []).append(item)
         for items in out.values():
             items.sort(
@@ -1512,7 +1507,7 @@ class Ledger:
                     out[str(claim_id)] = {
                         "answer_id": answer_id,
                         "text": text,
-                        "answer_as_of": _utc(as_of),
+                        "answer_as_of": utc(as_of),
                     }
         return out
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,17 +21,13 @@ from auditor.cli._common import (
     refuse_memory_ledger,
     write_text_atomic,
 )
+from auditor.clock import DEFAULT_AS_OF_RULE, as_of_or_default
 from auditor.config import AuditConfig
 from auditor.engine import AUDIT_BATCH_ANSWERS, Engine
 from auditor.errors import InputError
 from auditor.progress import Progress, progress_enabled
 
 _DEFAULTS = AuditConfig()
-
-
-def _today() -> datetime:
-    now = datetime.now(UTC)
-    return datetime(now.year, now.month, now.day, tzinfo=UTC)
 
 
 @app.command()
@@ -47,7 +42,11 @@ def audit(
     stacker: Annotated[Path | None, typer.Option(help="Stacker JSON (default: shipped).")] = None,
     as_of: Annotated[
         str | None,
-        typer.Option("--as-of", help="Audit date, ISO-8601 (default: today, 00:00 UTC)."),
+        typer.Option(
+            "--as-of",
+            help=f"Audit date of answers without their own as_of, ISO-8601 (default: "
+            f"{DEFAULT_AS_OF_RULE}).",
+        ),
     ] = None,
     mode: Annotated[
         str, typer.Option(help="Retrieval: dense, lexical or hybrid.")
@@ -120,7 +119,7 @@ def audit(
     from auditor import Auditor
     from auditor.answers import load_answers
     from auditor.config import load_policy
-    from auditor.jsonl import parse_datetime, write_jsonl
+    from auditor.jsonl import write_jsonl
     from auditor.labels import LabelPolicy
     from ledger.url import mask_url
 
@@ -132,7 +131,7 @@ def audit(
         k=k,
         n_current=n_current,
         n_superseded=n_superseded,
-        as_of=parse_datetime(as_of, field="--as-of") if as_of else _today(),
+        as_of=as_of_or_default(as_of, field="--as-of"),
         policy=load_policy(policy) if policy else LabelPolicy(),
         extractor=extractor,
         second_opinion_band=second_opinion_band if second_opinion else 0.0,

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from auditor.cli import app
 from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, IndexOption
+from auditor.clock import DEFAULT_AS_OF_RULE, as_of_or_default, parse_datetime
 from auditor.errors import InputError
 
 _DATE = "ISO-8601; timezone-less means UTC"
@@ -39,9 +40,19 @@ def impact(
     as_of: Annotated[
         str | None,
         typer.Option(
-            "--as-of", help=f"The date the evidence is looked at ({_DATE}; default: now)."
+            "--as-of",
+            help=f"The date the evidence of answers without their own as_of is looked at "
+            f"({_DATE}; default: {DEFAULT_AS_OF_RULE}). An answer's own as_of wins.",
         ),
     ] = None,
+    override_answer_dates: Annotated[
+        bool,
+        typer.Option(
+            "--override-answer-dates",
+            help="Look at every answer's evidence as of --as-of, its own as_of too (what "
+            "`reaudit --override-answer-dates` judges).",
+        ),
+    ] = False,
     index: Annotated[
         Path | None,
         typer.Option(
@@ -60,7 +71,6 @@ def impact(
     digests and a character diff of the passage. Read from the ledger; nothing is judged.
     """
     from auditor.freshness import find_impact
-    from auditor.jsonl import parse_datetime
     from ledger import open_ledger
 
     if fmt not in ("table", "json"):
@@ -81,9 +91,10 @@ def impact(
             ledger,
             runs=run or None,
             since=parse_datetime(since, field="--since"),
-            as_of=parse_datetime(as_of, field="--as-of"),
+            as_of=as_of_or_default(as_of, field="--as-of"),
             index_manifest=manifest,
             index_versions=pairs,
+            override_answer_dates=override_answer_dates,
         )
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_list(), indent=2) + "\n")
@@ -142,8 +153,20 @@ def reaudit(
     db: DbOption = DEFAULT_DB,
     as_of: Annotated[
         str | None,
-        typer.Option("--as-of", help=f"The new audit date ({_DATE}; default: today, 00:00 UTC)."),
+        typer.Option(
+            "--as-of",
+            help=f"The new audit date of answers without their own as_of ({_DATE}). "
+            "Required: a re-audit has no default date.",
+        ),
     ] = None,
+    override_answer_dates: Annotated[
+        bool,
+        typer.Option(
+            "--override-answer-dates",
+            help="Re-audit every answer as of --as-of, also those with their own as_of "
+            "(by default an answer's own date wins, as in `auditor audit`).",
+        ),
+    ] = False,
     only_impacted: Annotated[
         bool,
         typer.Option(
@@ -164,22 +187,34 @@ def reaudit(
 ) -> None:
     """Re-audit a run's answers as of a new date, as a new run linked to the old one.
 
-    Evidence is gathered again for every claim at the new date; with --only-impacted
-    only claims whose evidence changed are judged again. Prints the new run like
+    --as-of is required. Evidence is gathered again for every claim at the new date (an
+    answer with its own as_of at that date, unless --override-answer-dates); with
+    --only-impacted only claims whose evidence changed are judged again. Prints the new run like
     `auditor audit --format jsonl`, each claim with "carried" (null when judged).
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor import Auditor
-    from auditor.cli.audit import _today
     from auditor.freshness import reaudit as run_reaudit
-    from auditor.jsonl import parse_datetime, write_jsonl
+    from auditor.jsonl import write_jsonl
 
     if fmt != "jsonl":
         raise InputError(f"unsupported format {fmt!r} (jsonl)", field="--format")
-    when = parse_datetime(as_of, field="--as-of") if as_of else _today()
-    assert when is not None
+    when = parse_datetime(as_of, field="--as-of")
+    if when is None:  # before anything is opened: nothing is written
+        raise InputError(
+            "a re-audit needs its new audit date: give --as-of DATE (ISO-8601, e.g. "
+            "--as-of 2025-06-01); answers with their own as_of keep it unless "
+            "--override-answer-dates",
+            field="--as-of",
+        )
     with Auditor(index, db, panel=panel, stacker=stacker) as auditor:
-        result = run_reaudit(auditor, run, as_of=when, only_impacted=only_impacted)
+        result = run_reaudit(
+            auditor,
+            run,
+            as_of=when,
+            only_impacted=only_impacted,
+            override_answer_dates=override_answer_dates,
+        )
     write_jsonl(result.answers, sys.stdout)
     if not quiet:
         state = "reused (nothing new written)" if result.reused else "complete"
@@ -217,7 +252,6 @@ def trend(
     between consecutive runs on their shared claims (improved / worse / unresolved).
     The html format is one self-contained file with the plot."""
     from auditor.freshness import build_trend, trend_html, trend_rows
-    from auditor.jsonl import parse_datetime
     from ledger import open_ledger
 
     if fmt not in ("table", "json", "html"):

@@ -274,7 +274,7 @@ def search(
         typer.Option(
             "--as-of",
             help="Only versions published by this date (ISO-8601, timezone-less = "
-            "UTC); hits superseded at that date say so.",
+            "UTC; default: today, 00:00 UTC); hits superseded at that date say so.",
         ),
     ] = None,
     mode: Annotated[str, typer.Option(help="dense, lexical or hybrid (rank fusion).")] = "hybrid",
@@ -282,14 +282,15 @@ def search(
 ) -> None:
     """Retrieve evidence for each query; one JSON line per query on stdout, best hits first."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require, write_jsonl
+    from auditor.clock import as_of_or_default
+    from auditor.jsonl import check_fields, read_jsonl, require, write_jsonl
     from auditor.retrieval import MODES, EvidenceIndex
 
     if fmt.lower() != "jsonl":
         raise AuditorError(f"--format: only jsonl is supported for search, got {fmt!r}")
     if mode not in MODES:
         raise AuditorError(f"--mode: expected one of {', '.join(MODES)}, got {mode!r}")
-    cutoff = parse_datetime(as_of, field="--as-of")
+    cutoff = as_of_or_default(as_of, field="--as-of")
     ids: list[Any] = []
     texts: list[str] = []
     for line, record in read_jsonl(queries):

@@ -296,7 +296,7 @@ def train_entailment(
             batch = tokenizer(
                 [train[i].premise for i in batch_idx],
                 [train[i].hypothesis for i in batch_idx],
-                truncation="only_first",
+                truncation="longest_first",
                 max_length=config.max_length,
                 padding=True,
                 return_tensors="pt",
@@ -393,7 +393,7 @@ def _device_predict(
                 batch = tokenizer(
                     premises[start : start + batch_size],
                     hypotheses[start : start + batch_size],
-                    truncation="only_first",
+                    truncation="longest_first",
                     max_length=MAX_LENGTH + 64,
                     padding=True,
                     return_tensors="pt",

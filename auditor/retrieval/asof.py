@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 from numpy.typing import NDArray
 
+from auditor.clock import utc
 from auditor.types import DocumentVersion
 
 
@@ -109,22 +110,11 @@ def as_of_masks(
     """``(visible, superseded)`` boolean arrays over versions at ``as_of``."""
     if as_of is None:
         return np.ones(len(times.visible_from), dtype=bool), times.has_newer.copy()
-    t = _ts(normalise_as_of(as_of), np.nan)
+    t = _ts(as_of, np.nan)
     visible = times.visible_from <= t
     superseded = visible & ((times.valid_to <= t) | (times.newer_visible_from <= t))
     return visible, superseded
 
 
-def normalise_as_of(as_of: datetime | None) -> datetime | None:
-    """``as_of`` in UTC (a timezone-less date means UTC)."""
-    if as_of is None:
-        return None
-    if not isinstance(as_of, datetime):
-        raise TypeError(f"as_of: expected a datetime, got {type(as_of).__name__}")
-    if as_of.tzinfo is None:
-        as_of = as_of.replace(tzinfo=UTC)
-    return as_of.astimezone(UTC)
-
-
 def _ts(value: datetime | None, missing: float) -> float:
-    return missing if value is None else normalise_as_of(value).timestamp()  # type: ignore[union-attr]
+    return missing if value is None else utc(value).timestamp()

@@ -13,13 +13,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from auditor.clock import parse_datetime
 from auditor.digest import sha256_text
 from auditor.errors import InputError
-from auditor.jsonl import check_fields, parse_datetime, read_jsonl, require
+from auditor.jsonl import check_fields, read_jsonl, require
 from auditor.spans.unicode import nfc
 from auditor.types import DocumentVersion
 
@@ -297,12 +298,7 @@ def _front_matter(text: str, *, file: str) -> tuple[dict[str, Any], str]:
         if value is None:
             continue
         if name in DATE_FIELDS:
-            if isinstance(value, datetime):
-                meta[name] = value
-            elif isinstance(value, date):
-                meta[name] = datetime.combine(value, time(), tzinfo=UTC)
-            else:
-                meta[name] = value  # checked by parse_datetime
+            meta[name] = value  # a string, YAML date or datetime: read by parse_datetime
         elif isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
             meta[name] = str(value)
         else:

@@ -20,15 +20,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from auditor import embedding
+from auditor.clock import parse_datetime, utc
 from auditor.digest import content_digest
 from auditor.errors import AuditorError, InputError
-from auditor.jsonl import parse_datetime
 from auditor.judges._text import sentence_spans
 from auditor.retrieval import dense, lexical, store
 from auditor.retrieval.asof import (
     VersionTimes,
     as_of_masks,
-    normalise_as_of,
     times_from_stamps,
     valid_to_stamp,
     version_stamps,
@@ -418,7 +417,7 @@ class EvidenceIndex:
         _check_positive("k", k)
         if mode not in MODES:
             raise AuditorError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
-        as_of = normalise_as_of(as_of)
+        as_of = utc(as_of)
         visible_v, superseded_v = as_of_masks(self._times, as_of)
         chunk_mask: NDArray[np.bool_] | None = None
         if not visible_v.all():
@@ -941,7 +940,7 @@ def _order_key(doc: DocumentVersion, undated_order: str) -> float:
     start = _start(doc)
     if start is None:
         return float("-inf") if undated_order == "oldest" else float("inf")
-    return normalise_as_of(start).timestamp()  # type: ignore[union-attr]
+    return utc(start).timestamp()
 
 
 def _position(chain: list[DocumentVersion], new: DocumentVersion, undated_order: str) -> int:

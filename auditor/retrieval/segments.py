@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from auditor.clock import parse_datetime
 from auditor.digest import sha256_text
 from auditor.errors import AuditorError
-from auditor.jsonl import parse_datetime
 from auditor.retrieval import store
 from auditor.types import DocumentVersion
 

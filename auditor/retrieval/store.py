@@ -58,8 +58,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from auditor.clock import parse_datetime
 from auditor.errors import AuditorError
-from auditor.jsonl import parse_datetime
 from auditor.types import DocumentVersion
 
 CURRENT = "CURRENT"
