@@ -218,10 +218,15 @@ def split_digest(split: str, root: Path = ROOT) -> dict[str, str]:
     }
 
 
-def load_split(split: str, root: Path = ROOT) -> dict[str, list[LabelledSentence]]:
-    """Labelled sentences per domain of a split (problems raise ``ValueError``)."""
+def load_split(
+    split: str, root: Path = ROOT, only: set[str] | None = None
+) -> dict[str, list[LabelledSentence]]:
+    """Labelled sentences per domain of a split, or of the domains in ``only`` (problems
+    raise ``ValueError``)."""
     out = {}
     for folder in sorted(p for p in (root / split).iterdir() if p.is_dir()):
+        if only is not None and folder.name not in only:
+            continue
         problems, sentences = validate(folder)
         if problems:
             raise ValueError("\n".join(problems[:20]))

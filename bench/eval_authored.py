@@ -63,7 +63,11 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
 
 
 def audit_domain(
-    folder: Path, sentences: Sequence[LabelledSentence], config: Any, weights: str | None
+    folder: Path,
+    sentences: Sequence[LabelledSentence],
+    config: Any,
+    weights: str | None,
+    stacker: str | None = None,
 ) -> list[ScoredClaim]:
     """Audit one domain's answers through the graph; every claim with its gold label."""
     from auditor import Auditor
@@ -93,7 +97,9 @@ def audit_domain(
             panel.write_text(
                 text.replace('name = "entailment"', f'name = "entailment"\nweights = "{weights}"')
             )
-        with Auditor(Path(tmp) / "index", ledger, panel=panel, config=config) as auditor:
+        with Auditor(
+            Path(tmp) / "index", ledger, panel=panel, stacker=stacker, config=config
+        ) as auditor:
             components = auditor.components()
             graph = build_audit_graph(components, capture)
             extractions = components.extractor.extract_detailed(answers)
@@ -166,14 +172,19 @@ def score(rows: Sequence[tuple[str, str, str]], n_boot: int = 2000) -> dict[str,
 
 
 def evaluate_split(
-    split: str, config: Any, weights: str | None, log: Any
+    split: str,
+    config: Any,
+    weights: str | None,
+    log: Any,
+    stacker: str | None = None,
+    domains: set[str] | None = None,
 ) -> tuple[list[ScoredClaim], dict[str, Any]]:
-    """Audit every domain of ``split``; its claims and its sentence-level figures."""
-    data = load_split(split)
+    """Audit every domain of ``split`` (or those named); its claims and sentence figures."""
+    data = load_split(split, only=domains)
     claims: list[ScoredClaim] = []
     for domain, sentences in data.items():
         started = time.time()
-        got = audit_domain(ROOT / split / domain, sentences, config, weights)
+        got = audit_domain(ROOT / split / domain, sentences, config, weights, stacker)
         claims.extend(got)
         log(f"{split}/{domain}: {len(got)} claims ({time.time() - started:.0f} s)")
     return claims, score(sentence_rows(claims, data))
@@ -205,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", action="append", required=True)
     parser.add_argument("--policy", default=None, help="label policy TOML")
     parser.add_argument("--weights", default=None, help="entailment weights folder")
+    parser.add_argument("--stacker", default=None, help="stacker JSON (default: shipped)")
+    parser.add_argument("--domains", default=None, help="comma-separated domains only")
     parser.add_argument("--signals", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -215,7 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     everything: list[ScoredClaim] = []
     for split in args.split:
         claims, figures = evaluate_split(
-            split, config, args.weights, lambda m: print(m, file=sys.stderr, flush=True)
+            split,
+            config,
+            args.weights,
+            lambda m: print(m, file=sys.stderr, flush=True),
+            args.stacker,
+            set(args.domains.split(",")) if args.domains else None,
         )
         everything.extend(claims)
         results[split] = figures

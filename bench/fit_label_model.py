@@ -33,7 +33,7 @@ from eval_authored import ScoredClaim, load_signals, score, sentence_rows
 
 from auditor.digest import sha256_bytes
 from auditor.label_model import CLASSES, LabelModel, features, fit_label_model
-from auditor.labels import LabelPolicy
+from auditor.labels import LabelPolicy, decide_label
 from auditor.stats.bootstrap import cluster_bootstrap_weights, percentile_interval
 
 GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
@@ -63,15 +63,17 @@ def choose_c(x: np.ndarray, y: np.ndarray, domains: np.ndarray) -> tuple[float, 
     return best, scores
 
 
-def relabel(claims: list[ScoredClaim], model: LabelModel) -> list[ScoredClaim]:
-    """The claims with the model's labels (non-factual claims keep theirs)."""
+def relabel(claims: list[ScoredClaim], model: LabelModel | None) -> list[ScoredClaim]:
+    """The claims with the model's labels, or the rules' (``model`` None); non-factual
+    claims keep theirs. The rules read the same signals: an irrelevant claim is
+    ``unknown`` before any vote is read, so judging it too changes none of their labels."""
     policy = LabelPolicy()
     out = []
     for c in claims:
         if c.pred == "not_factual":
             out.append(c)
             continue
-        label, _ = model.decide(c.signals, policy)
+        label, _ = (model.decide if model else decide_label)(c.signals, policy)
         out.append(replace(c, pred=label.value))
     return out
 
@@ -92,11 +94,11 @@ def paired_accuracy(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("train", type=Path)
+    parser.add_argument("train", type=Path, nargs="+", help="signals of the fitting domains")
     parser.add_argument("--dev", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
-    claims = load_signals(args.train)
+    claims = [c for path in args.train for c in load_signals(path)]
     x, y, domains = rows(claims)
     c, cv = choose_c(x, y, domains)
     model = fit_label_model(
@@ -105,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         c=c,
         provenance={
             "data": "authored corpus, train split (data/authored/train)",
-            "signals_sha256": sha256_bytes(args.train.read_bytes()),
+            "signals_sha256": [sha256_bytes(p.read_bytes()) for p in args.train],
             "domains": sorted(set(domains.tolist())),
             "leave_one_domain_out_accuracy": cv,
         },
@@ -115,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         dev = load_signals(args.dev)
         split = sorted({d.domain for d in dev})
         data = {k: v for k, v in load_split("dev").items() if k in split}
-        before = sentence_rows(dev, data)
+        before = sentence_rows(relabel(dev, None), data)
         after = sentence_rows(relabel(dev, model), data)
         report["dev_rules"] = score(before)
         report["dev_model"] = score(after)
