@@ -115,7 +115,10 @@ class AuditConfig:
         values.setdefault("localizer", "lexical")  # explicit: the default may change
         policy = values.get("policy")
         if isinstance(policy, Mapping):
-            values["policy"] = policy_from_dict(dict(policy), source=f"{source}: policy")
+            recorded = dict(policy)
+            # a run recorded without one predates the learned decision: the rules labelled it
+            recorded.setdefault("label_model", None)
+            values["policy"] = policy_from_dict(recorded, source=f"{source}: policy")
         try:
             return cls(**values)
         except (TypeError, AuditorError) as exc:
@@ -128,6 +131,8 @@ class AuditConfig:
 
 TEXT_POLICY_FIELDS = frozenset({"label_model"})
 """Label policy fields that hold text (the others are numbers)."""
+RULES_ONLY = "rules"
+"""``label_model = "rules"`` in a policy file: no learned model, the rules alone."""
 
 
 def load_policy(path: str | Path) -> LabelPolicy:
@@ -163,6 +168,8 @@ def policy_from_dict(data: dict[str, Any], *, source: str) -> LabelPolicy:
             raise ConfigError(
                 f"{source}: field {name!r}: expected a whole number, got {data[name]!r}"
             )
+    if data.get("label_model") == RULES_ONLY:
+        data = {**data, "label_model": None}
     try:
         values: dict[str, Any] = {
             k: v if k in TEXT_POLICY_FIELDS else int(v) if k in whole else float(v)

@@ -47,6 +47,18 @@ CLASSES: tuple[Label, ...] = (
 
 _RULE_LABELS = CLASSES
 READER = "entailment"
+PANEL_MEMBERS: tuple[str, ...] = (
+    "content_overlap",
+    "embedding_similarity",
+    "numeric_consistency",
+    "negation_polarity",
+    "entity_consistency",
+    "bm25_alignment",
+    "bigram_overlap",
+    "entailment",
+)
+"""The default panel's members, whose votes against current evidence are features of
+their own (a member another panel lacks reads as an abstention, 0.5)."""
 """The panel member whose three-way scores are features of their own."""
 
 FEATURES: tuple[str, ...] = (
@@ -81,6 +93,7 @@ FEATURES: tuple[str, ...] = (
     "reader_old_contradiction",
     "states_time",
     "valid_at_claim_time",
+    *(f"vote_{member}" for member in PANEL_MEMBERS),
 )
 """Names of the feature columns, in order (:func:`features`)."""
 
@@ -105,6 +118,11 @@ def _member_summary(votes: Sequence[Vote], policy: LabelPolicy) -> list[float]:
         float(scores.get("confirmed_contradiction", scores.get("contradiction", 0.0))),
         float(reader is None or reader.value == ABSTAIN),
     ]
+
+
+def _member_votes(votes: Sequence[Vote]) -> list[float]:
+    by_name = {v.judge: v.value for v in votes if v.error is None}
+    return [float(by_name.get(member, ABSTAIN)) for member in PANEL_MEMBERS]
 
 
 def features(signals: ClaimSignals, policy: LabelPolicy | None = None) -> np.ndarray:
@@ -137,6 +155,7 @@ def features(signals: ClaimSignals, policy: LabelPolicy | None = None) -> np.nda
         old[8],
         float(signals.states_time),
         float(signals.superseded_valid_at_claim_time),
+        *_member_votes(signals.votes),
     ]
     return np.asarray(row, dtype=np.float64)
 
@@ -181,6 +200,10 @@ class LabelModel:
         if not signals.factual:
             return Label.NOT_FACTUAL, "not a factual claim"
         rule, rule_reason = decide_label(signals, policy)
+        if rule is Label.SUPPORTED and signals.superseded_valid_at_claim_time:
+            # a claim about its own past period, backed by the version valid then: time
+            # scope is semantics, not a matter of odds (few such claims to learn it from)
+            return rule, rule_reason
         probs = self.probabilities(features(signals, policy))[0]
         best = int(np.argmax(probs))
         label = Label(self.classes[best])

@@ -92,11 +92,12 @@ class LabelPolicy:
     """A claim supported by a superseded version that is this much closer (cosine) to it
     than to the current version of the same document is ``stale`` even when the panel
     finds the current version supporting (the update changed what the claim states)."""
-    label_model: str | None = None
+    label_model: str | None = "default"
     """The learned label decision (:mod:`auditor.label_model`) that labels factual claims
-    instead of the rules below: ``"default"`` for the shipped model, or a path to one;
-    None for the rules alone. With a model, every factual claim with evidence is judged
-    (the model, not the relevance rule, tells ``unknown`` from ``not_supported``)."""
+    with the rules below as one of its inputs: ``"default"`` for the shipped model
+    (``auditor/samples/label_model.json``), a path to one, or None for the rules alone.
+    With a model, every factual claim with evidence is judged (the model, not the
+    relevance rule, tells ``unknown`` from ``not_supported``)."""
 
     def __post_init__(self) -> None:
         for name in (

@@ -298,20 +298,22 @@ def reader_domain(domain: str) -> bool:
     return hashlib.sha256(domain.encode("utf-8")).digest()[0] % 2 == 0
 
 
-def reader_pairs(split: str, root: Path = ROOT) -> list[Any]:
+def reader_pairs(split: str, root: Path = ROOT, domains: set[str] | None = None) -> list[Any]:
     """Entailment pairs from a split's labelled sentences, for the reader: the deciding
     quote (and its window of neighbouring lines) against the sentence, entailment for
     supported, contradiction for contradicted, neutral for not_supported; for stale, the
     old version's quote entails it and the current version's counterpart line (the most
     similar line of the newest version) contradicts it; for unknown, the domain's most
-    similar line is neutral. ``split`` in the pairs is ``train`` for the train split (its
-    :func:`reader_domain` half only) and ``eval`` otherwise."""
+    similar line is neutral. ``split`` in the pairs is ``train`` for the train split (the
+    ``domains`` given, else its :func:`reader_domain` half) and ``eval`` otherwise."""
     from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair
 
     tag = "train" if split == "train" else "eval"
     out: list[NLIPair] = []
     for domain, sentences in load_split(split, root).items():
-        if split == "train" and not reader_domain(domain):
+        if split == "train" and not (
+            domain in domains if domains is not None else reader_domain(domain)
+        ):
             continue
         docs = documents(root / split / domain)
         every = [u for versions in docs.values() for u in _units(versions[-1]["text"])]

@@ -41,7 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from authored_corpus import LABELS, ROOT, LabelledSentence, load_split
 
-from auditor.stats.bootstrap import ratio_with_interval
+from auditor.stats.bootstrap import (
+    cluster_bootstrap_weights,
+    percentile_interval,
+    ratio_with_interval,
+)
 
 
 @dataclass
@@ -95,7 +99,10 @@ def audit_domain(
             text = resources.files("auditor.samples").joinpath("panel.toml").read_text()
             panel = Path(tmp) / "panel.toml"
             panel.write_text(
-                text.replace('name = "entailment"', f'name = "entailment"\nweights = "{weights}"')
+                text.replace(
+                    'name = "entailment"',
+                    f'name = "entailment"\nparams = {{ weights = "{Path(weights).resolve()}" }}',
+                )
             )
         with Auditor(
             Path(tmp) / "index", ledger, panel=panel, stacker=stacker, config=config
@@ -169,6 +176,20 @@ def score(rows: Sequence[tuple[str, str, str]], n_boot: int = 2000) -> dict[str,
         g: dict(Counter(p for gg, p in zip(gold, pred, strict=True) if gg == g)) for g in LABELS
     }
     return out
+
+
+def paired_accuracy(
+    before: list[tuple[str, str, str]], after: list[tuple[str, str, str]]
+) -> dict[str, Any]:
+    """Accuracy difference (after - before) with a paired cluster-bootstrap interval."""
+    clusters = np.array([r[0] for r in before])
+    diff = np.array(
+        [float(a[2] == a[1]) - float(b[2] == b[1]) for a, b in zip(after, before, strict=True)]
+    )
+    weights = cluster_bootstrap_weights(clusters, 2000, np.random.default_rng(0))
+    boot = (weights @ diff) / weights.sum(axis=1)
+    lo, hi = percentile_interval(boot)
+    return {"difference": round(float(diff.mean()), 3), "interval": [round(lo, 3), round(hi, 3)]}
 
 
 def evaluate_split(

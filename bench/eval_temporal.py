@@ -44,7 +44,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -350,6 +350,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="LabelPolicy.min_coverage (0: relevance by cosine alone)",
     )
     parser.add_argument(
+        "--label-model",
+        default=None,
+        help="LabelPolicy.label_model: a model file, 'default', or 'none' for the rules",
+    )
+    parser.add_argument(
         "--dump", type=Path, default=None, help="write every case's label and reason (JSONL)"
     )
     args = parser.parse_args(argv)
@@ -367,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value is not None
     }
     policy = LabelPolicy(**overrides)
+    if args.label_model is not None:
+        model = None if args.label_model == "none" else args.label_model
+        policy = replace(policy, label_model=model)
     print(f"label policy: {policy}")
     root = data_dir(args.data)
     sqa_path = root / "situatedqa_temporal" / "raw_data" / "temp.dev.jsonl"

@@ -29,14 +29,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from authored_corpus import load_split
-from eval_authored import ScoredClaim, load_signals, score, sentence_rows
+from eval_authored import ScoredClaim, load_signals, paired_accuracy, score, sentence_rows
 
 from auditor.digest import sha256_bytes
 from auditor.label_model import CLASSES, LabelModel, features, fit_label_model
 from auditor.labels import LabelPolicy, decide_label
-from auditor.stats.bootstrap import cluster_bootstrap_weights, percentile_interval
 
-GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 FACTUAL = {c.value for c in CLASSES}
 
 
@@ -76,20 +75,6 @@ def relabel(claims: list[ScoredClaim], model: LabelModel | None) -> list[ScoredC
         label, _ = (model.decide if model else decide_label)(c.signals, policy)
         out.append(replace(c, pred=label.value))
     return out
-
-
-def paired_accuracy(
-    before: list[tuple[str, str, str]], after: list[tuple[str, str, str]]
-) -> dict[str, Any]:
-    """Accuracy difference (after - before) with a paired cluster-bootstrap interval."""
-    clusters = np.array([r[0] for r in before])
-    diff = np.array(
-        [float(a[2] == a[1]) - float(b[2] == b[1]) for a, b in zip(after, before, strict=True)]
-    )
-    weights = cluster_bootstrap_weights(clusters, 2000, np.random.default_rng(0))
-    boot = (weights @ diff) / weights.sum(axis=1)
-    lo, hi = percentile_interval(boot)
-    return {"difference": round(float(diff.mean()), 3), "interval": [round(lo, 3), round(hi, 3)]}
 
 
 def main(argv: list[str] | None = None) -> int:

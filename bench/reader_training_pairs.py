@@ -1,7 +1,8 @@
 """Build the reader's training pair file: every public NLI set, the rule-made document
 pairs (not from the evaluation sets' training side, which the stacker fits on), the
 evaluation sets' labelled reader part (``bench/reader_pairs.py``) and the authored
-corpus (its reader half), capped per source, deduplicated against held-out pairs.
+corpus (the train domains in ``data/authored/reader_trained_domains.txt``, else its reader
+half), capped per source, deduplicated against held-out pairs.
 
 ``python bench/reader_training_pairs.py OUT.jsonl.xz [--data ../shared/data]
 [--synth out/synth.jsonl] [--cap 20000] [--eval-cap 1000]`` writes the file that
@@ -30,6 +31,7 @@ from authored_corpus import ROOT, reader_pairs
 
 from auditor.entailment import more
 from auditor.entailment.data import (
+    ENTAILMENT,
     NOT_ENTAILMENT,
     TARGET_NAMES,
     NLIPair,
@@ -80,12 +82,39 @@ def collect(data: Path, synth: Path | None, labelled: Path | None, log) -> list[
             )
         pairs += got
         log(f"evaluation sets, reader part: {len(got)} pairs")
+    listed = ROOT / "reader_trained_domains.txt"
+    domains = set(listed.read_text().split()) if listed.is_file() else None
     for split in ("train", "dev"):
         if (ROOT / split).is_dir():
-            got = reader_pairs(split)
+            got = reader_pairs(split, domains=domains)
             pairs += got
             log(f"authored {split}: {len(got)} pairs")
     return pairs
+
+
+def stated_pairs(pairs: list[NLIPair], n: int, seed: int) -> list[NLIPair]:
+    """Entailment pairs whose claim is stated verbatim: a sentence of a training premise
+    against that premise (and, for a third, against itself). Minimal-edit sets (one word,
+    one number changed) otherwise teach a small reader that near-identical text is a
+    contradiction, so that an evidence sentence restating the claim exactly reads as one."""
+    import re
+
+    rng = np.random.default_rng(seed)
+    premises = sorted({p.premise for p in pairs if p.split == "train"})
+    out: list[NLIPair] = []
+    for i in rng.permutation(len(premises)):
+        if len(out) >= n:
+            break
+        premise = premises[int(i)]
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", premise) if 5 <= len(s.split()) <= 40]
+        if not sentences:
+            continue
+        sentence = sentences[int(rng.integers(len(sentences)))]
+        source = "stated_verbatim"
+        out.append(NLIPair(premise, sentence, ENTAILMENT, source, "train"))
+        if rng.random() < 1 / 3:
+            out.append(NLIPair(sentence, sentence, ENTAILMENT, source, "train"))
+    return out
 
 
 def select(
@@ -123,12 +152,16 @@ def main(argv: list[str] | None = None) -> int:
         help="bench/reader_pairs.py output (the evaluation sets' reader part)",
     )
     parser.add_argument("--cap", type=int, default=20_000)
+    parser.add_argument(
+        "--stated", type=int, default=12_000, help="verbatim-statement entailment pairs"
+    )
     parser.add_argument("--eval-cap", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
     pairs = collect(
         args.data, args.synth, args.labelled, lambda m: print(m, file=sys.stderr, flush=True)
     )
+    pairs += stated_pairs(pairs, args.stated, args.seed)
     chosen, dropped = select(pairs, args.cap, args.eval_cap, args.seed)
     write_pair_file(chosen, args.out)
     counts: dict[str, dict[str, int]] = defaultdict(Counter)

@@ -17,6 +17,7 @@ from alembic.config import Config
 from sqlalchemy import create_engine, inspect, text
 
 from auditor import AuditConfig, Auditor
+from auditor.labels import LabelPolicy
 from auditor.retrieval import EvidenceIndex, ingest
 from auditor.retrieval.documents import make_document
 from auditor.types import Answer
@@ -99,7 +100,11 @@ def test_claims_that_name_nothing_are_judged_as_about_the_answers_topic(
     ]
     with (
         open_ledger(tmp_path / "ledger.db") as ledger,
-        Auditor(index, ledger, config=AuditConfig(as_of="2026-06-30")) as auditor,
+        Auditor(
+            index,
+            ledger,
+            config=AuditConfig(as_of="2026-06-30", policy=LabelPolicy(label_model=None)),
+        ) as auditor,
     ):
         run = auditor.audit(answers)
         got = {(c["text"], c["topic"]): c["label"] for c in run.claims if c["factual"]}

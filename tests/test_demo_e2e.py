@@ -56,19 +56,16 @@ def test_ledger_holds_claims_evidence_votes_and_labels(demo_run: tuple[Path, Pat
     with open_ledger(db) as ledger:
         (run,) = ledger.list_runs()
         assert run.status == "complete" and run.n_answers_done == 10
-        assert {"extractor", "panel", "stacker", "index"} <= set(run.components)
+        assert {"extractor", "panel", "stacker", "index", "label_model"} <= set(run.components)
         rows = ledger.claim_results(run.run_id)
         assert rows and all(r.label is not None for r in rows)
         factual = [r for r in rows if r.factual]
         assert all(r.n_evidence > 0 for r in factual if r.label != "unknown")
         n_members = len([role for role in run.components if role.startswith("judge:")])
-        # claims with no relevant evidence are routed past the panel (labelled unknown)
-        judged = [
-            r
-            for r in factual
-            if r.n_evidence > 0 and not (r.reason or "").startswith("no relevant evidence")
-        ]
-        skipped = [r for r in factual if (r.reason or "").startswith("no relevant evidence")]
+        # the learned label decision (the default) has the panel judge every factual claim
+        # with evidence; claims without any are routed past it (labelled unknown)
+        judged = [r for r in factual if r.n_evidence > 0]
+        skipped = [r for r in factual if r.n_evidence == 0]
         assert all(r.label == "unknown" for r in skipped)
         assert ledger.count("judge_vote") == n_members * len(judged)
         with ledger.engine.connect() as conn:

@@ -84,3 +84,22 @@ def test_load_mix_rejects_unknown_sources_and_missing_folder(tmp_path: Path) -> 
         load_mix(tmp_path / "missing")
     with pytest.raises(InputError, match="unknown NLI sources"):
         load_mix(tmp_path, ["imaginary"])
+
+
+def test_a_pair_file_round_trips_and_names_a_bad_line(tmp_path: Path) -> None:
+    from auditor.entailment.data import NLIPair, read_pair_file, write_pair_file
+
+    pairs = [
+        NLIPair("Tickets are free.", "There is no charge.", 0, "authored", "train"),
+        NLIPair("Entry costs £6.", "Entry is free.", 2, "authored", "eval"),
+        NLIPair("A long page.", "Not stated.", 3, "docnli", "train"),
+    ]
+    path = tmp_path / "pairs.jsonl.xz"
+    write_pair_file(pairs, path)
+    assert read_pair_file(path) == pairs
+    import lzma
+
+    with lzma.open(path, "at", encoding="utf-8") as handle:
+        handle.write('{"p": "x", "h": "y"}\n')
+    with pytest.raises(InputError, match="line 4"):
+        read_pair_file(path)

@@ -103,12 +103,12 @@ def test_the_policy_names_the_model_and_the_decision_uses_it(tmp_path: Path) -> 
     assert decide(signals(factual=False), policy)[0] is Label.NOT_FACTUAL
     component = label_model_component(policy)
     assert component is not None and component.digest == load_label_model(path).digest
-    assert label_model_component(LabelPolicy()) is None
+    assert label_model_component(LabelPolicy(label_model=None)) is None
 
 
 def test_with_a_model_every_factual_claim_with_evidence_is_judged() -> None:
     weak = signals(relevance=0.2, p_current=None, votes=())
-    assert not needs_judging(weak, LabelPolicy())
+    assert not needs_judging(weak, LabelPolicy(label_model=None))
     assert needs_judging(weak, LabelPolicy(label_model="default"))
     assert not needs_judging(signals(relevance=None), LabelPolicy(label_model="default"))
     assert not needs_judging(signals(factual=False), LabelPolicy(label_model="default"))
@@ -122,3 +122,18 @@ def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_text("label_model = 3\n")
     with pytest.raises(ConfigError, match="expected text"):
         load_policy(bad)
+
+
+def test_rules_alone_by_policy_file_and_for_runs_recorded_before_the_model(
+    tmp_path: Path,
+) -> None:
+    from auditor.config import AuditConfig
+
+    assert LabelPolicy().label_model == "default"
+    policy_file = tmp_path / "rules.toml"
+    policy_file.write_text('label_model = "rules"\n')
+    assert load_policy(policy_file).label_model is None
+    recorded = AuditConfig().to_dict()
+    assert recorded["policy"]["label_model"] == "default"
+    del recorded["policy"]["label_model"]  # a run recorded by an older version
+    assert AuditConfig.from_dict(recorded).policy.label_model is None
