@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 from auditor.bridging import stored_run
 from auditor.clock import answer_as_of, default_as_of, parse_datetime, utc
 from auditor.config import AuditConfig
+from auditor.decision import needs_judging
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
 from auditor.evidence import Evidence, gather_evidence
 from auditor.extract.base import Extraction, Extractor
 from auditor.graph.flow import AuditComponents, build_audit_graph
-from auditor.labels import ClaimSignals, LabelPolicy, has_relevant_evidence
+from auditor.labels import ClaimSignals, LabelPolicy
 from auditor.reader_scores import keep as keep_reader_scores
 from auditor.reader_scores import preload as preload_reader_scores
 from auditor.reader_scores import stop as stop_reader_scores
@@ -577,9 +578,10 @@ def _same_scores(old: Evidence, new: Evidence, hits: Sequence[Any]) -> bool:
 
 
 def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
-    """Whether any superseded passage is relevant by the labelling rule (only then do the
-    votes against superseded evidence enter the label: ``stale``, the past-period rule)."""
-    return has_relevant_evidence(
+    """Whether the superseded passages enter the label (:func:`auditor.decision.needs_judging`
+    on them alone: relevant by the rules, or any with the learned decision, which reads the
+    votes against superseded evidence of every claim)."""
+    return needs_judging(
         ClaimSignals(
             factual=True,
             relevance=None,
