@@ -19,6 +19,8 @@ def _discover() -> tuple[dict[str, Callable[[Path], list[NLIPair]]], dict[str, d
     loaders: dict[str, Callable[[Path], list[NLIPair]]] = {}
     mappings: dict[str, dict[str, str]] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue  # private helpers, not loaders
         module = importlib.import_module(f"{__name__}.{info.name}")
         loaders[module.SOURCE] = module.load
         mappings[module.SOURCE] = dict(module.LABEL_MAPPING)

@@ -24,8 +24,8 @@ import json
 import re
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair
+from auditor.entailment.more._common import clean, fits, make_pair, unknown_label
 
 SOURCE = "averitec_dev"
 LABEL_MAPPING: dict[str, str] = {
@@ -36,16 +36,11 @@ LABEL_MAPPING: dict[str, str] = {
     "split": "hash of the fact-checking article URL (else the claim), 5% eval",
 }
 
-MAX_WORDS = 220
 _LABELS = {"Supported": ENTAILMENT, "Refuted": CONTRADICTION, "Not Enough Evidence": NEUTRAL}
 _SKIP = {"Conflicting Evidence/Cherrypicking"}
 _NO_ANSWER = "no answer could be found"
 _NO_ANSWER_TAIL = re.compile(r"\s*No answer could be found\.?$")
 _END = (".", "?", "!", '"', "\u201d")
-
-
-def _clean(text: str | None) -> str:
-    return " ".join((text or "").split())
 
 
 def _sentence(text: str) -> str:
@@ -59,14 +54,14 @@ def _qa_text(questions: list[dict]) -> str:
         for answer in item.get("answers") or []:
             if answer.get("answer_type") == "Unanswerable":
                 continue
-            text = _NO_ANSWER_TAIL.sub("", _clean(answer.get("answer")))
+            text = _NO_ANSWER_TAIL.sub("", clean(answer.get("answer")))
             if not text or text.lower().startswith(_NO_ANSWER):
                 continue
             answers.append(_sentence(text))
-            explanation = _clean(answer.get("boolean_explanation"))
+            explanation = clean(answer.get("boolean_explanation"))
             if explanation:
                 answers.append(_sentence(explanation))
-        question = _clean(item.get("question"))
+        question = clean(item.get("question"))
         if not answers:
             continue
         if question:
@@ -97,7 +92,7 @@ def load(root: Path) -> list[NLIPair]:
     records = json.loads(text)
     pairs = []
     for i, record in enumerate(records):
-        value = _clean(record.get("label"))
+        value = clean(record.get("label"))
         if value in _SKIP:
             continue
         if value not in _LABELS:
@@ -106,11 +101,10 @@ def load(root: Path) -> list[NLIPair]:
             line = next(
                 (n for n in range(start, len(lines) + 1) if '"label"' in lines[n - 1]), start
             )
-            raise InputError(f"unknown label {value!r}", file=str(path), line=line, field="label")
+            raise unknown_label(value, path, line, "label")
         premise = _qa_text(record.get("questions") or [])
-        hypothesis = _clean(record.get("claim"))
-        if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-            continue
-        key = _clean(record.get("fact_checking_article")) or hypothesis
-        pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, hash_split(key, 0.05)))
+        hypothesis = clean(record.get("claim"))
+        if fits(premise, hypothesis):
+            key = clean(record.get("fact_checking_article")) or hypothesis
+            pairs.append(make_pair(premise, hypothesis, _LABELS[value], SOURCE, key))
     return pairs

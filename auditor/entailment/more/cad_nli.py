@@ -19,8 +19,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import NLIPair
+from auditor.entailment.more._common import (
+    THREE_WAY,
+    clean,
+    find,
+    fits,
+    label_of,
+    make_pair,
+    tsv_rows,
+    union,
+)
 
 SOURCE = "cad_nli"
 LABEL_MAPPING: dict[str, str] = {
@@ -32,32 +41,9 @@ LABEL_MAPPING: dict[str, str] = {
         "or hypothesis), 5% eval"
     ),
 }
-MAX_WORDS = 220
-EVAL_SHARE = 0.05
-_LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
+_LABELS = THREE_WAY
 _FILES = ("train.tsv", "dev.tsv", "test.tsv")
 _HEADER = ["sentence1", "sentence2", "gold_label"]
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _label(value: str, path: Path, line: int, field: str) -> int:
-    try:
-        return _LABELS[value.strip()]
-    except KeyError:
-        raise InputError(
-            f"unknown label {value!r}", file=str(path), line=line, field=field
-        ) from None
-
-
-def _find(parent: dict[str, str], node: str) -> str:
-    parent.setdefault(node, node)
-    while parent[node] != node:
-        parent[node] = parent[parent[node]]
-        node = parent[node]
-    return node
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -65,36 +51,15 @@ def load(root: Path) -> list[NLIPair]:
     rows: list[tuple[str, str, int]] = []
     for name in _FILES:
         path = Path(root) / SOURCE / "NLI" / "all_combined" / name
-        lines = path.read_text(encoding="utf-8-sig").split("\n")
-        header = [h.strip() for h in lines[0].rstrip("\r").split("\t")]
-        if header != _HEADER:
-            raise InputError(f"expected header {_HEADER}, got {header}", file=str(path), line=1)
-        for i, raw in enumerate(lines[1:], 2):
-            raw = raw.rstrip("\r")
-            if not raw.strip():
-                continue
-            fields = raw.split("\t")
-            if len(fields) != 3:
-                raise InputError(
-                    f"expected 3 tab-separated fields, got {len(fields)}", file=str(path), line=i
-                )
-            label = _label(fields[2], path, i, "gold_label")
-            premise, hypothesis = _clean(fields[0]), _clean(fields[1])
-            if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                continue
-            rows.append((premise, hypothesis, label))
+        for i, fields in tsv_rows(path, 3, header=_HEADER):
+            label = label_of(_LABELS, fields[2], path, i, "gold_label")
+            premise, hypothesis = clean(fields[0]), clean(fields[1])
+            if fits(premise, hypothesis):
+                rows.append((premise, hypothesis, label))
     parent: dict[str, str] = {}
     for premise, hypothesis, _ in rows:
-        a, b = _find(parent, "P\t" + premise), _find(parent, "H\t" + hypothesis)
-        if a != b:
-            parent[max(a, b)] = min(a, b)  # the root is always the smallest member
+        union(parent, "P\t" + premise, "H\t" + hypothesis)  # the root is the smallest member
     return [
-        NLIPair(
-            premise,
-            hypothesis,
-            label,
-            SOURCE,
-            hash_split(_find(parent, "P\t" + premise), EVAL_SHARE),
-        )
+        make_pair(premise, hypothesis, label, SOURCE, find(parent, "P\t" + premise))
         for premise, hypothesis, label in rows
     ]

@@ -15,11 +15,19 @@ Length: all 1,504 claims kept (no evidence premise over 220 words).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair
+from auditor.entailment.more._common import (
+    clean,
+    find,
+    fits,
+    jsonl_file,
+    make_pair,
+    record_label,
+    union,
+)
 from auditor.errors import InputError
 
 SOURCE = "check_covid"
@@ -33,7 +41,6 @@ LABEL_MAPPING: dict[str, str] = {
     ),
 }
 
-MAX_WORDS = 220
 _LABELS = {"SUPPORT": ENTAILMENT, "REFUTE": CONTRADICTION, "NOTENOUGHINFO": NEUTRAL}
 _FILES = (
     "covidCheck_train_composed+extracted.json",
@@ -45,70 +52,43 @@ _LINK_MIN_WORDS = 5
 _ABSTRACT_PREFIX = re.compile(r"^Abstract\s+")  # CORD-19 first sentences: "Abstract Rapid, ..."
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _abstract_groups(corpus: dict[str, list[str]]) -> dict[str, str]:
     """cord_id -> smallest cord_id of the abstracts it shares a sentence with (transitively):
     CORD-19 holds some papers twice under two ids."""
     parent = {cord_id: cord_id for cord_id in corpus}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     first: dict[str, str] = {}
     for cord_id in sorted(corpus):
         for sentence in corpus[cord_id]:
             if len(sentence.split()) < _LINK_MIN_WORDS:
                 continue
-            a, b = find(cord_id), find(first.setdefault(sentence, cord_id))
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    return {cord_id: find(cord_id) for cord_id in corpus}
+            union(parent, cord_id, first.setdefault(sentence, cord_id))
+    return {cord_id: find(parent, cord_id) for cord_id in corpus}
 
 
 def load(root: Path) -> list[NLIPair]:
     """Check-COVID claims vs their evidence sentences, three-way; abstracts hash-split 5% eval."""
     folder = root / SOURCE
     corpus: dict[str, list[str]] = {}
-    with (folder / "corpus.json").open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                record = json.loads(line)
-                corpus[record["cord_id"]] = [
-                    _ABSTRACT_PREFIX.sub("", _clean(s)) for s in record["abstract"]
-                ]
+    for _, record in jsonl_file(folder / "corpus.json"):
+        corpus[record["cord_id"]] = [_ABSTRACT_PREFIX.sub("", clean(s)) for s in record["abstract"]]
     groups = _abstract_groups(corpus)
     pairs = []
     for name in _FILES:
         path = folder / name
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                value = str(record.get("label", "")).strip()
-                if value not in _LABELS:
-                    raise InputError(
-                        f"unknown label {value!r}", file=str(path), line=number, field="label"
-                    )
-                sentences = corpus.get(record["cord_id"])
-                if sentences is None:
-                    raise InputError(
-                        f"cord_id {record['cord_id']!r} not in corpus.json",
-                        file=str(path),
-                        line=number,
-                        field="cord_id",
-                    )
-                indices = sorted({int(e["sent_index"]) for e in record["evidence_set"]})
-                premise = _clean(" ".join(sentences[i] for i in indices if i < len(sentences)))
-                hypothesis = _clean(record["claim"])
-                if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                    continue
-                split = hash_split(groups[record["cord_id"]], 0.05)
-                pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, split))
+        for number, record in jsonl_file(path):
+            label = record_label(_LABELS, record, "label", path, number)
+            sentences = corpus.get(record["cord_id"])
+            if sentences is None:
+                raise InputError(
+                    f"cord_id {record['cord_id']!r} not in corpus.json",
+                    file=str(path),
+                    line=number,
+                    field="cord_id",
+                )
+            indices = sorted({int(e["sent_index"]) for e in record["evidence_set"]})
+            premise = clean(" ".join(sentences[i] for i in indices if i < len(sentences)))
+            hypothesis = clean(record["claim"])
+            if fits(premise, hypothesis):
+                key = groups[record["cord_id"]]
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, key))
     return pairs

@@ -20,11 +20,11 @@ passages, 1 SUPPORT evidence sentence); 3,049 kept.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from auditor.entailment.data import ENTAILMENT, NEUTRAL, NOT_ENTAILMENT, NLIPair, hash_split
+from auditor.entailment.data import ENTAILMENT, NEUTRAL, NOT_ENTAILMENT, NLIPair
+from auditor.entailment.more._common import clean, find, fits, jsonl_file, make_pair, union
 from auditor.errors import InputError
 
 SOURCE = "citation_integrity"
@@ -38,7 +38,6 @@ LABEL_MAPPING: dict[str, str] = {
     ),
 }
 
-MAX_WORDS = 220
 _LABELS = {"SUPPORT": ENTAILMENT, "REFUTE": NOT_ENTAILMENT}
 _CITE_GROUP = re.compile(r"\s*[\[(][^\[\]()]*<\|\w+\|>[^\[\]()]*[\])]")
 _CITE = re.compile(r"<\|\w+\|>")
@@ -47,35 +46,21 @@ _LINK_MIN_WORDS = 5
 _HEADING = re.compile(r"^#+\s*")  # some passage sentences are markdown headings
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _claim_text(text: str) -> str:
     text = _CITE.sub(" ", _CITE_GROUP.sub("", text))
-    return _clean(_SPACE_PUNCT.sub(r"\1", _clean(text)))
+    return clean(_SPACE_PUNCT.sub(r"\1", clean(text)))
 
 
 def _paper_groups(corpus: dict[int, list[str]]) -> dict[int, int]:
     """doc_id -> smallest doc_id of the passages it shares a sentence with (transitively)."""
     parent = {doc_id: doc_id for doc_id in corpus}
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     first: dict[str, int] = {}
     for doc_id in sorted(corpus):
         for sentence in corpus[doc_id]:
             if len(sentence.split()) < _LINK_MIN_WORDS:
                 continue
-            other = first.setdefault(sentence, doc_id)
-            a, b = find(doc_id), find(other)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    return {doc_id: find(doc_id) for doc_id in corpus}
+            union(parent, doc_id, first.setdefault(sentence, doc_id))
+    return {doc_id: find(parent, doc_id) for doc_id in corpus}
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -83,50 +68,40 @@ def load(root: Path) -> list[NLIPair]:
     groups hash-split 5% eval; premises over 220 words dropped."""
     folder = root / SOURCE
     corpus: dict[int, list[str]] = {}
-    with (folder / "corpus.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                record = json.loads(line)
-                corpus[int(record["doc_id"])] = [
-                    _HEADING.sub("", _clean(s)) for s in record["abstract"]
-                ]
+    for _, record in jsonl_file(folder / "corpus.jsonl"):
+        corpus[int(record["doc_id"])] = [_HEADING.sub("", clean(s)) for s in record["abstract"]]
     groups = _paper_groups(corpus)
     pairs = []
     for part in ("train", "dev", "test"):
         path = folder / f"claims_{part}.jsonl"
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                doc_id = int(record["cited_doc_ids"][0])
-                sentences = corpus.get(doc_id, [])
-                evidence = [
-                    (group["label"], index)
-                    for group_list in record["evidence"].values()
-                    for group in group_list
-                    for index in group["sentences"]
-                ]
-                if evidence:
-                    values = {str(value).strip() for value, _ in evidence}
-                    bad = values - set(_LABELS)
-                    if bad or len(values) != 1:
-                        raise InputError(
-                            f"unknown or mixed labels {sorted(values)!r}",
-                            file=str(path),
-                            line=number,
-                            field="evidence.label",
-                        )
-                    label = _LABELS[values.pop()]
-                    indices = sorted({index for _, index in evidence})
-                    premise = " ".join(sentences[i] for i in indices if i < len(sentences))
-                else:
-                    label = NEUTRAL
-                    premise = " ".join(sentences)
-                premise = _clean(premise)
-                hypothesis = _claim_text(record["claim"])
-                if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                    continue
-                split = hash_split(str(groups.get(doc_id, doc_id)), 0.05)
-                pairs.append(NLIPair(premise, hypothesis, label, SOURCE, split))
+        for number, record in jsonl_file(path):
+            doc_id = int(record["cited_doc_ids"][0])
+            sentences = corpus.get(doc_id, [])
+            evidence = [
+                (group["label"], index)
+                for group_list in record["evidence"].values()
+                for group in group_list
+                for index in group["sentences"]
+            ]
+            if evidence:
+                values = {str(value).strip() for value, _ in evidence}
+                bad = values - set(_LABELS)
+                if bad or len(values) != 1:
+                    raise InputError(
+                        f"unknown or mixed labels {sorted(values)!r}",
+                        file=str(path),
+                        line=number,
+                        field="evidence.label",
+                    )
+                label = _LABELS[values.pop()]
+                indices = sorted({index for _, index in evidence})
+                premise = " ".join(sentences[i] for i in indices if i < len(sentences))
+            else:
+                label = NEUTRAL
+                premise = " ".join(sentences)
+            premise = clean(premise)
+            hypothesis = _claim_text(record["claim"])
+            if fits(premise, hypothesis):
+                key = str(groups.get(doc_id, doc_id))
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, key))
     return pairs

@@ -16,15 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auditor.entailment.data import (
-    CONTRADICTION,
-    ENTAILMENT,
-    NEUTRAL,
-    NLIPair,
-    detokenize,
-    hash_split,
-)
-from auditor.errors import InputError
+from auditor.entailment.data import NLIPair, detokenize
+from auditor.entailment.more._common import THREE_WAY, clean, fits, label_of, make_pair, tsv_rows
 
 SOURCE = "conjnli"
 LABEL_MAPPING: dict[str, str] = {
@@ -33,24 +26,9 @@ LABEL_MAPPING: dict[str, str] = {
     "contradiction": "contradiction",
     "split": "conj_dev + adversarial_train_15k pooled; hash of the premise text, 5% eval",
 }
-MAX_WORDS = 220
-EVAL_SHARE = 0.05
-_LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
+_LABELS = THREE_WAY
 _FILES = ("conj_dev.tsv", "adversarial_train_15k.tsv")
 _HEADER = ["Premise", "Hypothesis", "Label"]
-
-
-def _clean(text: str) -> str:
-    return " ".join(detokenize(text).split())
-
-
-def _label(value: str, path: Path, line: int, field: str) -> int:
-    try:
-        return _LABELS[value.strip()]
-    except KeyError:
-        raise InputError(
-            f"unknown label {value!r}", file=str(path), line=line, field=field
-        ) from None
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -58,24 +36,9 @@ def load(root: Path) -> list[NLIPair]:
     pairs: list[NLIPair] = []
     for name in _FILES:
         path = Path(root) / SOURCE / name
-        lines = path.read_text(encoding="utf-8-sig").split("\n")
-        header = [h.strip() for h in lines[0].rstrip("\r").split("\t")]
-        if header != _HEADER:
-            raise InputError(f"expected header {_HEADER}, got {header}", file=str(path), line=1)
-        for i, raw in enumerate(lines[1:], 2):
-            raw = raw.rstrip("\r")
-            if not raw.strip():
-                continue
-            fields = raw.split("\t")
-            if len(fields) != 3:
-                raise InputError(
-                    f"expected 3 tab-separated fields, got {len(fields)}", file=str(path), line=i
-                )
-            label = _label(fields[2], path, i, "Label")
-            premise, hypothesis = _clean(fields[0]), _clean(fields[1])
-            if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                continue
-            pairs.append(
-                NLIPair(premise, hypothesis, label, SOURCE, hash_split(premise, EVAL_SHARE))
-            )
+        for i, fields in tsv_rows(path, 3, header=_HEADER):
+            label = label_of(_LABELS, fields[2], path, i, "Label")
+            premise, hypothesis = clean(detokenize(fields[0])), clean(detokenize(fields[1]))
+            if fits(premise, hypothesis):
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, premise))
     return pairs

@@ -29,8 +29,16 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair
+from auditor.entailment.more._common import (
+    MAX_WORDS,
+    clean,
+    find,
+    fits,
+    make_pair,
+    union,
+    unknown_label,
+)
 
 SOURCE = "contractnli"
 LABEL_MAPPING: dict[str, str] = {
@@ -43,7 +51,6 @@ LABEL_MAPPING: dict[str, str] = {
     ),
 }
 
-MAX_WORDS = 220
 _LABELS = {"Entailment": ENTAILMENT, "Contradiction": CONTRADICTION, "NotMentioned": NEUTRAL}
 _MIN_SPAN_WORDS = 5
 _LINK_MIN_WORDS = 8  # a shared span this long joins two contracts' groups
@@ -81,10 +88,6 @@ _STOP = frozenset(
 )
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
@@ -119,24 +122,15 @@ def _contract_groups(documents: list[dict]) -> dict[str, str]:
     """file name -> smallest file name of the contracts it shares a span with (transitively):
     template NDAs repeat clauses word for word."""
     parent = {d["file_name"]: d["file_name"] for d in documents}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     first: dict[str, str] = {}
     for document in sorted(documents, key=lambda d: d["file_name"]):
         body = document["text"]
         for start, end in document["spans"]:
-            span = _clean(body[start:end])
+            span = clean(body[start:end])
             if len(span.split()) < _LINK_MIN_WORDS:
                 continue
-            a, b = find(document["file_name"]), find(first.setdefault(span, document["file_name"]))
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    return {name: find(name) for name in parent}
+            union(parent, document["file_name"], first.setdefault(span, document["file_name"]))
+    return {name: find(parent, name) for name in parent}
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -151,21 +145,17 @@ def load(root: Path) -> list[NLIPair]:
     groups = _contract_groups([d for _, _, data in parts for d in data["documents"]])
     pairs = []
     for path, text, data in parts:
-        hypotheses = {key: _clean(v["hypothesis"]) for key, v in data["labels"].items()}
+        hypotheses = {key: clean(v["hypothesis"]) for key, v in data["labels"].items()}
         for document in data["documents"]:
             body = document["text"]
-            spans = [_clean(body[start:end]) for start, end in document["spans"]]
-            split = hash_split(groups[document["file_name"]], 0.05)
+            spans = [clean(body[start:end]) for start, end in document["spans"]]
+            group = groups[document["file_name"]]
             for annotation_set in document["annotation_sets"]:
                 for key, annotation in annotation_set["annotations"].items():
                     value = str(annotation.get("choice", "")).strip()
                     if value not in _LABELS:
-                        raise InputError(
-                            f"unknown label {value!r}",
-                            file=str(path),
-                            line=_line_of(text, document["file_name"], key),
-                            field="choice",
-                        )
+                        line = _line_of(text, document["file_name"], key)
+                        raise unknown_label(value, path, line, "choice")
                     hypothesis = hypotheses.get(key, "")
                     if annotation["spans"]:
                         premise = " ".join(spans[i] for i in sorted(set(annotation["spans"])))
@@ -174,8 +164,8 @@ def load(root: Path) -> list[NLIPair]:
                         premise = _neutral_premise(spans, hypothesis, coin)
                     else:
                         premise = ""
-                    premise = _clean(premise)
-                    if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                        continue
-                    pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, split))
+                    premise = clean(premise)
+                    if fits(premise, hypothesis):
+                        label = _LABELS[value]
+                        pairs.append(make_pair(premise, hypothesis, label, SOURCE, group))
     return pairs

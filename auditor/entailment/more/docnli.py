@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from auditor.entailment.data import ENTAILMENT, NOT_ENTAILMENT, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import ENTAILMENT, NOT_ENTAILMENT, NLIPair
+from auditor.entailment.more._common import clean, fits, label_of, make_pair, tsv_rows
 
 SOURCE = "docnli_repo_mnli_fever_mctest"
 LABEL_MAPPING: dict[str, str] = {
@@ -34,8 +34,6 @@ LABEL_MAPPING: dict[str, str] = {
     "non_entailment (MCTest-NLI)": "not_entailment",
     "split": "binary-MNLI dev + test and MCTest-NLI pooled; hash of the premise text, 5% eval",
 }
-MAX_WORDS = 220
-EVAL_SHARE = 0.05
 _LABELS = {"entailment": ENTAILMENT, "not_entailment": NOT_ENTAILMENT}
 _MCTEST_LABELS = {"entailment": ENTAILMENT, "non_entailment": NOT_ENTAILMENT}
 _FILES = (
@@ -49,37 +47,14 @@ _FILES = (
 )
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _label(mapping: dict[str, int], value: str, path: Path, line: int, field: str) -> int:
-    try:
-        return mapping[value.strip()]
-    except KeyError:
-        raise InputError(
-            f"unknown label {value!r}", file=str(path), line=line, field=field
-        ) from None
-
-
 def load(root: Path) -> list[NLIPair]:
     """Binary MNLI (dev m+mm) and MCTest-NLI stories of at most 220 words."""
     pairs: list[NLIPair] = []
     for name, mapping in _FILES:
         path = Path(root) / SOURCE / "Data" / name
-        for i, raw in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-            if not raw.strip():
-                continue
-            fields = raw.split("\t")
-            if len(fields) != 3:
-                raise InputError(
-                    f"expected 3 tab-separated fields, got {len(fields)}", file=str(path), line=i
-                )
-            label = _label(mapping, fields[0], path, i, "label")
-            premise, hypothesis = _clean(fields[1]), _clean(fields[2])
-            if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                continue
-            pairs.append(
-                NLIPair(premise, hypothesis, label, SOURCE, hash_split(premise, EVAL_SHARE))
-            )
+        for i, fields in tsv_rows(path, 3, encoding="utf-8"):
+            label = label_of(mapping, fields[0], path, i, "label")
+            premise, hypothesis = clean(fields[1]), clean(fields[2])
+            if fits(premise, hypothesis):
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, premise))
     return pairs

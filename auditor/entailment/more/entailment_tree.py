@@ -14,13 +14,18 @@ Length: all 1,654 pairs kept (longest premise 129 words).
 
 from __future__ import annotations
 
-import json
 import re
-import zipfile
 from pathlib import Path
 
-from auditor.entailment.data import ENTAILMENT, NOT_ENTAILMENT, NLIPair, detokenize, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import ENTAILMENT, NOT_ENTAILMENT, NLIPair, detokenize
+from auditor.entailment.more._common import (
+    clean,
+    fits,
+    jsonl_records,
+    make_pair,
+    record_label,
+    zip_texts,
+)
 
 SOURCE = "entailment_tree_nli"
 LABEL_MAPPING: dict[str, str] = {
@@ -29,7 +34,6 @@ LABEL_MAPPING: dict[str, str] = {
     "split": "hash of the premise text, 5% eval; train and val pooled",
 }
 
-MAX_WORDS = 220
 _LABELS = {"entailed": ENTAILMENT, "not-entailed": NOT_ENTAILMENT}
 _ZIP = "entailment_tree.zip"
 _MEMBERS = ("entailment_tree/train.jsonl", "entailment_tree/val.jsonl")
@@ -37,7 +41,7 @@ _SENT_MARK = re.compile(r"\s*\bsent\d+:\s*")
 
 
 def _sentence(text: str) -> str:
-    text = detokenize(" ".join(text.split())).rstrip(" .")
+    text = detokenize(clean(text)).rstrip(" .")
     if not text:
         return ""
     return text[0].upper() + text[1:] + "."
@@ -47,26 +51,13 @@ def load(root: Path) -> list[NLIPair]:
     """EntailmentBank premise facts vs conclusion, entailed / not; premises hash-split 5% eval."""
     path = root / SOURCE / _ZIP
     pairs = []
-    with zipfile.ZipFile(path) as archive:
-        for member in _MEMBERS:
-            lines = archive.read(member).decode("utf-8").splitlines()
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                value = str(record.get("gold_label", "")).strip()
-                if value not in _LABELS:
-                    raise InputError(
-                        f"unknown label {value!r}",
-                        file=f"{path}:{member}",
-                        line=number,
-                        field="gold_label",
-                    )
-                facts = [_sentence(f) for f in _SENT_MARK.split(record["premise"])]
-                premise = " ".join(f for f in facts if f)
-                hypothesis = _sentence(record["hypothesis"])
-                if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                    continue
-                split = hash_split(premise, 0.05)
-                pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, split))
+    for member, text in zip_texts(path, _MEMBERS):
+        where = f"{path}:{member}"
+        for number, record in jsonl_records(text, where):
+            label = record_label(_LABELS, record, "gold_label", where, number)
+            facts = [_sentence(f) for f in _SENT_MARK.split(record["premise"])]
+            premise = " ".join(f for f in facts if f)
+            hypothesis = _sentence(record["hypothesis"])
+            if fits(premise, hypothesis):
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, premise))
     return pairs

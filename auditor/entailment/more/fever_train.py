@@ -21,14 +21,8 @@ import ast
 import csv
 from pathlib import Path
 
-from auditor.entailment.data import (
-    CONTRADICTION,
-    ENTAILMENT,
-    NEUTRAL,
-    NLIPair,
-    detokenize,
-    hash_split,
-)
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, detokenize
+from auditor.entailment.more._common import clean, fits, label_of, make_pair
 from auditor.errors import InputError
 
 SOURCE = "fever_train_subset_gold_evidence"
@@ -38,19 +32,8 @@ LABEL_MAPPING: dict[str, str] = {
     "0 (NOT ENOUGH INFO; rows have no evidence and are skipped)": "neutral",
     "split": "eval + test files pooled; hash of the premise (gold evidence) text, 5% eval",
 }
-MAX_WORDS = 220
-EVAL_SHARE = 0.05
 _LABELS = {"1": ENTAILMENT, "2": CONTRADICTION, "0": NEUTRAL}
 _FILES = ("eval_data_vanilla.csv", "test_data_vanilla.csv")
-
-
-def _label(value: str | None, path: Path, line: int, field: str) -> int:
-    try:
-        return _LABELS[(value or "").strip()]
-    except KeyError:
-        raise InputError(
-            f"unknown label {value!r}", file=str(path), line=line, field=field
-        ) from None
 
 
 def _evidence(value: str | None, path: Path, line: int) -> list[str]:
@@ -62,7 +45,7 @@ def _evidence(value: str | None, path: Path, line: int) -> list[str]:
         raise InputError(
             "evidence is not a list of sentences", file=str(path), line=line, field="evidence"
         )
-    sentences = (" ".join(detokenize(s).split()) for s in parsed)
+    sentences = (clean(detokenize(s)) for s in parsed)
     return list(dict.fromkeys(s for s in sentences if s))
 
 
@@ -74,12 +57,9 @@ def load(root: Path) -> list[NLIPair]:
         with path.open(encoding="utf-8", newline="") as handle:
             # line numbers count physical lines; these CSV rows never span lines
             for i, row in enumerate(csv.DictReader(handle), 2):
-                label = _label(row.get("label"), path, i, "label")
+                label = label_of(_LABELS, row.get("label"), path, i, "label")
                 premise = " ".join(_evidence(row.get("evidence"), path, i))
-                hypothesis = " ".join((row.get("claim") or "").split())
-                if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                    continue
-                pairs.append(
-                    NLIPair(premise, hypothesis, label, SOURCE, hash_split(premise, EVAL_SHARE))
-                )
+                hypothesis = clean(row.get("claim"))
+                if fits(premise, hypothesis):
+                    pairs.append(make_pair(premise, hypothesis, label, SOURCE, premise))
     return pairs

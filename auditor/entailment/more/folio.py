@@ -14,11 +14,10 @@ Length: all 1,208 pairs kept (longest premise 164 words).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair
+from auditor.entailment.more._common import clean, fits, jsonl_file, make_pair, record_label
 
 SOURCE = "folio"
 LABEL_MAPPING: dict[str, str] = {
@@ -29,13 +28,8 @@ LABEL_MAPPING: dict[str, str] = {
     "split": "hash of the premise text (= story), 5% eval; train and validation pooled",
 }
 
-MAX_WORDS = 220
 _LABELS = {"True": ENTAILMENT, "False": CONTRADICTION, "Unknown": NEUTRAL, "Uncertain": NEUTRAL}
 _FILES = ("folio-train.jsonl", "folio-validation.jsonl")
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -43,23 +37,13 @@ def load(root: Path) -> list[NLIPair]:
     pairs = []
     for name in _FILES:
         path = root / SOURCE / name
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                value = str(record.get("label", "")).strip()
-                if value not in _LABELS:
-                    raise InputError(
-                        f"unknown label {value!r}", file=str(path), line=number, field="label"
-                    )
-                premises = record["premises"]
-                if isinstance(premises, str):
-                    premises = [premises]
-                premise = _clean(" ".join(p for p in premises if p))
-                hypothesis = _clean(record["conclusion"])
-                if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                    continue
-                split = hash_split(premise, 0.05)
-                pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, split))
+        for number, record in jsonl_file(path):
+            label = record_label(_LABELS, record, "label", path, number)
+            premises = record["premises"]
+            if isinstance(premises, str):
+                premises = [premises]
+            premise = clean(" ".join(p for p in premises if p))
+            hypothesis = clean(record["conclusion"])
+            if fits(premise, hypothesis):
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, premise))
     return pairs

@@ -17,11 +17,10 @@ Counts (25,500 pairs read): 0 dropped for length (template sentences); 25,500 ke
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import NLIPair
+from auditor.entailment.more._common import THREE_WAY, clean, fits, jsonl_file, label_of, make_pair
 
 SOURCE = "imppres"
 LABEL_MAPPING: dict[str, str] = {
@@ -33,23 +32,8 @@ LABEL_MAPPING: dict[str, str] = {
         "text for implicature files, 5% eval"
     ),
 }
-MAX_WORDS = 220
-EVAL_SHARE = 0.05
-_LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
+_LABELS = THREE_WAY
 _KINDS = (("presupposition", "gold_label"), ("implicature", "gold_label_log"))
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _label(value: object, path: Path, line: int, field: str) -> int:
-    try:
-        return _LABELS[str(value).strip()]
-    except KeyError:
-        raise InputError(
-            f"unknown label {value!r}", file=str(path), line=line, field=field
-        ) from None
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -57,24 +41,16 @@ def load(root: Path) -> list[NLIPair]:
     pairs: list[NLIPair] = []
     for kind, field in _KINDS:
         for path in sorted((Path(root) / SOURCE / "dataset" / kind).glob("*.jsonl")):
-            for i, raw in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-                if not raw.strip():
-                    continue
-                try:
-                    record = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"bad JSON: {exc.msg}", file=str(path), line=i) from None
-                label = _label(record.get(field), path, i, field)
-                premise = _clean(record.get("sentence1") or "")
-                hypothesis = _clean(record.get("sentence2") or "")
-                if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
+            for i, record in jsonl_file(path):
+                label = label_of(_LABELS, record.get(field), path, i, field)
+                premise = clean(record.get("sentence1"))
+                hypothesis = clean(record.get("sentence2"))
+                if not fits(premise, hypothesis):
                     continue
                 paradigm = record.get("paradigmID")
                 if kind == "presupposition" and paradigm is not None:
                     key = f"{record.get('UID') or path.stem}#{paradigm}"
                 else:
                     key = premise
-                pairs.append(
-                    NLIPair(premise, hypothesis, label, SOURCE, hash_split(key, EVAL_SHARE))
-                )
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, key))
     return pairs

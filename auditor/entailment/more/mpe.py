@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NLIPair, hash_split
+from auditor.entailment.data import NLIPair
+from auditor.entailment.more._common import THREE_WAY, clean, fits, label_of, make_pair, tsv_rows
 from auditor.errors import InputError
 
 SOURCE = "mpe"
@@ -27,25 +28,17 @@ LABEL_MAPPING: dict[str, str] = {
     "contradiction": "contradiction",
     "split": "train + dev + test pooled; hash of the image file name, 5% eval",
 }
-MAX_WORDS = 220
-EVAL_SHARE = 0.05
-_LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
+_LABELS = THREE_WAY
 _FILES = ("mpe_train.txt", "mpe_dev.txt", "mpe_test.txt")
 _FIELDS = 10
 _MERGED_TAIL = re.compile(r"^\s*(\d+)\s+([A-Za-z]+)\s*$")  # "3   contradiction"
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _label(value: str, path: Path, line: int, field: str) -> int:
-    try:
-        return _LABELS[value.strip()]
-    except KeyError:
-        raise InputError(
-            f"unknown label {value!r}", file=str(path), line=line, field=field
-        ) from None
+def _repair(fields: list[str]) -> list[str]:
+    """Split a last field that holds the last vote count and the label ("3   contradiction")."""
+    if len(fields) == _FIELDS - 1 and (merged := _MERGED_TAIL.match(fields[-1])):
+        return [*fields[:-1], merged.group(1), merged.group(2)]
+    return fields
 
 
 def _caption(value: str, path: Path, line: int, field: str) -> tuple[str, str]:
@@ -55,7 +48,7 @@ def _caption(value: str, path: Path, line: int, field: str) -> tuple[str, str]:
         raise InputError(
             "expected '<image>.jpg#k/<caption>'", file=str(path), line=line, field=field
         )
-    text = _clean(text)
+    text = clean(text)
     if text and text[-1] not in ".!?\"'":
         text += "."
     return ref.split("#", 1)[0].strip(), text
@@ -66,26 +59,12 @@ def load(root: Path) -> list[NLIPair]:
     pairs: list[NLIPair] = []
     for name in _FILES:
         path = Path(root) / SOURCE / name
-        lines = path.read_text(encoding="utf-8-sig").split("\n")
-        for i, raw in enumerate(lines[1:], 2):
-            raw = raw.rstrip("\r")
-            if not raw.strip():
-                continue
-            fields = raw.split("\t")
-            if len(fields) == _FIELDS - 1 and (merged := _MERGED_TAIL.match(fields[-1])):
-                fields = [*fields[:-1], merged.group(1), merged.group(2)]
-            if len(fields) != _FIELDS:
-                raise InputError(
-                    f"expected {_FIELDS} tab-separated fields, got {len(fields)}",
-                    file=str(path),
-                    line=i,
-                )
-            label = _label(fields[9], path, i, "gold_label")
+        for i, fields in tsv_rows(path, _FIELDS, skip_header=True, repair=_repair):
+            label = label_of(_LABELS, fields[9], path, i, "gold_label")
             captions = [_caption(fields[k], path, i, f"premise{k}") for k in range(1, 5)]
             premise = " ".join(text for _, text in captions if text)
-            hypothesis = _clean(fields[5])
-            if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                continue
-            image = captions[0][0]
-            pairs.append(NLIPair(premise, hypothesis, label, SOURCE, hash_split(image, EVAL_SHARE)))
+            hypothesis = clean(fields[5])
+            if fits(premise, hypothesis):
+                image = captions[0][0]
+                pairs.append(make_pair(premise, hypothesis, label, SOURCE, image))
     return pairs

@@ -24,7 +24,16 @@ import re
 import zipfile
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NLIPair, hash_split
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NLIPair
+from auditor.entailment.more._common import (
+    clean,
+    find,
+    fits,
+    make_pair,
+    member_text,
+    union,
+    unknown_label,
+)
 from auditor.errors import InputError
 
 SOURCE = "nli4ct"
@@ -37,17 +46,12 @@ LABEL_MAPPING: dict[str, str] = {
     ),
 }
 
-MAX_WORDS = 220
 _LABELS = {"Entailment": ENTAILMENT, "Contradiction": CONTRADICTION}
 _ZIP = "semeval2023/Complete_dataset.zip"
 _PARTS_2023 = ("train", "dev", "Gold_test")
 _PARTS_2024 = ("gold_test", "gold_practice_test")
 _END = (".", ":", ";", "?", "!", ",")
 _GLUED_COUNT = re.compile(r"([A-Za-z)])(\d+/\d+ \()")  # "Anemia1/6 (16.67%)"
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _line_of(text: str, key: str, field: str) -> int | None:
@@ -63,28 +67,10 @@ def _line_of(text: str, key: str, field: str) -> int | None:
 def _report_text(lines: list[str], indices: list[int]) -> str:
     out = []
     for i in sorted(set(indices)):
-        line = _GLUED_COUNT.sub(r"\1 \2", _clean(lines[i]))
+        line = _GLUED_COUNT.sub(r"\1 \2", clean(lines[i]))
         if line:
             out.append(line if line.endswith(_END) else line + ".")
     return " ".join(out)
-
-
-class _Groups:
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
-
-    def find(self, x: str) -> str:
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            # the smaller id is the root, so the key is the group's smallest NCT id
-            self.parent[max(ra, rb)] = min(ra, rb)
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -107,7 +93,7 @@ def load(root: Path) -> list[NLIPair]:
                 reports[report["Clinical Trial ID"]] = report
         for part in _PARTS_2023:
             member = f"Complete_dataset/{part}.json"
-            text = archive.read(member).decode("utf-8")
+            text = member_text(archive, member)
             for uuid, record in json.loads(text).items():
                 originals[uuid] = record
                 statements.append((uuid, record, record, f"{zip_path}:{member}", text))
@@ -127,22 +113,18 @@ def load(root: Path) -> list[NLIPair]:
                 )
             statements.append((uuid, record, base, str(path), text))
 
-    groups = _Groups()
+    # the smaller id is the root, so the key is the group's smallest NCT id
+    groups: dict[str, str] = {}
     for _, record, _, _, _ in statements:
-        groups.find(record["Primary_id"])
+        find(groups, record["Primary_id"])
         if record.get("Secondary_id"):
-            groups.union(record["Primary_id"], record["Secondary_id"])
+            union(groups, record["Primary_id"], record["Secondary_id"])
 
     pairs = []
     for uuid, record, base, file, text in statements:
         value = str(record.get("Label", "")).strip()
         if value not in _LABELS:
-            raise InputError(
-                f"unknown label {value!r}",
-                file=file,
-                line=_line_of(text, uuid, "Label"),
-                field="Label",
-            )
+            raise unknown_label(value, file, _line_of(text, uuid, "Label"), "Label")
         section = record["Section_id"]
         parts = []
         for role in ("Primary", "Secondary"):
@@ -153,9 +135,8 @@ def load(root: Path) -> list[NLIPair]:
             if body:
                 parts.append(f"{role} trial: {body}")
         premise = " ".join(parts)
-        hypothesis = _clean(record["Statement"])
-        if not hypothesis or not premise or len(premise.split()) > MAX_WORDS:
-            continue
-        split = hash_split(groups.find(record["Primary_id"]), 0.05)
-        pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, split))
+        hypothesis = clean(record["Statement"])
+        if fits(premise, hypothesis):
+            key = find(groups, record["Primary_id"])
+            pairs.append(make_pair(premise, hypothesis, _LABELS[value], SOURCE, key))
     return pairs

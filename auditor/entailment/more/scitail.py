@@ -13,11 +13,17 @@ Length: all 3,430 pairs kept (longest premise 52 words; none over 220).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from auditor.entailment.data import ENTAILMENT, NEUTRAL, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import ENTAILMENT, NEUTRAL, NLIPair
+from auditor.entailment.more._common import (
+    clean,
+    find,
+    fits,
+    jsonl_file,
+    make_pair,
+    record_label,
+)
 
 SOURCE = "scitail_dev_test"
 LABEL_MAPPING: dict[str, str] = {
@@ -29,12 +35,7 @@ LABEL_MAPPING: dict[str, str] = {
     ),
 }
 
-MAX_WORDS = 220
 _LABELS = {"E": ENTAILMENT, "N": NEUTRAL}
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -42,38 +43,22 @@ def load(root: Path) -> list[NLIPair]:
     rows: list[tuple[str, str, int]] = []
     for part in ("dev", "test"):
         path = root / SOURCE / part / "answers.jsonl"
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                value = str(record.get("gold_label", "")).strip()
-                if value not in _LABELS:
-                    raise InputError(
-                        f"unknown label {value!r}", file=str(path), line=number, field="gold_label"
-                    )
-                premise, hypothesis = _clean(record["sentence1"]), _clean(record["sentence2"])
-                if premise and hypothesis and len(premise.split()) <= MAX_WORDS:
-                    rows.append((premise, hypothesis, _LABELS[value]))
+        for number, record in jsonl_file(path):
+            label = record_label(_LABELS, record, "gold_label", path, number)
+            premise, hypothesis = clean(record["sentence1"]), clean(record["sentence2"])
+            if fits(premise, hypothesis):
+                rows.append((premise, hypothesis, label))
 
     # union-find over premise and hypothesis nodes; the root is the first hypothesis seen
     parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
     for premise, hypothesis, _ in rows:
-        root_h, root_p = find("h:" + hypothesis), find("p:" + premise)
+        root_h, root_p = find(parent, "h:" + hypothesis), find(parent, "p:" + premise)
         if root_h != root_p:
             if root_p.startswith("h:"):
                 parent[root_h] = root_p
             else:
                 parent[root_p] = root_h
     return [
-        NLIPair(premise, hypothesis, label, SOURCE, hash_split(find("h:" + hypothesis), 0.05))
+        make_pair(premise, hypothesis, label, SOURCE, find(parent, "h:" + hypothesis))
         for premise, hypothesis, label in rows
     ]

@@ -12,12 +12,11 @@ Length: all 1,174 pairs kept (stories are five sentences).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NLIPair
+from auditor.entailment.more._common import clean, fits, jsonl_file, make_pair, record_label
 
 SOURCE = "tracie"
 LABEL_MAPPING: dict[str, str] = {
@@ -26,13 +25,8 @@ LABEL_MAPPING: dict[str, str] = {
     "split": "hash of the story text, 5% eval",
 }
 
-MAX_WORDS = 220
 _LABELS = {"entailment": ENTAILMENT, "contradiction": CONTRADICTION}
 _EVENT = re.compile(r"^\s*event:\s*", re.IGNORECASE)
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.split())
 
 
 def load(root: Path) -> list[NLIPair]:
@@ -40,20 +34,10 @@ def load(root: Path) -> list[NLIPair]:
     hash-split 5% eval."""
     path = root / SOURCE / "train_iid.jsonl"
     pairs = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            value = str(record.get("label", "")).strip()
-            if value not in _LABELS:
-                raise InputError(
-                    f"unknown label {value!r}", file=str(path), line=number, field="label"
-                )
-            premise = _clean(record["story"])
-            hypothesis = _clean(_EVENT.sub("", record["query"]))
-            if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                continue
-            split = hash_split(premise, 0.05)
-            pairs.append(NLIPair(premise, hypothesis, _LABELS[value], SOURCE, split))
+    for number, record in jsonl_file(path):
+        label = record_label(_LABELS, record, "label", path, number)
+        premise = clean(record["story"])
+        hypothesis = clean(_EVENT.sub("", record["query"]))
+        if fits(premise, hypothesis):
+            pairs.append(make_pair(premise, hypothesis, label, SOURCE, premise))
     return pairs

@@ -17,12 +17,11 @@ Length: all 374 sub-claims kept (longest supporting-sentence premise under 220 w
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-from auditor.entailment.data import ENTAILMENT, NOT_ENTAILMENT, NLIPair, hash_split
-from auditor.errors import InputError
+from auditor.entailment.data import ENTAILMENT, NOT_ENTAILMENT, NLIPair
+from auditor.entailment.more._common import clean, fits, jsonl_file, make_pair, record_label
 
 SOURCE = "wice_nst_train"
 LABEL_MAPPING: dict[str, str] = {
@@ -32,7 +31,6 @@ LABEL_MAPPING: dict[str, str] = {
     "split": "hash of the WiCE claim id (meta.id without the sub-claim suffix), 5% eval",
 }
 
-MAX_WORDS = 220
 _LABELS = {
     "supported": ENTAILMENT,
     "partially_supported": NOT_ENTAILMENT,
@@ -43,14 +41,10 @@ _META_NAMES = {"TITLE": "Title", "PUBLISHED DATETIME": "Published"}
 _MARK = re.compile(r"^(?:#+|[*|-])\s+")
 
 
-def _clean(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _sentence(text: str) -> str:
     """An article line as premise text: "(meta data) TITLE: X" -> "Title: X.", markdown
     heading / bullet marks removed."""
-    text = _clean(text)
+    text = clean(text)
     match = _META.match(text)
     if match:
         text = f"{_META_NAMES[match.group(1)]}: {text[match.end() :]}"
@@ -67,29 +61,15 @@ def load(root: Path) -> list[NLIPair]:
     not_entailment); claims hash-split 5% eval."""
     path = root / SOURCE / "train.jsonl"
     pairs = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            value = str(record.get("label", "")).strip()
-            if value not in _LABELS:
-                raise InputError(
-                    f"unknown label {value!r}", file=str(path), line=number, field="label"
-                )
-            evidence = record.get("evidence") or []
-            indices = sorted(
-                {i for group in record.get("supporting_sentences") or [] for i in group}
-            )
-            premise = _clean(
-                " ".join(_sentence(evidence[i]) for i in indices if 0 <= i < len(evidence))
-            )
-            hypothesis = _clean(record.get("claim", ""))
-            if not premise or not hypothesis or len(premise.split()) > MAX_WORDS:
-                continue
-            meta_id = str((record.get("meta") or {}).get("id") or "")
-            key = meta_id.rsplit("-", 1)[0] if meta_id else hypothesis
-            pairs.append(
-                NLIPair(premise, hypothesis, _LABELS[value], SOURCE, hash_split(key, 0.05))
-            )
+    for number, record in jsonl_file(path):
+        label = record_label(_LABELS, record, "label", path, number)
+        evidence = record.get("evidence") or []
+        indices = sorted({i for group in record.get("supporting_sentences") or [] for i in group})
+        premise = clean(" ".join(_sentence(evidence[i]) for i in indices if 0 <= i < len(evidence)))
+        hypothesis = clean(record.get("claim", ""))
+        if not fits(premise, hypothesis):
+            continue
+        meta_id = str((record.get("meta") or {}).get("id") or "")
+        key = meta_id.rsplit("-", 1)[0] if meta_id else hypothesis
+        pairs.append(make_pair(premise, hypothesis, label, SOURCE, key))
     return pairs
