@@ -200,6 +200,10 @@ class LabelModel:
         if not signals.factual:
             return Label.NOT_FACTUAL, "not a factual claim"
         rule, rule_reason = decide_label(signals, policy)
+        voters = {v.judge for v in (*signals.votes, *signals.superseded_votes)}
+        if voters and not set(PANEL_MEMBERS) <= voters:
+            # fitted on the default panel's votes: another panel's are not its inputs
+            return rule, f"{rule_reason} [rules: the label model reads the default panel]"
         if rule is Label.SUPPORTED and signals.superseded_valid_at_claim_time:
             # a claim about its own past period, backed by the version valid then: time
             # scope is semantics, not a matter of odds (few such claims to learn it from)

@@ -137,3 +137,14 @@ def test_rules_alone_by_policy_file_and_for_runs_recorded_before_the_model(
     assert recorded["policy"]["label_model"] == "default"
     del recorded["policy"]["label_model"]  # a run recorded by an older version
     assert AuditConfig.from_dict(recorded).policy.label_model is None
+
+
+def test_another_panels_votes_are_left_to_the_rules(tmp_path: Path) -> None:
+    x, y = _toy()
+    path = tmp_path / "m.json"
+    fit_label_model(x, y).save(path)
+    policy = LabelPolicy(label_model=str(path))
+    own_panel = signals(votes=(Vote("keyword", 1.0),), p_current=0.9)
+    label, reason = decide(own_panel, policy)
+    assert (label, reason.split(" [")[0]) == decide_label(own_panel, policy)
+    assert "reads the default panel" in reason

@@ -10,7 +10,9 @@ import Stemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*%?")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+# a sentence ends after . ! ? before a capital, digit, quote or bracket, and at every line
+# break: a table row, list item or heading without a full stop is a sentence of its own
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|[^\S\n]*\n\s*")
 _NUMBER = re.compile(
     r"(?<![A-Za-z])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|per cent|million|billion|"
     r"thousand)?",

@@ -138,7 +138,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "14"  # 10: best_first; 11: precision; 12: prune; 13: Snowball; 14: "£18"
+    version = "15"  # 12: prune; 13: Snowball; 14: "£18"; 15: a line is a sentence
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(

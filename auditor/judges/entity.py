@@ -172,7 +172,7 @@ class EntityConsistencyJudge(LocalJudge):
     """
 
     name = "entity_consistency"
-    version = "26"  # 24: "Kids ..." no name; 25: conductor, "Leeds-based"; 26: "a sauna for guests"
+    version = "27"  # 26: "a sauna for guests"; 27: a line is a sentence
 
     def __init__(self, support_at: float = 1.0, reject_below: float = 0.75) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)

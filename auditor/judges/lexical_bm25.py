@@ -73,7 +73,7 @@ class BM25AlignmentJudge(LocalJudge):
     """BM25 of the claim against its best evidence sentence, relative to a perfect match."""
 
     name = "bm25_alignment"
-    version = "2"  # 2: Snowball stems
+    version = "3"  # 2: Snowball stems; 3: a line is a sentence
 
     def __init__(self, support_at: float = 0.6, reject_below: float = 0.35) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)

@@ -140,7 +140,7 @@ class EmbeddingSimilarityJudge(LocalJudge):
     """
 
     name = "embedding_similarity"
-    version = "3"  # 3: Snowball stems
+    version = "4"  # 3: Snowball stems; 4: a line is a sentence
 
     def __init__(
         self, support_at: float = 0.72, reject_below: float = 0.5, candidates: int = 16
@@ -213,7 +213,7 @@ class NumericConsistencyJudge(LocalJudge):
     """
 
     name = "numeric_consistency"
-    version = "21"  # 20: "employs 95 people" staff; 21: "4,300 emergency food parcels"
+    version = "22"  # 21: "4,300 emergency food parcels"; 22: a line is a sentence
 
     def __init__(self, anchor_coverage: float = 0.4) -> None:
         super().__init__(anchor_coverage=anchor_coverage)
@@ -624,7 +624,7 @@ class NegationPolarityJudge(LocalJudge):
 
     name = "negation_polarity"
     version = (
-        "25"  # 23: "May to September"; 24: parallel parts, cost; 25: before/after, takes place
+        "26"  # 24: parallel parts, cost; 25: before/after, takes place; 26: a line is a sentence
     )
 
     def __init__(self, anchor_coverage: float = 0.6) -> None:
