@@ -47,18 +47,20 @@ CLASSES: tuple[Label, ...] = (
 
 _RULE_LABELS = CLASSES
 READER = "entailment"
-PANEL_MEMBERS: tuple[str, ...] = (
-    "content_overlap",
-    "embedding_similarity",
-    "numeric_consistency",
-    "negation_polarity",
-    "entity_consistency",
-    "bm25_alignment",
-    "bigram_overlap",
-    "entailment",
-)
-"""The default panel's members, whose votes against current evidence are features of
-their own (a member another panel lacks reads as an abstention, 0.5)."""
+
+
+def _default_members() -> tuple[str, ...]:
+    import tomllib
+    from importlib import resources
+
+    panel = resources.files("auditor.samples").joinpath("panel.toml").read_text("utf-8")
+    return tuple(str(judge["name"]) for judge in tomllib.loads(panel)["judges"])
+
+
+PANEL_MEMBERS: tuple[str, ...] = _default_members()
+"""The default panel's members (``auditor/samples/panel.toml``), whose votes against
+current evidence are features of their own; a model fitted on another member list is
+refused (its feature names differ)."""
 """The panel member whose three-way scores are features of their own."""
 
 FEATURES: tuple[str, ...] = (

@@ -22,22 +22,14 @@ from auditor.answers import load_answers
 from auditor.errors import InputError
 from ledger import open_ledger
 from tests.conftest import RunCli
+from tests.test_freshness import OTHERS as FRESHNESS_OTHERS
 
 NOW = datetime(2025, 6, 1, 15, 30, tzinfo=UTC)
 TODAY = datetime(2025, 6, 1, tzinfo=UTC)
 
 FERRY = "The Harbor Line ferry departs from Pier 4 every 30 minutes on weekdays."
 FERRY_NEW = "The Harbor Line ferry departs from Pier 4 every 45 minutes on weekdays."
-OTHERS = [
-    ("bridge", "The Kestrel Bridge toll for cars is 4 euros since the toll reform."),
-    ("library", "The Willow Street library lends up to twelve books per member."),
-    ("stadium", "The Northgate stadium seats 42,000 spectators after its renovation."),
-    ("tram", "Tram line 7 connects the central station with the university campus."),
-    ("market", "The farmers market on Linden Square takes place every Saturday morning."),
-    ("pool", "The municipal swimming pool on Elm Road is heated to 27 degrees."),
-    ("zoo", "The Riverside zoo keeps two snow leopards in its mountain enclosure."),
-    ("choir", "The Maplewood youth choir rehearses in the old chapel on Thursdays."),
-]
+OTHERS = FRESHNESS_OTHERS[:8]
 
 
 @pytest.fixture

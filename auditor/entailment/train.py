@@ -355,7 +355,10 @@ def train_entailment(
         "weights_dtype": "float16",
         "labels": list(LABELS),
         "label_mapping": LABEL_MAPPING,
-        "config": asdict(config),
+        # a pair file is used whole: the per-source caps were the exporter's
+        "config": {**asdict(config), "max_per_source": None}
+        if config.pairs_path
+        else asdict(config),
         "train_counts": _counts(train),
         "held_out_counts": _counts(held_out),
         "steps": step,
