@@ -260,7 +260,7 @@ def load_label_model(path: str | Path) -> LabelModel:
 
 def fit_label_model(
     x: np.ndarray,
-    y: Sequence[str],
+    y: Sequence[str] | np.ndarray,
     *,
     c: float = 1.0,
     class_weight: str | None = "balanced",

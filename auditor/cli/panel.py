@@ -77,13 +77,29 @@ def render_text(report: dict[str, Any]) -> str:
 @app.command("calibrate")
 def calibrate_command(
     data: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
             help='Labelled DATA.jsonl: {"id", "cluster", "claim", "evidence": "..." or [...], '
             '"label": 0 or 1} (1 = hallucinated/unsupported); optional "question", '
-            '"dataset".'
+            '"dataset". Not with --from-reviews.'
         ),
-    ],
+    ] = None,
+    from_reviews: Annotated[
+        str | None,
+        typer.Option(
+            "--from-reviews",
+            help="A run whose reviewed claims refit the learned label decision (compared "
+            "with the shipped one, cross-fitted, paired interval); see --save-label-model.",
+        ),
+    ] = None,
+    save_label_model: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-label-model",
+            help="With --from-reviews: write the label model fitted on all reviewed claims "
+            '(use it with label_model = "PATH" in a --policy file).',
+        ),
+    ] = None,
     panel: Annotated[
         Path | None,
         typer.Option("--panel", help="Panel TOML (default: the built-in offline panel)."),
@@ -118,6 +134,12 @@ def calibrate_command(
     from auditor.runner import attach_cache, record_calibration
     from ledger import open_ledger
 
+    if (data is None) == (from_reviews is None):
+        raise InputError("give DATA.jsonl or --from-reviews RUN (one of them)", field="DATA")
+    if from_reviews is not None:
+        _calibrate_from_reviews(from_reviews, db, save_label_model, fmt, seed, bootstrap)
+        return
+    assert data is not None
     items = read_calibration_data(data)
     loaded = load_panel(panel)
     with open_ledger(db) as ledger:
@@ -142,3 +164,28 @@ def calibrate_command(
         typer.echo(json.dumps(report, allow_nan=False))
     else:
         typer.echo(render_text(report))
+
+
+def _calibrate_from_reviews(
+    run: str, db: str, out: Path | None, fmt: str, seed: int, n_boot: int
+) -> None:
+    """``auditor calibrate --from-reviews RUN``: the library's comparison, printed."""
+    from auditor.review_calibration import calibrate_from_reviews
+    from ledger import open_ledger
+
+    with open_ledger(db) as ledger:
+        result = calibrate_from_reviews(ledger, ledger.find_run(run), seed=seed, n_boot=n_boot)
+    if out is not None:
+        result.model.save(out)
+    report = result.as_dict()
+    if fmt.lower() == "json":
+        typer.echo(json.dumps(report, allow_nan=False))
+        return
+    lo, hi = report["difference_interval"]
+    typer.echo(
+        f"run {report['run_id'][:12]}: {report['reviewed_claims']} reviewed claims in "
+        f"{report['answers']} answers; shipped label model accuracy "
+        f"{report['shipped_accuracy']:.3f}, refit (cross-fitted) "
+        f"{report['refit_accuracy_cross_fitted']:.3f}, difference "
+        f"{report['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    )
