@@ -127,10 +127,14 @@ def _member_votes(votes: Sequence[Vote]) -> list[float]:
     return [float(by_name.get(member, ABSTAIN)) for member in PANEL_MEMBERS]
 
 
-def features(signals: ClaimSignals, policy: LabelPolicy | None = None) -> np.ndarray:
-    """The feature vector of one claim's signals (:data:`FEATURES` order)."""
+def features(
+    signals: ClaimSignals, policy: LabelPolicy | None = None, rule: Label | None = None
+) -> np.ndarray:
+    """The feature vector of one claim's signals (:data:`FEATURES` order); ``rule`` is the
+    rules' label when the caller has it already."""
     policy = policy or LabelPolicy()
-    rule, _ = decide_label(signals, policy)
+    if rule is None:
+        rule, _ = decide_label(signals, policy)
     current = _member_summary(signals.votes, policy)
     old = _member_summary(signals.superseded_votes, policy)
     row = [
@@ -210,7 +214,7 @@ class LabelModel:
             # a claim about its own past period, backed by the version valid then: time
             # scope is semantics, not a matter of odds (few such claims to learn it from)
             return rule, rule_reason
-        probs = self.probabilities(features(signals, policy))[0]
+        probs = self.probabilities(features(signals, policy, rule))[0]
         best = int(np.argmax(probs))
         label = Label(self.classes[best])
         ranked = sorted(zip(self.classes, probs, strict=True), key=lambda t: -t[1])[:3]

@@ -91,9 +91,9 @@ class ClaimAudit:
 
 
 def needs_judging(audit: ClaimAudit, policy: LabelPolicy) -> bool:
-    """True when the panel has something to decide: a factual claim with relevant current
-    or superseded evidence (anything else is labelled without judging)."""
-    return audit.claim.factual and _needs_judging(audit.signals(), policy)
+    """True when the panel has something to decide (:func:`auditor.decision.needs_judging`
+    on the claim's signals; anything else is labelled without judging)."""
+    return _needs_judging(audit.signals(), policy)
 
 
 _CITATION = re.compile(

@@ -33,7 +33,12 @@ from auditor.entailment.data import (
     load_mix,
     read_pair_file,
 )
-from auditor.entailment.model import MAX_LENGTH, WEIGHTS_FILE, base_model_path
+from auditor.entailment.model import (
+    INFERENCE_MAX_LENGTH,
+    MAX_LENGTH,
+    WEIGHTS_FILE,
+    base_model_path,
+)
 from auditor.errors import InputError
 
 
@@ -397,7 +402,7 @@ def _device_predict(
                     premises[start : start + batch_size],
                     hypotheses[start : start + batch_size],
                     truncation="longest_first",
-                    max_length=MAX_LENGTH + 64,
+                    max_length=INFERENCE_MAX_LENGTH,
                     padding=True,
                     return_tensors="pt",
                 ).to(device)
