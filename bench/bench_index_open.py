@@ -143,7 +143,7 @@ def prepare(work: Path, data: Path, n_claims: int, n_docs: int, seed: int) -> di
 def open_and_search(work: Path, profile: Path | None) -> dict[str, Any]:
     """Open ``work/index`` and run one lexical search, timed (fresh interpreter)."""
     t0 = time.perf_counter()
-    from auditor.retrieval.index import EvidenceIndex
+    from auditor.retrieval.search import EvidenceIndex
 
     t_import = time.perf_counter() - t0
     query = json.loads((work / "answers.jsonl").read_text("utf-8").splitlines()[0])["answer"]

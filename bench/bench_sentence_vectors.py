@@ -76,7 +76,7 @@ class EncoderClock:
 @contextmanager
 def without_sentences() -> Iterator[None]:
     """Ingest as before sentence embeddings were stored (no sentence rows written)."""
-    from auditor.retrieval import index as index_mod
+    from auditor.retrieval import ingestion as index_mod
 
     real = index_mod._split_new
     index_mod._split_new = lambda corpus, chunks: index_mod._Split()  # type: ignore[assignment]

@@ -18,7 +18,7 @@ from auditor.demo import prepare_sample_index, sample_path
 from auditor.errors import AuditorError
 from auditor.retrieval import EvidenceIndex, compact, ingest, make_document, store
 from auditor.retrieval import tables as tables_mod
-from auditor.retrieval.index import segments_without_tables
+from auditor.retrieval.reader import segments_without_tables
 from auditor.retrieval.tables import ChunkIds, VersionTable, ids_to_bytes
 from tests._ledger_compare import ledger_rows
 from tests.test_index_growth import _docs, _results

@@ -80,7 +80,7 @@ def impact(
     if index is not None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from auditor.retrieval import store
-        from auditor.retrieval.index import read_versions
+        from auditor.retrieval.reader import read_versions
 
         gen = store.require_generation(index)
         manifest = store.read_json(gen / store.MANIFEST)

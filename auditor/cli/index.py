@@ -193,7 +193,7 @@ def ingest(
 
 def _note_missing_sentences(manifest: dict[str, Any], index: Path) -> None:
     """Tell the user when segments written by an older version lack sentence vectors."""
-    from auditor.retrieval.index import segments_without_sentences
+    from auditor.retrieval.reader import segments_without_sentences
 
     missing = segments_without_sentences(manifest) if manifest else 0
     if missing:
@@ -207,7 +207,7 @@ def _note_missing_sentences(manifest: dict[str, Any], index: Path) -> None:
 
 def _note_missing_tables(manifest: dict[str, Any], index: Path) -> None:
     """Tell the user when segments written by an older version lack the binary tables."""
-    from auditor.retrieval.index import segments_without_tables
+    from auditor.retrieval.reader import segments_without_tables
 
     missing = segments_without_tables(index, manifest) if manifest else 0
     if missing:
@@ -244,7 +244,7 @@ def compact(
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.retrieval import store
-    from auditor.retrieval.index import compact as compact_index
+    from auditor.retrieval.compaction import compact as compact_index
 
     before = store.read_json(store.require_generation(index) / store.MANIFEST)
     manifest, notes = compact_index(index, index_type=index_type)

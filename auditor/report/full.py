@@ -26,7 +26,7 @@ from auditor.report.agreement import (
 from auditor.report.card import ReportCard, build_report_card, report_config, run_relevance
 from auditor.report.compare import Comparison, compare_runs
 from auditor.report.evidence import deciding_sentence
-from auditor.report.render import md_escape, to_markdown
+from auditor.report.render import deciding_text, md_escape, to_markdown
 from auditor.report.resample import cluster_codes, ratio_interval
 from auditor.types import UNSUPPORTED_LABELS, Label
 from ledger import ClaimResult, Ledger
@@ -359,16 +359,6 @@ def full_to_markdown(report: FullReport) -> str:
     if report.notes:
         lines += ["## Notes", ""] + [f"- {md_escape(n)}" for n in report.notes] + [""]
     return "\n".join(lines)
-
-
-def deciding_text(decided: Mapping[str, Any] | None) -> str:
-    """One line for a deciding evidence sentence: the sentence and where it is from."""
-    if not decided:
-        return "(no evidence)"
-    where = f"{decided.get('doc_id')}@{decided.get('version')}"
-    if decided.get("superseded"):
-        where += ", superseded"
-    return f'"{decided["text"]}" ({where}; {decided.get("via")})'
 
 
 def full_to_json(report: FullReport) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
@@ -132,11 +133,19 @@ def agreement_table(agreement: Any, title: str = "Agreement with human audits") 
     return table
 
 
+def deciding_text(decided: Mapping[str, Any] | None) -> str:
+    """One line for a deciding evidence sentence: the sentence and where it is from."""
+    if not decided:
+        return "(no evidence)"
+    where = f"{decided.get('doc_id')}@{decided.get('version')}"
+    if decided.get("superseded"):
+        where += ", superseded"
+    return f'"{decided["text"]}" ({where}; {decided.get("via")})'
+
+
 def flagged_table(flagged: Any) -> Table:
     """Flagged claims (contradicted, not_supported, stale, unknown) as a rich table: claim
     id, label, stacked probability, claim, error text and the deciding evidence sentence."""
-    from auditor.report.full import deciding_text
-
     table = Table(title="Flagged claims (review: auditor review add RUN CLAIM_ID ...)")
     for column in ("claim id", "label", "p", "claim", "error text", "deciding evidence"):
         table.add_column(column, justify="right" if column == "p" else "left")

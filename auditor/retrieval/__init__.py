@@ -17,18 +17,16 @@ from auditor.retrieval.chunking import (
     chunk_spans,
     split_sentences,
 )
+from auditor.retrieval.compaction import compact
 from auditor.retrieval.dense import INDEX_TYPES
 from auditor.retrieval.documents import load_documents, make_document
-from auditor.retrieval.index import (
+from auditor.retrieval.ingestion import IngestResult, ingest
+from auditor.retrieval.reader import check_manifest, read_versions
+from auditor.retrieval.search import (
     DEFAULT_CANDIDATE_DEPTH,
     DEFAULT_RRF_K,
     MODES,
     EvidenceIndex,
-    IngestResult,
-    check_manifest,
-    compact,
-    ingest,
-    read_versions,
     rrf_fuse,
 )
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+import auditor.retrieval.store as store
 from auditor.clock import parse_datetime
 from auditor.digest import sha256_text
 from auditor.errors import AuditorError
-from auditor.retrieval import store
 from auditor.types import DocumentVersion
 
 CATALOG = "catalog.json"

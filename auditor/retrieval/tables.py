@@ -36,8 +36,8 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import NDArray
 
+import auditor.retrieval.store as store
 from auditor.errors import AuditorError
-from auditor.retrieval import store
 from auditor.types import DocumentVersion
 
 TABLES = "tables.json"

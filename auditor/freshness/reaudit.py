@@ -1,0 +1,532 @@
+"""Re-auditing only the claims a corpus update made stale.
+
+:func:`reaudit` re-audits a run's answers as of a new date as a new run linked to the old
+one: evidence is gathered again for every claim (cheap), and only claims whose evidence
+changed (or that the ledger names as impacted) are judged again; the others' votes and
+verdicts are carried over, each marked with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from auditor.bridging import stored_run
+from auditor.clock import parse_datetime
+from auditor.config import AuditConfig
+from auditor.decision import needs_judging
+from auditor.digest import content_digest
+from auditor.errors import ConfigError
+from auditor.evidence import Evidence, gather_evidence
+from auditor.extract.base import Extraction, Extractor
+from auditor.freshness._common import AUDIT_KINDS, _date, _iso
+from auditor.freshness.impact import find_impact
+from auditor.graph.flow import AuditComponents, build_audit_graph
+from auditor.labels import ClaimSignals, LabelPolicy
+from auditor.reader_scores import keep as keep_reader_scores
+from auditor.reader_scores import preload as preload_reader_scores
+from auditor.reader_scores import stop as stop_reader_scores
+from auditor.reader_scores import take as take_reader_scores
+from auditor.report.claims import claim_records
+from auditor.runner import (
+    answer_results,
+    audit_judges,
+    index_component,
+    judge_digests,
+    run_components,
+    stored_vote,
+)
+from auditor.steps import ClaimAudit
+from auditor.types import Answer, Claim, Component, Context, Label, Verdict, Vote
+from ledger import Ledger
+
+if TYPE_CHECKING:
+    from auditor._auditor import Auditor
+
+SCORE_TOLERANCE = 1e-4
+"""Relevance, coverage and sentence cosines closer than this count as unchanged."""
+
+
+@dataclass(frozen=True)
+class ReauditResult:
+    """What :func:`reaudit` did."""
+
+    run_id: str
+    parent_run_id: str
+    as_of: datetime
+    only_impacted: bool
+    reused: bool
+    n_claims: int
+    n_rejudged: int
+    """Claims that went through the judges again in this call."""
+    n_carried: int
+    """Claims whose votes and verdict were carried over (recorded in the ledger)."""
+    rejudged: Mapping[str, str] = field(default_factory=dict)
+    """Claim id -> why it was judged again."""
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    """The new run's answers as ``auditor audit`` prints them, each claim with
+    ``carried`` (``{"from_run_id", "reason"}`` or None)."""
+
+    @property
+    def share_rejudged(self) -> float:
+        return self.n_rejudged / self.n_claims if self.n_claims else 0.0
+
+
+class _StoredClaims(Extractor):
+    """Stands for the extractor of the re-audited run (its claims are reused as stored)."""
+
+    def __init__(self, component: Component) -> None:
+        self._component = component
+        self.name = component.name
+        self.version = component.version
+
+    @property
+    def digest(self) -> str:
+        return self._component.digest
+
+    @property
+    def component(self) -> Component:
+        return self._component
+
+    def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:
+        raise RuntimeError("a re-audit reuses the run's stored claims; it never extracts")
+
+
+def _component(info: Mapping[str, Any]) -> Component:
+    return Component(
+        kind=str(info["kind"]),
+        name=str(info["name"]),
+        version=str(info["version"]),
+        digest=str(info["digest"]),
+        config=dict(info.get("config") or {}),
+    )
+
+
+def _hits_key(items: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(
+        (h.chunk.chunk_id, h.document.doc_id, h.document.digest, bool(h.superseded), bool(h.inline))
+        for h in items
+    )
+
+
+def _close(a: Mapping[str, float], b: Mapping[str, float], keys: Iterable[str]) -> bool:
+    for key in keys:
+        x, y = a.get(key), b.get(key)
+        if (x is None) != (y is None):
+            return False
+        if x is not None and y is not None and abs(x - y) > SCORE_TOLERANCE:
+            return False
+    return True
+
+
+def _same_scores(old: Evidence, new: Evidence, hits: Sequence[Any]) -> bool:
+    keys = [h.chunk.chunk_id for h in hits]
+    return (
+        _close(old.relevance, new.relevance, keys)
+        and _close(old.coverage, new.coverage, keys)
+        and _close(old.sentence_relevance, new.sentence_relevance, keys)
+    )
+
+
+def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
+    """Whether the superseded passages enter the label (:func:`auditor.decision.needs_judging`
+    on them alone: relevant by the rules, or any with the learned decision, which reads the
+    votes against superseded evidence of every claim)."""
+    return needs_judging(
+        ClaimSignals(
+            factual=True,
+            relevance=None,
+            p_current=None,
+            stale_relevance=ev.best_superseded,
+            superseded_scores=ev.scores(ev.superseded),
+        ),
+        policy,
+    )
+
+
+def _describe(old: Sequence[Any], new: Sequence[Any]) -> str:
+    before = {(h.chunk.chunk_id, h.superseded): h for h in old}
+    after = {(h.chunk.chunk_id, h.superseded): h for h in new}
+
+    def name(h: Any, superseded: bool) -> str:
+        return f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if superseded else "")
+
+    gone = sorted({name(h, s) for (c, s), h in before.items() if (c, s) not in after})
+    came = sorted({name(h, s) for (c, s), h in after.items() if (c, s) not in before})
+    parts = ([f"no longer {', '.join(gone)}"] if gone else []) + (
+        [f"now {', '.join(came)}"] if came else []
+    )
+    return "; ".join(parts) or "order, version dates or relevance changed"
+
+
+def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy | None = None) -> str | None:
+    """Why a claim must be judged again given its old and new evidence (None: its label
+    would come out the same, so its verdict can be carried over).
+
+    The current evidence must be the same passages, versions, digests and flags, with
+    relevance, coverage and sentence cosines within :data:`SCORE_TOLERANCE` (the panel's
+    votes and the labelling rules read them). The superseded evidence must be the same
+    too, unless no superseded passage is relevant by ``policy`` before or after: the
+    labelling rules use the votes against superseded evidence only when one is relevant
+    (without ``policy`` it must always be the same)."""
+    if _hits_key(old.current) != _hits_key(new.current) or not _same_scores(old, new, new.current):
+        return "evidence changed: " + _describe(old.current, new.current)
+    dates = [
+        tuple(
+            (_iso(h.document.published_at), _iso(h.document.valid_from), _iso(h.document.valid_to))
+            for h in ev.superseded
+        )
+        for ev in (old, new)
+    ]
+    same_old = (
+        _hits_key(old.superseded) == _hits_key(new.superseded)
+        and dates[0] == dates[1]
+        and _same_scores(old, new, new.superseded)
+    )
+    if same_old:
+        return None
+    if policy is not None and not (
+        _superseded_relevant(old, policy) or _superseded_relevant(new, policy)
+    ):
+        return None
+    return "superseded evidence changed: " + _describe(old.superseded, new.superseded)
+
+
+def _contexts(audits: Sequence[ClaimAudit]) -> dict[str, tuple[Context, ...]]:
+    """The answers' own contexts, rebuilt from their stored inline evidence (inline
+    contexts published after the run's as-of date were never stored and stay unknown)."""
+    out: dict[str, dict[str, Context]] = {}
+    for audit in audits:
+        for hit in audit.evidence.current:
+            if not hit.inline:
+                continue
+            prefix = f"inline:{audit.claim.answer_id}:"
+            ctx_id = hit.document.doc_id.removeprefix(prefix)
+            out.setdefault(audit.claim.answer_id, {}).setdefault(
+                ctx_id,
+                Context(
+                    id=ctx_id,
+                    text=hit.chunk.text,
+                    source=hit.document.source,
+                    published_at=hit.document.published_at,
+                ),
+            )
+    return {a: tuple(c.values()) for a, c in out.items()}
+
+
+def reaudit(
+    auditor: Auditor,
+    run: str,
+    *,
+    as_of: datetime | str,
+    only_impacted: bool = True,
+    batch_size: int = 64,
+    override_answer_dates: bool = False,
+) -> ReauditResult:
+    """Re-audit the answers of ``run`` (id or prefix) as of ``as_of`` into a new run
+    (kind ``reaudit``) linked to it.
+
+    ``as_of`` is required (there is no default date for a re-audit) and applies to the
+    answers without their own ``as_of``: an answer's own date wins, as in an audit, unless
+    ``override_answer_dates`` re-audits every answer as of ``as_of``.
+
+    Evidence is gathered again for every claim at ``as_of`` with the run's configuration
+    (mode, k, passage counts, policy). With ``only_impacted``, a claim is judged again only
+    when its evidence differs from what the run stored (or :func:`find_impact` names it);
+    every other claim's votes and verdict are carried over and marked in the ledger with
+    the reason. Without it, every claim is judged again (a full re-audit). The auditor's
+    panel and stacker must be the run's own (carried verdicts were made by them).
+    Content-addressed and resumable like :meth:`auditor.Auditor.audit`.
+    """
+    when = parse_datetime(as_of, field="as_of")
+    if when is None:
+        raise ConfigError("as_of: a re-audit needs a date")
+    ledger = auditor.ledger
+    parent = ledger.find_run(run)
+    info = ledger.get_run(parent)
+    if info.kind not in AUDIT_KINDS:
+        raise ConfigError(
+            f"run {parent[:12]} is a {info.kind} run; only audit runs can be re-audited"
+        )
+    own = {role: str(c["digest"]) for role, c in info.components.items()}
+    mine = {"panel": auditor.panel.digest, "stacker": auditor.stacker.digest}
+    for role, digest in mine.items():
+        if own.get(role) != digest:
+            raise ConfigError(
+                f"run {parent[:12]} was judged by {role} {own.get(role, '?')[:12]}, the "
+                f"auditor has {digest[:12]}: re-audit with the run's own {role} (--{role})"
+            )
+    so_digest = auditor.second_opinion.digest if auditor.second_opinion else None
+    if own.get("second_opinion") != so_digest:
+        raise ConfigError(
+            f"run {parent[:12]} second opinion {own.get('second_opinion')} "
+            f"differs from the auditor's {so_digest}; use the run's own"
+        )
+    stored = stored_run(ledger, parent)
+    config = replace(stored.config, as_of=when)
+    contexts = _contexts(stored.audits)
+    answers = [
+        Answer(
+            id=a.id,
+            question=a.question,
+            answer=a.answer,
+            contexts=contexts.get(a.id, ()),
+            as_of=None if override_answer_dates else a.as_of,  # the answer's own date wins
+        )
+        for a in stored.answers.values()
+    ]
+    components = AuditComponents(
+        extractor=_StoredClaims(_component(info.components["extractor"])),
+        search=_search_for(auditor, config),
+        panel=auditor.panel,
+        stacker=auditor.stacker,
+        config=config,
+        second_opinion=auditor.second_opinion,
+    )
+    roles = run_components(components, index_component(auditor.index.manifest))
+    run_id = content_digest(
+        {
+            "reaudit_of": parent,
+            "as_of": when.isoformat(),
+            "only_impacted": only_impacted,
+            "answer_dates": "overridden" if override_answer_dates else "own",
+            "config": config.to_dict(),
+            "components": {r: c.digest for r, c in sorted(roles.items())},
+        }
+    )
+    begun = ledger.begin_run(
+        run_id,
+        kind="reaudit",
+        input_digest=info.input_digest,
+        as_of=when,
+        config=config.to_dict(),
+        components=roles,
+        n_answers=len(answers),
+    )
+    n_claims = len(stored.audits)
+    if begun.status == "complete":
+        return _result(ledger, run_id, parent, when, only_impacted, True, n_claims, {})
+    impacted = (
+        {
+            c.claim_id: c.reason
+            for c in find_impact(
+                ledger, runs=[parent], as_of=when, override_answer_dates=override_answer_dates
+            ).claims
+        }
+        if only_impacted
+        else {}
+    )
+    carry_votes, carry_stale = (
+        _stored_votes(
+            ledger, parent, info.components, [a.claim.id for a in stored.audits], superseded=s
+        )
+        for s in (False, True)
+    )
+    verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
+    digests = judge_digests(components, roles)
+    done = ledger.done_answer_ids(run_id)
+    seq_of = {a.id: i for i, a in enumerate(answers)}
+    audits_of: dict[str, list[ClaimAudit]] = {}
+    for audit in stored.audits:
+        audits_of.setdefault(audit.claim.answer_id, []).append(audit)
+    graph = build_audit_graph(components, entry="judge")
+    extractor = components.extractor.component
+    # the reader reads no pair the parent run already read (unchanged passages of a
+    # re-judged claim), and keeps what this run asks for, stored with its answers
+    judges = audit_judges(components)
+    preload_reader_scores(ledger, parent, judges)
+    take_reader_scores(judges)
+    keep_reader_scores(judges)
+    rejudged: dict[str, str] = {}
+    todo = [a for a in answers if a.id not in done]
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start : start + batch_size]
+        old = [audit for a in batch for audit in audits_of.get(a.id, [])]
+        fresh = gather_evidence(
+            [a.claim for a in old],
+            {a.id: a for a in batch},
+            components.search,
+            default_as_of=when,
+            k=config.k,
+            n_current=config.n_current,
+            n_superseded=config.n_superseded,
+        )
+        merged: list[ClaimAudit | None] = []
+        judge_now: list[ClaimAudit] = []
+        carried: dict[str, tuple[str, str, str]] = {}
+        for audit, evidence in zip(old, fresh, strict=True):
+            cid = audit.claim.id
+            why = (
+                evidence_change(audit.evidence, evidence, config.policy)
+                if only_impacted
+                else "full re-audit"
+            )
+            if why is None and cid in impacted:
+                why = f"impacted: {impacted[cid]}"
+            if why is None:
+                merged.append(
+                    _carried(
+                        audit.claim,
+                        evidence,
+                        verdicts[cid],
+                        carry_votes.get(cid, ()),
+                        info.components,
+                        carry_stale.get(cid, ()),
+                    )
+                )
+                carried[cid] = (
+                    cid,
+                    parent,
+                    (
+                        f"the evidence its label rests on at {_date(evidence.as_of)} is what "
+                        f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
+                        f"same {len(evidence.current)} current passages, versions and digests; "
+                        f"superseded passages the same or none relevant"
+                    ),
+                )
+            else:
+                rejudged[cid] = why
+                merged.append(None)
+                judge_now.append(ClaimAudit(audit.claim, evidence))
+        judged = iter(
+            graph.invoke({"answers": batch, "audits": judge_now})["audits"] if judge_now else []
+        )
+        audits = [a if a is not None else next(judged) for a in merged]
+        state = {
+            "answers": batch,
+            "audits": audits,
+            "extractions": [
+                Extraction(a.id, tuple(x.claim for x in audits_of.get(a.id, [])), extractor)
+                for a in batch
+            ],
+        }
+        results = answer_results(
+            state,  # type: ignore[arg-type]
+            seq_of,
+            digests,
+            take_reader_scores(judges),
+        )
+        for result in results:
+            marks = [carried[c.claim_id] for c in result.claims if c.claim_id in carried]
+            if marks:  # the marks first: a resumed run re-writes them (idempotent)
+                ledger.record_carried(run_id, marks)
+            ledger.record_answer(run_id, result)
+    stop_reader_scores(judges)
+    ledger.finish_run(run_id)
+    n_carried = len(ledger.carried_claims(run_id))
+    ledger.record_run_link(
+        run_id,
+        parent,
+        relation="reaudit",
+        details={
+            "as_of": when.isoformat(),
+            "only_impacted": only_impacted,
+            "override_answer_dates": override_answer_dates,
+            "n_claims": n_claims,
+            "n_rejudged": n_claims - n_carried,
+            "n_carried": n_carried,
+        },
+    )
+    return _result(ledger, run_id, parent, when, only_impacted, False, n_claims, rejudged)
+
+
+def _search_for(auditor: Auditor, config: AuditConfig) -> Any:
+    index, mode = auditor.index, config.mode
+
+    def search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Any]]:
+        return index.search(queries, n, mode=mode, as_of=when)
+
+    return search
+
+
+def _stored_votes(
+    ledger: Ledger,
+    run_id: str,
+    components: Mapping[str, Mapping[str, Any]],
+    claim_ids: Sequence[str],
+    *,
+    superseded: bool = False,
+) -> dict[str, tuple[Vote, ...]]:
+    """The run's own judges' votes per claim (bridged votes of other versions left out),
+    against the claims' current evidence or, with ``superseded``, their superseded one."""
+    own = {
+        str(c["digest"])
+        for role, c in components.items()
+        if role.startswith("judge:") or role == "second_opinion"
+    }
+    out: dict[str, tuple[Vote, ...]] = {}
+    stored = ledger.claim_votes(run_id, claim_ids=list(claim_ids), superseded=superseded)
+    for cid, rows in stored.items():
+        out[cid] = tuple(stored_vote(r) for r in rows if r["judge_digest"] in own)
+    return out
+
+
+def _carried(
+    claim: Claim,
+    evidence: Evidence,
+    result: Any,
+    votes: Sequence[Vote],
+    components: Mapping[str, Mapping[str, Any]],
+    stale_votes: Sequence[Vote] = (),
+) -> ClaimAudit:
+    """A claim audit with the stored votes (against current and superseded evidence) and
+    verdict (nothing judged)."""
+    second = components.get("second_opinion", {}).get("name")
+    members = [str(c["name"]) for role, c in components.items() if role.startswith("judge:")]
+
+    def in_member_order(chosen: Sequence[Vote]) -> tuple[Vote, ...]:
+        return tuple(
+            sorted(chosen, key=lambda v: members.index(v.judge) if v.judge in members else 0)
+        )
+
+    panel_votes = in_member_order([v for v in votes if v.judge != second])
+    so = next((v for v in votes if v.judge == second), None)
+    if result.label is None:
+        raise ConfigError(f"claim {claim.id[:12]} has no verdict in its run; cannot carry it")
+    verdict = Verdict(
+        claim_id=claim.id,
+        label=Label(result.label),
+        p_hallucinated=result.p_hallucinated,
+        reason=result.reason or "",
+        error_spans=tuple((int(a), int(b)) for a, b in result.error_spans),
+    )
+    return ClaimAudit(
+        claim,
+        evidence,
+        votes=panel_votes,
+        stale_votes=in_member_order(stale_votes),
+        second_opinion=so,
+        p_current=result.p_hallucinated,
+        verdict=verdict,
+    )
+
+
+def _result(
+    ledger: Ledger,
+    run_id: str,
+    parent: str,
+    when: datetime,
+    only_impacted: bool,
+    reused: bool,
+    n_claims: int,
+    rejudged: Mapping[str, str],
+) -> ReauditResult:
+    carried = ledger.carried_claims(run_id)
+    answers = claim_records(ledger, run_id)
+    for record in answers:
+        for claim in record["claims"]:
+            claim["carried"] = carried.get(claim["id"])
+    return ReauditResult(
+        run_id=run_id,
+        parent_run_id=parent,
+        as_of=when,
+        only_impacted=only_impacted,
+        reused=reused,
+        n_claims=n_claims,
+        n_rejudged=0 if reused else len(rejudged),
+        n_carried=len(carried),
+        rejudged=dict(rejudged),
+        answers=answers,
+    )
