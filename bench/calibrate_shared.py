@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,9 @@ from typing import Any
 import numpy as np
 
 from auditor.digest import sha256_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _panel_variants import panel_with_reader
 
 SUMMEDITS_DOMAINS = ("news", "podcast", "sales_call", "sales_email", "samsum")
 DATASETS = ("wice", *(f"summedits:{d}" for d in SUMMEDITS_DOMAINS), "factcheck", "faithbench")
@@ -155,16 +159,20 @@ def to_pairs(records: list[Record]) -> list[Any]:
 
 
 def _code_digest(judge: Any) -> str:
-    """Digest of the source of the judge's module and the shared text helpers it uses: a code
-    change invalidates cached votes even when the judge's name, version and params do not
-    change."""
+    """Digest of the source of the judge's module and the shared text helpers it uses, and of
+    the judges' word lists (:func:`auditor.judges.wordlists.digest`, ablation included): a
+    code or list change invalidates cached votes even when the judge's name, version and
+    params do not change."""
     import inspect
 
     import auditor.judges._pronouns as pronouns
     import auditor.judges._text as text_helpers
+    from auditor.judges import wordlists
 
     module = inspect.getmodule(type(judge))
     sources = [inspect.getsource(module or type(judge)), inspect.getsource(text_helpers)]
+    # the word lists the judges read, and which of them are ablated now
+    sources.append(wordlists.digest())
     if module is not None and any(
         getattr(v, "__module__", None) == pronouns.__name__ for v in vars(module).values()
     ):
@@ -412,6 +420,7 @@ def fit_default(
     eval_sets: tuple[str, ...] = DATASETS,
     eval_limit: int | None = None,
     fit_side: str = "train",
+    panel_file: Path | None = None,
 ) -> dict[str, Any]:
     """Fit the shipped default stacker for the default panel and report it on held-out data.
 
@@ -436,7 +445,7 @@ def fit_default(
     from auditor.judges.panel import load_panel
     from auditor.stacking.model import load_stacker
 
-    panel = load_panel(None)
+    panel = load_panel(panel_file)
     members = list(panel.member_names)
     judges = list(panel.members)
     previous = load_stacker(out if out.exists() else None)
@@ -481,6 +490,9 @@ def fit_default(
     if list(previous.members) == members:
         comparable["previous"] = replace(previous, fallback_member=None)
     evaluation = evaluate_stackers(comparable, held_out, members, n_boot=eval_boot, seed=seed)
+    # each member's vote per held-out item: how many votes a change of a judge changed
+    evaluation["items"]["members"] = members
+    evaluation["items"]["votes"] = held_out["votes"].tolist()
     print_evaluation(evaluation)
     summary = {
         k: report[k] for k in ("members", "ladder", "paired", "admissibility", "stacker_kind")
@@ -521,6 +533,9 @@ def main(argv: list[str] | None = None) -> int:
         default="train",
         help="fit-default: the training side, or only its stacker part (training_part)",
     )
+    parser.add_argument(
+        "--weights", default=None, help="fit-default: the entailment reader's weights folder"
+    )
     args = parser.parse_args(argv)
     root = data_dir(args.data)
     if not root.exists():
@@ -537,6 +552,9 @@ def main(argv: list[str] | None = None) -> int:
             eval_sets=tuple(args.eval_sets.split(",")) if args.eval_sets else DATASETS,
             eval_limit=args.eval_limit,
             fit_side=args.fit_side,
+            panel_file=panel_with_reader(args.weights, Path(tempfile.mkdtemp()))
+            if args.weights
+            else None,
         )
         print(json.dumps(summary, indent=1))
         return 0

@@ -39,6 +39,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _panel_variants import panel_with_reader
 from authored_corpus import LABELS, ROOT, LabelledSentence, load_split
 
 from auditor.stats.bootstrap import (
@@ -93,17 +94,8 @@ def audit_domain(
     ):
         ingest(load_documents([folder / "corpus.jsonl"]), Path(tmp) / "index")
         panel = None
-        if weights:  # the default panel with the reader's weights replaced
-            from importlib import resources
-
-            text = resources.files("auditor.samples").joinpath("panel.toml").read_text()
-            panel = Path(tmp) / "panel.toml"
-            panel.write_text(
-                text.replace(
-                    'name = "entailment"',
-                    f'name = "entailment"\nparams = {{ weights = "{Path(weights).resolve()}" }}',
-                )
-            )
+        if weights:
+            panel = panel_with_reader(weights, Path(tmp))
         with Auditor(
             Path(tmp) / "index", ledger, panel=panel, stacker=stacker, config=config
         ) as auditor:

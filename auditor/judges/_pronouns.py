@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from auditor.judges._text import STOP_WORDS, sentences
+from auditor.judges._text import sentences, stop_words
 
 NAME_PATTERN = (
     r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|van|von|la|du|del)?\s*"
@@ -35,7 +35,8 @@ def _opening_name(text: str) -> str | None:
     lead = _LEAD_NAME.match(text)
     if lead is None:
         return None
-    words = [w for w in lead.group(1).split() if w.lower() not in STOP_WORDS]
+    stops = stop_words()
+    words = [w for w in lead.group(1).split() if w.lower() not in stops]
     if not words or (len(words) == 1 and not _VERB_NEXT.match(text, lead.end())):
         return None
     return lead.group(1)
@@ -56,7 +57,7 @@ def opens_with_other_name(sentence: str, lead: str) -> bool:
     name = _opening_name(sentence)
     if name is None or (" " not in name and name.endswith("ing")):
         return False  # "Swimming is not permitted": an activity, not another name
-    words = {w.lower() for w in name.split()} - STOP_WORDS
+    words = {w.lower() for w in name.split()} - stop_words()
     return bool(words - {w.lower() for w in lead.split()})
 
 

@@ -9,6 +9,17 @@ from functools import lru_cache
 import Stemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from auditor.judges.wordlists import (
+    NEVER,
+    alternation,
+    cleared_on_ablation,
+    derived,
+    entries,
+    mapping,
+    pairs,
+    words,
+)
+
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*%?")
 # a sentence ends after . ! ? before a capital, digit, quote or bracket, and at every line
 # break: a table row, list item or heading without a full stop is a sentence of its own
@@ -19,65 +30,54 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-_SMALL_NUMBERS = (
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-)
-_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_WORD_VALUES = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS)} | {
-    w: 20.0 + 10 * i for i, w in enumerate(_TENS_WORDS)
-}
-"""The value of each number word up to ninety."""
-# "one" is left out: it is rarely a quantity ("one of the ...")
-_NUMBER_WORDS = {w: v for w, v in _WORD_VALUES.items() if w != "one"} | {
-    "hundred": 100.0,
-    "dozen": 12.0,
-}
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-NEGATIONS = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "none",
-        "nobody",
-        "nothing",
-        "neither",
-        "nor",
-        "without",
-        "cannot",
-        "n't",
-        "didn",
-        "doesn",
-        "isn",
-        "wasn",
-        "aren",
-        "weren",
-        "hasn",
-        "haven",
-        "hadn",
+
+
+@derived
+def _word_values() -> dict[str, float]:
+    """The value of each number word up to ninety (``number_words.txt``)."""
+    return {w: float(v) for w, v in pairs("number_words", "numbers")} | {
+        w: float(v) for w, v in pairs("number_words", "tens")
     }
-)
-STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) - NEGATIONS
+
+
+@derived
+def _multipliers() -> dict[str, float]:
+    """``hundred`` and ``dozen``: what the number before them is multiplied by."""
+    return {w: float(v) for w, v in pairs("number_words", "multipliers")}
+
+
+@derived
+def _number_words() -> dict[str, float]:
+    """The number words that count alone: "one" is left out (it is rarely a quantity:
+    "one of the ..."), "hundred" and "dozen" are in."""
+    return {w: v for w, v in _word_values().items() if v != 1.0} | _multipliers()
+
+
+@derived
+def _ones() -> frozenset[str]:
+    """The number words of value one ("one"): a quantity only before a unit
+    (``one_units.txt``) or a hyphen ("one-hour")."""
+    return frozenset(w for w, v in _word_values().items() if v == 1.0)
+
+
+@derived
+def _number_word() -> re.Pattern[str]:
+    found = _number_words()
+    if not found:
+        return NEVER
+    return re.compile(r"\b(" + "|".join(map(re.escape, found)) + r")\b", re.IGNORECASE)
+
+
+@derived
+def negations() -> frozenset[str]:
+    """The negation cues (``negation_cues.txt``)."""
+    return words("negation_cues")
+
+
+@derived
+def stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words, the negation cues left out."""
+    return frozenset(ENGLISH_STOP_WORDS) - negations()
 
 
 def tokens(text: str) -> list[str]:
@@ -96,10 +96,12 @@ def stem(word: str) -> str:
     return str(_SNOWBALL.stemWord(word))
 
 
+@cleared_on_ablation
 @lru_cache(maxsize=65536)
 def content_words(text: str) -> frozenset[str]:
     """Stemmed content words of ``text`` (stop words dropped, negations kept out)."""
-    return frozenset(stem(t) for t in tokens(text) if t not in STOP_WORDS and t not in NEGATIONS)
+    stops, negated = stop_words(), negations()
+    return frozenset(stem(t) for t in tokens(text) if t not in stops and t not in negated)
 
 
 def sentences(text: str) -> list[str]:
@@ -144,127 +146,122 @@ def numbers(text: str) -> frozenset[float]:
         if unit and unit.lower() in _SCALE:
             value *= _SCALE[unit.lower()]
         found.add(round(value, 6))
-    found.update(_NUMBER_WORDS[m.group(1).lower()] for m in _NUMBER_WORD.finditer(text))
+    values = _number_words()
+    found.update(values[m.group(1).lower()] for m in _number_word().finditer(text))
     return frozenset(found)
 
 
 def negation_count(text: str) -> int:
     """How many negation cues the text holds."""
-    return sum(1 for t in tokens(text) if t in NEGATIONS)
+    negated = negations()
+    return sum(1 for t in tokens(text) if t in negated)
 
 
 # --- numbers in their slots -------------------------------------------------------------
 
-_DIGIT_WORDS = "one|two|three|four|five|six|seven|eight|nine"
-_BASIC_WORDS = (
-    r"(?:(?:" + "|".join(_TENS_WORDS) + r")(?:[-\s](?:" + _DIGIT_WORDS + r")\b)?"
-    r"|" + "|".join(reversed(_SMALL_NUMBERS)) + r")"
-)
-_COMPOUND_WORDS = (
-    r"(?:(?:a|" + _BASIC_WORDS + r")\s+hundred(?:\s+and\s+" + _BASIC_WORDS + r")?\b"
-    r"|(?:a|" + _BASIC_WORDS + r")\s+dozen\b"
-    r"|(?:" + "|".join(_TENS_WORDS) + r")[-\s](?:" + _DIGIT_WORDS + r")\b)"
-)
-"""Numbers in several words: "forty-five", "eighty five", "three hundred and twenty",
-"a hundred", "two dozen" (their value: :func:`word_number`)."""
-_QTY = re.compile(
-    r"(?<![A-Za-z0-9.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-    r"|" + _COMPOUND_WORDS + r"|(?:" + "|".join(_NUMBER_WORDS) + r"|one)\b)(?P<hy>-)?",
-    re.IGNORECASE,
-)
+
+def _words_between(low: float, high: float) -> str:
+    """The number words from ``low`` to ``high`` as a regular-expression alternation."""
+    return "|".join(re.escape(w) for w, v in _word_values().items() if low <= v <= high)
+
+
+@derived
+def _compound_words() -> str:
+    """Numbers in several words: "forty-five", "eighty five", "three hundred and twenty",
+    "a hundred", "two dozen" (their value: :func:`word_number`); ``(?!)`` without number
+    words."""
+    small = entries("number_words", "numbers")
+    tens = "|".join(map(re.escape, entries("number_words", "tens")))
+    if not small or not tens:
+        return "(?!)"
+    digits = _words_between(1, 9)
+    basic = (
+        r"(?:(?:" + tens + r")(?:[-\s](?:" + digits + r")\b)?"
+        r"|" + "|".join(map(re.escape, reversed(small))) + r")"
+    )
+    return (
+        r"(?:(?:a|" + basic + r")\s+hundred(?:\s+and\s+" + basic + r")?\b"
+        r"|(?:a|" + basic + r")\s+dozen\b"
+        r"|(?:" + tens + r")[-\s](?:" + digits + r")\b)"
+    )
+
+
+@derived
+def _qty() -> re.Pattern[str]:
+    """A number: digits (with thousands separators), or words, a currency sign before it."""
+    said = [*_number_words(), *_ones()]
+    in_words = r"(?:" + "|".join(map(re.escape, said)) + r")\b" if said else "(?!)"
+    return re.compile(
+        r"(?<![A-Za-z0-9.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+        r"|" + _compound_words() + r"|" + in_words + r")(?P<hy>-)?",
+        re.IGNORECASE,
+    )
 
 
 def word_number(raw: str) -> float | None:
     """The value of a number written in words ("forty-five" 45, "three hundred and
     twenty" 320, "two dozen" 24, "a hundred" 100); None when ``raw`` is not one."""
     value = 0.0
+    values, multipliers = _word_values(), _multipliers()
     for word in re.split(r"[-\s]+", raw.lower().strip()):
         if word == "and":
             continue
         if word == "a":
             value += 1
-        elif word == "hundred":
-            value = max(value, 1.0) * 100
-        elif word == "dozen":
-            value = max(value, 1.0) * 12
-        elif word in _WORD_VALUES:
-            value += _WORD_VALUES[word]
+        elif word in multipliers:  # "hundred", "dozen"
+            value = max(value, 1.0) * multipliers[word]
+        elif word in values:
+            value += values[word]
         else:
             return None
     return value
 
 
-_CAPACITY_BEFORE = re.compile(r"\bcapacity\s+(?:of\s+)?(?:about\s+|around\s+)?$", re.I)
-_EMPLOYS_BEFORE = re.compile(
-    r"\bemploy(?:s|ed|ing)?\s+(?:about\s+|around\s+|some\s+|nearly\s+|almost\s+|over\s+|"
-    r"more\s+than\s+|fewer\s+than\s+|roughly\s+)?$",
-    re.I,
-)
-_PEOPLE = frozenset({"person", "people", "men", "women"})
-_VERSION_BEFORE = re.compile(r"\b(?:version|release|v)\s*$", re.IGNORECASE)
+@derived
+def _slot_cues() -> dict[str, re.Pattern[str]]:
+    """Per unit, the words right before a number that give it that unit
+    (``number_slot_cues.txt``): "a capacity of" (``person``), "employs" a number of
+    people (``staff``), "version" (``version``), "aged", "under-", "children under" (``age``)."""
+    return {
+        unit: re.compile(pattern, re.IGNORECASE)
+        for unit, pattern in pairs("number_slot_cues", "before")
+    }
+
+
+@derived
+def _people() -> frozenset[str]:
+    """The units of people ("employs 95 people", "men", "women": its staff)."""
+    return frozenset(entries("number_slot_cues", "people"))
+
+
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
 _BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
-_UNIT_ALIASES = {
-    "%": "percent",
-    "pct": "percent",
-    "per": "percent",
-    "percentage": "percent",
-    "metre": "meter",
-    "m": "meter",
-    "km": "kilometer",
-    "kilometre": "kilometer",
-    "hr": "hour",
-    "hrs": "hour",
-    "h": "hour",
-    "min": "minute",
-    "mins": "minute",
-    "sec": "second",
-    "secs": "second",
-    "$": "dollar",
-    "usd": "dollar",
-    "€": "euro",
-    "eur": "euro",
-    "£": "pound",
-    "gbp": "pound",
-    "yr": "year",
-    "yrs": "year",
-    "kg": "kilogram",
-    "g": "gram",
-    "lb": "pound_weight",
-    "lbs": "pound_weight",
-    "ft": "foot",
-    "feet": "foot",
-    "mi": "mile",
-    "oclock": "o'clock",
-    "cm": "centimeter",
-    "centimetre": "centimeter",
-    "mm": "millimeter",
-    "millimetre": "millimeter",
-    # who is counted at an event or in a ground, and the seats they fill: one slot
-    "people": "person",
-    "seat": "person",
-    "spectator": "person",
-    "visitor": "person",
-    "fan": "person",
-    "attendee": "person",
-    "guest": "person",
-    "inhabitant": "person",
-    "resident": "person",
-    # who travels: riders are passengers
-    "rider": "passenger",
-    # who works there
-    "employee": "staff",
-    "worker": "staff",
-    "staffer": "staff",
-    "show": "performance",
-}
-UNIT_STEMS = {
-    stem(word): stem(unit)
-    for word, unit in _UNIT_ALIASES.items()
-    if word.isalpha() and unit.isalpha() and stem(word) != stem(unit)
-}
-"""Stems of the words that name one unit, mapped to the unit's stem ("employe" -> "staff",
-"spectat" -> "person"): the same word when a sentence about a number is sought."""
+
+
+@derived
+def _unit_aliases() -> dict[str, str]:
+    """Each spelling of a unit and each noun of a counted class, with its unit
+    (``unit_spellings.txt``, then ``unit_classes.txt``)."""
+    return mapping("unit_spellings") | mapping("unit_classes")
+
+
+@derived
+def _measures() -> frozenset[str]:
+    """The units the aliases name ("percent", "meter", "person", ...)."""
+    return frozenset(_unit_aliases().values())
+
+
+@derived
+def unit_stems() -> dict[str, str]:
+    """Stems of the words that name one unit, mapped to the unit's stem ("employe" ->
+    "staff", "spectat" -> "person"): the same word when a sentence about a number is sought."""
+    return {
+        stem(word): stem(unit)
+        for word, unit in _unit_aliases().items()
+        if word.isalpha() and unit.isalpha() and stem(word) != stem(unit)
+    }
+
+
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 MONTH_NAMES = (
     "january",
@@ -282,43 +279,24 @@ MONTH_NAMES = (
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NAMED_BEFORE = re.compile(r"(?<![\w.])([A-Z][A-Za-z]*[a-z])\s$")
-_NOT_A_NAME = frozenset(
-    {
-        *STOP_WORDS,
-        *MONTH_NAMES,
-        *WEEKDAYS,
-        *("nearly", "roughly", "approximately", "exactly", "precisely", "just", "only"),
-        *("around", "about", "over", "under", "almost", "some", "up", "top", "since"),
-    }
-)
-"""Capitalised words before a number that do not name what it numbers ("About 1,200")."""
-_UNIT_STOP = STOP_WORDS - {"am", "per"}
-_ONE_UNITS = frozenset(
-    {
-        "hour",
-        "minute",
-        "second",
-        "day",
-        "week",
-        "month",
-        "year",
-        "meter",
-        "kilometer",
-        "mile",
-        "foot",
-        "dollar",
-        "euro",
-        "pound",
-        "percent",
-        "night",
-        "person",
-        "seat",
-        "lane",
-        "floor",
-        "branch",
-        "store",
-    }
-)
+
+
+@derived
+def _not_a_name() -> frozenset[str]:
+    """Capitalised words before a number that do not name what it numbers ("About 1,200"):
+    stop words, months, weekdays and ``number_qualifiers.txt``."""
+    return frozenset({*stop_words(), *MONTH_NAMES, *WEEKDAYS, *entries("number_qualifiers")})
+
+
+@derived
+def _unit_stop() -> frozenset[str]:
+    """The stop words that are no unit after a number (``stop_word_units.txt``: "am", "per")."""
+    return stop_words() - words("stop_word_units")
+
+
+@derived
+def _one_units() -> frozenset[str]:
+    return words("one_units")
 
 
 @dataclass(frozen=True)
@@ -336,9 +314,10 @@ class Quantity:
 
 
 def _unit(word: str) -> str:
+    aliases, measures = _unit_aliases(), _measures()
     low = word.lower().replace("'", "")
-    low = _UNIT_ALIASES.get(low, low)
-    if low in _UNIT_ALIASES.values():
+    low = aliases.get(low, low)
+    if low in measures:
         return low
     if low.endswith("ies") and len(low) > 4:
         return low[:-3] + "y"
@@ -346,27 +325,19 @@ def _unit(word: str) -> str:
         return low[:-2]
     if low.endswith("s") and not low.endswith("ss") and len(low) > 3:
         low = low[:-1]
-    return _UNIT_ALIASES.get(low, low)
+    return aliases.get(low, low)
 
 
-_DURATIONS = (
-    (re.compile(r"\b((?:an?|one) hour and a half)\b", re.I), 90.0),
-    (re.compile(r"\b(three[ -]quarters of an hour)\b", re.I), 45.0),
-    (re.compile(r"\b((?:a |one )?quarter(?: of an |-)hour)\b", re.I), 15.0),
-    (re.compile(r"\b(half(?: an |-)hour)\b", re.I), 30.0),
-    (
-        re.compile(
-            r"\b(?:about|around|roughly|nearly|almost|under|within|takes|take|took|lasts|"
-            r"last|lasted) (an hour)\b",
-            re.I,
-        ),
-        60.0,
-    ),
-    # open "around the clock" or "24/7" is open 24 hours a day
-    (re.compile(r"\b((?:a?round|round)[ -]the[ -]clock|24/7)(?![\w/])", re.I), 1440.0),
-)
-"""Durations in words, in minutes ("an hour and a half", "three quarters of an hour",
-"around the clock")."""
+@derived
+def _durations() -> tuple[tuple[re.Pattern[str], float], ...]:
+    """Durations in words, in minutes ("an hour and a half", "three quarters of an hour",
+    "around the clock": ``duration_phrases.txt``)."""
+    return tuple(
+        (re.compile(pattern, re.IGNORECASE), float(minutes))
+        for pattern, minutes in pairs("duration_phrases")
+    )
+
+
 _INTERVAL = re.compile(
     r"\b(?:every|each)\s+(?:(?P<part>half|quarter)(?:\s+an?)?[\s-]hour"
     r"|(?P<num>\d+(?:\.\d+)?|[a-z]+(?:-[a-z]+)?)\s+(?P<unit>minutes?|mins?|hours?)"
@@ -375,49 +346,60 @@ _INTERVAL = re.compile(
 )
 """How often, as the minutes between two runs ("every hour", "every half hour", "every
 20 minutes": unit ``interval``), apart from how long something lasts."""
-_FREQUENCY = re.compile(
-    r"\b(once|twice|thrice)(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
-    r"fortnight|hour|night|season|term|decade|century|weekend|morning|afternoon|evening)|daily|"
-    r"weekly|monthly|yearly|annually)\b)|\b(twice|thrice)(?=\s+as\b)",
-    re.I,
-)
-"""How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
-"three times a day")."""
-_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
-_OCCURRENCES = frozenset(
-    {
-        *("sailing", "crossing", "departure", "trip", "journey", "flight", "service", "run"),
-        *("performance", "screening", "session", "tour", "class", "lesson", "collection"),
-        "delivery",
-    }
-)
-"""Nouns that count how often something happens: "eight sailings a day" is "eight times a
-day" (unit ``time``)."""
-_AGE_BEFORE = re.compile(
-    r"(?:\baged|\b(?:under|over)-|\b(?:under|over)\s+the\s+age\s+of|\b(?:children|kids|"
-    r"juniors|adults|people|pupils|students|players|members|those|anyone|visitors|customers|"
-    r"residents|patients)\s+(?:under|over|(?:younger|older)\s+than))"
-    r"\s*$",
-    re.IGNORECASE,
-)
-"""What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), "under
-the age of", or people under, over, younger or older than it ("juniors under eighteen",
-"visitors over 65", "kids younger than five")."""
-_MEASURES = frozenset(_UNIT_ALIASES.values())
-_UNMARKED_PLURALS = frozenset(
-    {"people", "children", "men", "women", "staff", "police", "sheep", "fish", "deer"}
-    | {"aircraft", "crew", "cattle", "livestock", "personnel"}
-)
+
+
+@derived
+def _times() -> dict[str, float]:
+    """How many times each word of ``frequency_words.txt`` says ("twice": 2)."""
+    return {w: float(v) for w, v in pairs("frequency_words")}
+
+
+@derived
+def _frequency() -> re.Pattern[str]:
+    """How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
+    "three times a day")."""
+    times = _times()
+    if not times:
+        return NEVER
+    every = "|".join(map(re.escape, times))
+    several = "|".join(re.escape(w) for w, v in times.items() if v > 1)
+    pattern = (
+        r"\b(" + every + r")(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
+        r"fortnight|hour|night|season|term|decade|century|weekend|morning|afternoon|evening)|daily|"
+        r"weekly|monthly|yearly|annually)\b)"
+    )
+    if several:
+        pattern += r"|\b(" + several + r")(?=\s+as\b)"
+    return re.compile(pattern, re.I)
+
+
+@derived
+def _occurrences() -> frozenset[str]:
+    """Nouns that count how often something happens: "eight sailings a day" is "eight times
+    a day" (unit ``time``; ``occurrence_nouns.txt``)."""
+    return words("occurrence_nouns")
+
+
+def _age_before() -> re.Pattern[str]:
+    """What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), "under
+    the age of", or people under, over, younger or older than it ("juniors under eighteen",
+    "visitors over 65", "kids younger than five")."""
+    return _slot_cues().get("age", NEVER)
+
+
+@derived
+def _unmarked_plurals() -> frozenset[str]:
+    return words("unmarked_plurals")
 
 
 def _counts_no_thing(unit: str | None, after: str) -> bool:
     """Whether the words after a number leave it counting nothing: no unit, the "s" of
     "under-18s", or a word that is neither a plural noun nor a unit ("juniors under
-    eighteen pay"), so the age it follows (:data:`_AGE_BEFORE`) is what it states."""
+    eighteen pay"), so the age it follows (:func:`_age_before`) is what it states."""
     word = after.strip(" -").lower()
     if unit is None or word == "s":
         return True
-    return unit not in _MEASURES and not word.endswith("s") and word not in _UNMARKED_PLURALS
+    return unit not in _measures() and not word.endswith("s") and word not in _unmarked_plurals()
 
 
 _PER_PERIOD = re.compile(
@@ -425,38 +407,49 @@ _PER_PERIOD = re.compile(
     r"weekend|season|term)\b",
     re.I,
 )
-_SINGLE = re.compile(
-    r"\b(?:by|from|only|just|than)\s+(?:a|one)\s+(?:single|sole)\s+([a-z]+)\b", re.I
-)
-"""One of something said without the number: "funded by a single university" (1
-``university``); not "a single ticket", which is a kind of ticket."""
 
 
-_HOUR_WORD = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_CLOCK = re.compile(
-    r"(?<![\w.:])(?:(?P<h>\d{1,2})(?::(?P<m>[0-5]\d)|\.(?P<dm>[0-5]\d)(?=\s*[ap]\.?m\b))?"
-    r"\s*(?P<ap>[ap])(?:m|\.m\.?)(?![a-z])"
-    r"|(?P<h2>\d{1,2}):(?P<m2>[0-5]\d)(?![\d:])"
-    r"|(?:(?:a\s+)?(?P<q>quarter)\s+(?P<qd>to|past)|(?P<half>half)\s+past)\s+(?P<h3>"
-    + _HOUR_WORD
-    + r")\b"
-    r"|(?P<h4>" + _HOUR_WORD + r")\s+o'?clock\b"
-    r"|(?P<h5>" + _HOUR_WORD + r")(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)"
-    r"|(?P<noon>noon|midday|midnight)\b)"
-    r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night))?",
-    re.IGNORECASE,
-)
-"""A time of day: "8:45 am", "7pm", "5.30 p.m.", "15:15", "a quarter to nine", "half past
-three", "nine o'clock", "seven in the morning", "noon" (:func:`_clock_minutes`)."""
+@derived
+def _single() -> re.Pattern[str]:
+    """One of something said without the number: "funded by a single university" (1
+    ``university``); not "a single ticket", which is a kind of ticket (``single_words.txt``)."""
+    said = entries("single_words")
+    if not said:
+        return NEVER
+    return re.compile(
+        r"\b(?:by|from|only|just|than)\s+(?:a|one)\s+" + alternation(said) + r"\s+([a-z]+)\b",
+        re.I,
+    )
+
+
+@derived
+def _clock() -> re.Pattern[str]:
+    """A time of day: "8:45 am", "7pm", "5.30 p.m.", "15:15", "a quarter to nine", "half
+    past three", "nine o'clock", "seven in the morning", "noon" (:func:`_clock_minutes`)."""
+    hour_words = _words_between(1, 12)
+    hour = r"(?:\d{1,2}|" + hour_words + ")" if hour_words else r"(?:\d{1,2})"
+    return re.compile(
+        r"(?<![\w.:])(?:(?P<h>\d{1,2})(?::(?P<m>[0-5]\d)|\.(?P<dm>[0-5]\d)(?=\s*[ap]\.?m\b))?"
+        r"\s*(?P<ap>[ap])(?:m|\.m\.?)(?![a-z])"
+        r"|(?P<h2>\d{1,2}):(?P<m2>[0-5]\d)(?![\d:])"
+        r"|(?:(?:a\s+)?(?P<q>quarter)\s+(?P<qd>to|past)|(?P<half>half)\s+past)\s+(?P<h3>"
+        + hour
+        + r")\b"
+        r"|(?P<h4>" + hour + r")\s+o'?clock\b"
+        r"|(?P<h5>" + hour + r")(?=\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b)"
+        r"|(?P<noon>noon|midday|midnight)\b)"
+        r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night))?",
+        re.IGNORECASE,
+    )
 
 
 def _hour(raw: str) -> int | None:
-    hour = int(raw) if raw.isdigit() else _WORD_VALUES.get(raw.lower())
+    hour = int(raw) if raw.isdigit() else _word_values().get(raw.lower())
     return int(hour) if hour is not None and 0 <= hour <= 24 else None
 
 
 def _clock_minutes(m: re.Match[str]) -> tuple[float, str] | None:
-    """Minutes after midnight of a :data:`_CLOCK` match and its unit: ``clock`` when the
+    """Minutes after midnight of a :func:`_clock` match and its unit: ``clock`` when the
     half of the day is known (am/pm, "in the evening", a 24-hour time after 12), else
     ``clock12`` (the minutes within twelve hours: "quarter past three" may be 3:15 or
     15:15)."""
@@ -493,10 +486,17 @@ def _interval_minutes(m: re.Match[str]) -> float | None:
     if m.group("part"):
         return 30.0 if m.group("part").lower() == "half" else 15.0
     raw = m.group("num").lower()
-    value = float(raw) if raw[0].isdigit() else _NUMBER_WORDS.get(raw)
+    value = float(raw) if raw[0].isdigit() else _number_words().get(raw)
     if value is None:
         return None
     return value * (60.0 if m.group("unit").lower().startswith("hour") else 1.0)
+
+
+def _cue(cues: dict[str, re.Pattern[str]], unit: str, text: str, at: int, within: int) -> bool:
+    """Whether the cue of ``unit`` (:func:`_slot_cues`) ends at ``at``, within ``within``
+    characters before it."""
+    pattern = cues.get(unit)
+    return pattern is not None and pattern.search(text, max(0, at - within), at) is not None
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -529,36 +529,39 @@ def quantities(text: str) -> list[Quantity]:
     people under or over it is an ``age`` ("under-18s", "juniors under eighteen pay").
     """
     out: list[Quantity] = []
+    numbers, ones, aliases = _number_words(), _ones(), _unit_aliases()
+    cues = _slot_cues()
     phrases: list[tuple[int, int]] = []
     for m in _INTERVAL.finditer(text):
         minutes = _interval_minutes(m)
         if minutes is not None:
             phrases.append(m.span())
             out.append(Quantity(minutes, "interval", m.start(), m.end()))
-    for pattern, minutes in _DURATIONS:
+    for pattern, minutes in _durations():
         for m in pattern.finditer(text):
             if not any(s <= m.start(1) < e for s, e in phrases):
                 phrases.append(m.span(1))
                 out.append(Quantity(minutes, "minute", m.start(1), m.end(1)))
-    for m in _CLOCK.finditer(text):
+    for m in _clock().finditer(text):
         clock = _clock_minutes(m)
         if clock is not None and not any(s <= m.start() < e for s, e in phrases):
             phrases.append(m.span())
             out.append(Quantity(clock[0], clock[1], m.start(), m.end()))
-    for m in _FREQUENCY.finditer(text):
-        out.append(Quantity(_TIMES[m.group(0).lower()], "time", m.start(), m.end()))
-    for m in _SINGLE.finditer(text):
+    times = _times()
+    for m in _frequency().finditer(text):
+        out.append(Quantity(times[m.group(0).lower()], "time", m.start(), m.end()))
+    for m in _single().finditer(text):
         out.append(Quantity(1.0, _unit(m.group(1)), m.start(), m.end()))
-    for m in _QTY.finditer(text):
+    for m in _qty().finditer(text):
         if any(s <= m.start() < e for s, e in phrases):
             continue
         raw = m.group("num")
         low = raw.lower()
         if low[0].isdigit():
             value = float(raw.replace(",", ""))
-        elif low in _NUMBER_WORDS:
-            value = _NUMBER_WORDS[low]
-        elif low == "one":
+        elif low in numbers:
+            value = numbers[low]
+        elif low in ones:
             value = 1.0
         elif (worded := word_number(low)) is not None:
             value = worded
@@ -581,24 +584,24 @@ def quantities(text: str) -> list[Quantity]:
                 unit = word.lower()
             elif (
                 word
-                and (word.lower() not in _UNIT_STOP or word == "%")
+                and (word.lower() not in _unit_stop() or word == "%")
                 and not word.lower().endswith("n't")  # "five don't pay": no unit
-                and (not word[0].isupper() or word.isupper() or word.lower() in _UNIT_ALIASES)
+                and (not word[0].isupper() or word.isupper() or word.lower() in aliases)
             ):  # "in 2023 Northwind": a name
                 unit = _unit(word)
                 end = after.end() if after else end
-                if unit in _OCCURRENCES and _PER_PERIOD.match(text, end):
+                if unit in _occurrences() and _PER_PERIOD.match(text, end):
                     unit = "time"  # "eight sailings a day": how often, as "eight times"
                 else:
                     word_unit, nouns = unit, _following_nouns(text, end)
-        if unit in _PEOPLE and _EMPLOYS_BEFORE.search(text, max(0, m.start() - 30), m.start()):
+        if unit in _people() and _cue(cues, "staff", text, m.start(), 30):
             unit = "staff"  # "employs 95 people": its staff
         if m.group("cur"):
             unit = _unit(m.group("cur"))
-        elif _VERSION_BEFORE.search(text, max(0, m.start() - 10), m.start()):
+        elif _cue(cues, "version", text, m.start(), 10):
             unit = "version"  # "Version 2.0 requires ...": which release, not a count
         elif (named := _NAMED_BEFORE.search(text, max(0, m.start() - 24), m.start())) and (
-            named.group(1).lower() not in _NOT_A_NAME
+            named.group(1).lower() not in _not_a_name()
         ):
             if low[0].isdigit() and not {".", ","} & set(raw) and 1000 <= value <= 2100:
                 unit = "year"  # "FA Cup Final 1998", "NorthDev 2025 takes place ..."
@@ -609,16 +612,16 @@ def quantities(text: str) -> list[Quantity]:
             before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
             if before and before.group(1).lower() in MONTH_NAMES and value <= 31:
                 unit = before.group(1).lower()
-            elif _CAPACITY_BEFORE.search(text, max(0, m.start() - 16), m.start()):
+            elif _cue(cues, "person", text, m.start(), 16):
                 unit = "person"  # "a capacity of 9,800": the people it holds
         if (
             value <= 120
-            and _AGE_BEFORE.search(text, max(0, m.start() - 40), m.start())
+            and _cue(cues, "age", text, m.start(), 40)
             and _counts_no_thing(unit, text[m.end() : end])
         ):
             unit = "age"  # "under-18s", "children under five swim free", "aged 4 to 11"
             end = m.end() + (text[m.end() : end].strip(" -").lower() == "s")
-        if low == "one" and unit not in _ONE_UNITS and not m.group("hy"):
+        if low in ones and unit not in _one_units() and not m.group("hy"):
             continue
         if (
             unit is None
@@ -642,13 +645,12 @@ DURATION_UNITS = frozenset(_IN_MINUTES)
 def _measure(unit: str) -> bool:
     """Whether ``unit`` is a unit of measure or a currency ("p", "gb", "meter", "person"),
     not a word that merely follows a number ("runs", "came")."""
-    return len(unit) <= 2 or unit in _MEASURES or unit in _ABBREVIATED_UNITS
+    return len(unit) <= 2 or unit in _measures() or unit in _abbreviated_units()
 
 
-_ABBREVIATED_UNITS = frozenset(
-    {"gb", "mb", "kb", "tb", "mw", "kw", "gw", "kwh", "mph", "kph", "lb", "lbs", "oz", "ghz"}
-    | {"mhz", "khz", "bpm", "rpm", "cal", "kcal"}
-)
+@derived
+def _abbreviated_units() -> frozenset[str]:
+    return words("unit_abbreviations")
 
 
 def same_amount(a: Quantity, b: Quantity) -> bool:
@@ -693,15 +695,29 @@ def _following_nouns(text: str, end: int) -> tuple[str, ...]:
     if m is None:
         return ()
     found: list[str] = []
+    stops = _unit_stop()
     for word in m.groups():
-        if not word or word in _UNIT_STOP or word.endswith(("ed", "ing", "ly")):
+        if not word or word in stops or word.endswith(("ed", "ing", "ly")):
             break
         found.append(_unit(word))
     return tuple(found)
 
 
-_SIGNS = {"pound": "£", "dollar": "$", "euro": "€"}
-_MONEY_WORD = re.compile(r"\b(?:pounds?|dollars?|euros?)\b", re.IGNORECASE)
+@derived
+def currency_signs() -> dict[str, str]:
+    """Each currency unit with its sign ("pound": "£"; ``currencies.txt``)."""
+    return mapping("currencies")
+
+
+@derived
+def _money_word() -> re.Pattern[str]:
+    """A currency named in words ("pounds", "dollar")."""
+    units = currency_signs()
+    if not units:
+        return NEVER
+    return re.compile(r"\b(?:" + "|".join(re.escape(u) + "s?" for u in units) + r")\b", re.I)
+
+
 _WEIGHED = re.compile(r"\bweigh\w*\W+(?:\w+\W+){0,3}$", re.IGNORECASE)
 
 
@@ -710,11 +726,12 @@ def canonical_amounts(text: str) -> str:
     ("eighteen pounds" -> "£18", "52 dollars" -> "$52", "5.20 pounds" -> "£5.20"), the
     way the evidence usually writes it; a weight in pounds ("weighs 200 pounds") is left
     alone, and so are amounts of a million or more."""
-    if not _MONEY_WORD.search(text):
+    if not _money_word().search(text):
         return text
     out, last = [], 0
+    signs = currency_signs()
     for q in quantities(text):
-        sign = _SIGNS.get(q.unit or "")
+        sign = signs.get(q.unit or "")
         span = text[q.start : q.end]
         if sign is None or span.lstrip().startswith(sign) or q.value >= 1e6:
             continue

@@ -93,6 +93,7 @@ from auditor.entailment.model import (
 from auditor.errors import ConfigError
 from auditor.judges._text import canonical_amounts, content_words, sentences, stem
 from auditor.judges.base import LocalJudge, register_judge
+from auditor.judges.wordlists import cleared_on_ablation
 from auditor.precision import DEFAULT_PRECISION, check_precision
 from auditor.types import ABSTAIN, JudgePair
 
@@ -112,6 +113,7 @@ class _Chunk:
     confirmed_c: float  # contradiction that counts (0 when the chunk does not cover)
 
 
+@cleared_on_ablation
 @lru_cache(maxsize=4096)
 def predicate_words(claim: str) -> frozenset[str]:
     """The claim's content words that are not part of a name ("coach" of "Marta Sousa

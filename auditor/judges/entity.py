@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from auditor.judges import wordlists as wl
 from auditor.judges._pronouns import (
     NAME_PATTERN,
     lead_name,
@@ -24,13 +25,14 @@ from auditor.judges._pronouns import (
 )
 from auditor.judges._text import (
     MONTH_NAMES,
-    STOP_WORDS,
     WEEKDAYS,
     content_words,
     sentences,
     stem,
+    stop_words,
 )
 from auditor.judges.base import LocalJudge, register_judge
+from auditor.judges.wordlists import NEVER, cleared_on_ablation, derived
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
@@ -41,38 +43,14 @@ _CAP_RUN = re.compile(
 )
 _MONTHS = frozenset({*MONTH_NAMES, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)})
 _POSSESSIVE = re.compile(r"['\u2019]s$")
-_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "dame", "rev"})
-"""Titles before a name: not part of it ("Professor Ruth Adeyemi" and "Professor Daniel
-Okafor" share no name)."""
-_OPENERS = frozenset(
-    {
-        "roughly",
-        "approximately",
-        "nearly",
-        "currently",
-        "today",
-        "recently",
-        "originally",
-        "formerly",
-        "initially",
-        "exactly",
-        "precisely",
-        "reportedly",
-        "typically",
-        "usually",
-        "generally",
-        "overall",
-        "annually",
-        "additionally",
-        "however",
-        "meanwhile",
-        "notably",
-        "unfortunately",
-    }
-)
-"""Words that open a sentence capitalised without being a name ("Roughly 18,500 students
-study there")."""
-_SKIP = STOP_WORDS | _MONTHS | _TITLES | _OPENERS | {"i"}
+
+
+@derived
+def _skip() -> frozenset[str]:
+    """Lower-cased words that are no name token: stop words, months and weekdays, "i", and
+    ``entity_stopwords.txt`` (titles before a name, "Professor"; words that open a sentence
+    capitalised, "Roughly")."""
+    return stop_words() | _MONTHS | wl.words("entity_stopwords") | {"i"}
 
 
 _LOWER_SUFFIX = re.compile(r"-[a-z][a-z\-]*$")
@@ -106,13 +84,14 @@ def entities(text: str) -> frozenset[str]:
     ("Leeds-based" -> "leeds").
     """
     found: set[str] = set()
+    skip = _skip()
     for sentence in sentences(text):
         for match in _name_matches(sentence):
             words = [
                 _POSSESSIVE.sub("", _LOWER_SUFFIX.sub("", w).lower()).strip("'-")
                 for w in match.group(0).split()
             ]
-            found.update(w for w in words if w and w not in _SKIP and len(w) > 1)
+            found.update(w for w in words if w and w not in skip and len(w) > 1)
     return frozenset(found)
 
 
@@ -219,7 +198,7 @@ class EntityConsistencyJudge(LocalJudge):
         if roles:  # the evidence gives the claim's role to someone else: a clear conflict
             vote = 1.0
             out |= {"support": 0.0, "conflict": 1.0}
-        elif confirmed and set(missing) <= _CUE_WORDS:
+        elif confirmed and set(missing) <= _cue_words():
             # every role the claim gives is given to the same holder; only role words
             # ("CEO" for "chief executive") are not found as written
             vote = 0.0
@@ -280,15 +259,16 @@ def _name_runs(sentence: str) -> list[_Run]:
     """The capitalised runs of one sentence with their kind and neighbouring content words."""
     matches = _name_matches(sentence)
     spans = [(m.start(), m.end()) for m in matches]
+    skip = _skip()
     words = [
         (w.start(), w.end(), stem(w.group(0).lower()))
         for w in _WORD_POS.finditer(sentence)
-        if not any(s <= w.start() < e for s, e in spans) and w.group(0).lower() not in _SKIP
+        if not any(s <= w.start() < e for s, e in spans) and w.group(0).lower() not in skip
     ]
     runs = []
     for m in matches:
         parts = [_POSSESSIVE.sub("", w).strip("'-") for w in m.group(0).split()]
-        names = frozenset(w.lower() for w in parts if w and w.lower() not in _SKIP and len(w) > 1)
+        names = frozenset(w.lower() for w in parts if w and w.lower() not in skip and len(w) > 1)
         if not names:
             continue
         kept = [w for w in parts if w.lower() in names]
@@ -390,55 +370,58 @@ def _renamed(
 # --- who holds a role ------------------------------------------------------------------
 
 _NAME = NAME_PATTERN
-_ROLES: dict[str, tuple[str, ...]] = {
-    "chair": ("chair", "chairs", "chaired", "chairman", "chairwoman", "chairperson"),
-    "head_of_government": ("prime minister", "premier", "head of government", "chancellor"),
-    "president": ("president", "head of state"),
-    "coach": ("coach", "coaches", "coached", "head coach", "manager", "manages", "managed"),
-    "chief_executive": ("chief executive", "chief executive officer", "ceo", "managing director"),
-    "mayor": ("mayor",),
-    "captain": ("captain", "captains", "captained", "skipper"),
-    "leader": (
-        *("leader", "leads", "led", "head", "heads", "headed", "head of", "runs"),
-        *("headteacher", "head teacher", "headmaster", "headmistress"),
-    ),
-    "founder": ("founder", "founded", "co-founder", "co-founded"),
-    "director": ("director", "directed"),
-    "conductor": ("conductor", "conducts", "conducted"),
-    "governor": ("governor",),
-    # who owns it, the passive "owned by" included (:data:`_AGENT_CLASS`)
-    "by:oper": ("owner", "owners", "owns", "co-owner"),
-}
-_TEAM_VERBS = (
-    r"plays? for|played for|playing for|joined|signed (?:for|with)|moved to|"
-    r"transferred to|plays? with|is a member of|was a member of"
-)
-_CUE = re.compile(
-    r"\b("
-    + "|".join(sorted((re.escape(c) for cs in _ROLES.values() for c in cs), key=len, reverse=True))
-    + r")\b",
-    re.IGNORECASE,
-)
-_CUE_WORDS = frozenset(w for cues in _ROLES.values() for c in cues for w in c.split())
-"""Single words of the role cues ("ceo", "prime", "minister", ...)."""
-_VERB_CUES = frozenset(
-    {"chairs", "coaches", "manages", "captains", "leads", "heads", "owns", "runs", "conducts"}
-)
-"""Cues that are verbs: the name after them is what the role is about ("Elena Sousa
-coaches Harrow Vale Rovers"), the holder stands before."""
-_NO_OBJECT = re.compile(
-    r"\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-    r"thirty|forty|fifty|hundred|dozens?|several|many|some|more|over|about|around|nearly|"
-    r"almost|up|every|each|daily|weekly|hourly|twice|from|between|to|on|at|in|through|"
-    r"across|along|until|till|for|with|late|early|a|an)\b)",
-    re.IGNORECASE,
-)
-"""What after a verb cue is no organisation it leads: "It runs 23 routes", "The ferry runs
-every hour", "runs a fleet of 140 buses", "leads from the front"."""
-_FAMILY = {c: family for family, cs in _ROLES.items() for c in cs}
-_PARTICIPLES = frozenset(c for c in _FAMILY if c.endswith("ed") or c == "led")
-"""Cues that are participles: after "is"/"was" the name before them is what the role is
-about ("The gallery was founded in 1889"), not who holds it."""
+
+
+@derived
+def _role_cues() -> dict[str, tuple[str, ...]]:
+    """Each role with the words that give it (``role_words.txt``)."""
+    return {role: wl.entries("role_words", role) for role in wl.sections("role_words")}
+
+
+@derived
+def _cue() -> re.Pattern[str]:
+    """A role cue, the longest first."""
+    cues = [c for cs in _role_cues().values() for c in cs]
+    if not cues:
+        return NEVER
+    ordered = sorted((re.escape(c) for c in cues), key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(ordered) + r")\b", re.IGNORECASE)
+
+
+@derived
+def _cue_words() -> frozenset[str]:
+    """Single words of the role cues ("ceo", "prime", "minister", ...)."""
+    return frozenset(w for cues in _role_cues().values() for c in cues for w in c.split())
+
+
+@derived
+def _verb_cues() -> frozenset[str]:
+    """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
+    coaches Harrow Vale Rovers"), the holder stands before (``role_verbs.txt``)."""
+    return wl.words("role_verbs")
+
+
+@derived
+def _no_object() -> re.Pattern[str]:
+    """What after a verb cue is no organisation it leads: "It runs 23 routes", "The ferry
+    runs every hour", "runs a fleet of 140 buses", "leads from the front"
+    (``no_object_words.txt``)."""
+    return re.compile(r"\s+(?:\d|" + wl.one_of("no_object_words") + r"\b)", re.IGNORECASE)
+
+
+@derived
+def _family() -> dict[str, str]:
+    """Each cue's role."""
+    return {c: family for family, cs in _role_cues().items() for c in cs}
+
+
+@derived
+def _participles() -> frozenset[str]:
+    """Cues that are participles: after "is"/"was" the name before them is what the role is
+    about ("The gallery was founded in 1889"), not who holds it."""
+    return frozenset(c for c in _family() if c.endswith("ed") or c == "led")
+
+
 _BE = re.compile(r"\s+(?:is|was|are|were|has been|had been|have been)\b")
 _BY = (
     r"(?:\s+(?:in|on|at|during)\s+(?:(?!\b(?:and|but|or)\b)[^,.;:]){1,25}?)?"
@@ -453,75 +436,111 @@ _HOLDER_AFTER = re.compile(rf"(?:{_BY}|\s*:\s*|\s+)({_NAME})")
 "founded in 2002 by the musician Ruth Calloway", "coach: Tom Bale"."""
 _COMPOUND = re.compile(r"\s+(?!(?:of|is|was|has|since|at|for|and|by|the)\b)([a-z]+)\b")
 """The noun after "head" that makes another role of it ("head keeper", not "head of")."""
-_PREDECESSOR = re.compile(
-    rf"\b(?:succeeding|replacing|succeeded|replaced|(?:took|taking) over from|in place of)"
-    rf"(?!\s+by\b)\s+(?:the\s+)?({_NAME})"
-)
-"""A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
-nor what the role is about."""
-_LEFT = re.compile(
-    rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+|had\s+)?(?:retired|stepped down|resigned|"
-    r"left|(?:was|has been) (?:succeeded|replaced))\b"
-)
-"""Who left a role: "Martin Oakes retired in 2024 and was succeeded as chief executive by
-Leila Haddad" (a predecessor, as with "succeeding")."""
-_LEFT_VERB = re.compile(r"\b(?:retired|stepped down|resigned|left|succeeded|replaced)\b")
-"""The verbs :data:`_LEFT` needs: a cheap test before its name-first search."""
+
+
+@derived
+def _predecessor() -> re.Pattern[str]:
+    """A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
+    nor what the role is about (``succession_phrases.txt``)."""
+    return re.compile(
+        r"\b"
+        + wl.one_of("succession_phrases", "predecessor")
+        + rf"(?!\s+by\b)\s+(?:the\s+)?({_NAME})"
+    )
+
+
+@derived
+def _left() -> re.Pattern[str]:
+    """Who left a role: "Martin Oakes retired in 2024 and was succeeded as chief executive
+    by Leila Haddad" (a predecessor, as with "succeeding")."""
+    return re.compile(
+        rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+|had\s+)?"
+        + wl.one_of("succession_phrases", "left")
+        + r"\b"
+    )
+
+
+@derived
+def _left_verb() -> re.Pattern[str]:
+    """The words :func:`_left` needs: a cheap test before its name-first search."""
+    return re.compile(r"\b" + wl.one_of("succession_phrases", "left") + r"\b")
+
+
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
-_AGENT_CLASS = dict.fromkeys(
-    (stem(w) for w in ("run", "managed", "owned", "bought", "acquired", "purchased")),
-    stem("operated"),
-)
-"""Passive verbs that name the same role ("run by", "operated by", "owned by", "bought
-by")."""
-_AGENT = re.compile(
-    rf"\b([a-z]+ed|built|written|won|held|made|drawn|sung|taught|run|sold|bought){_BY}({_NAME})"
-)
-"""A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
-Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
-_SOLD_TO = re.compile(
-    rf"\b(?:sold|transferred|handed over)\b(?:\s+(?:the|its|their|his|her)(?:\s+[a-z]+){{1,2}})?"
-    rf"\s+to\s+(?:the\s+)?({_NAME})"
-)
-"""A sale: the buyer is who owns it now ("sold the airport to Eastway Holdings")."""
-_AGENT_DESCRIBED = re.compile(
-    r"\b([a-z]+ed|built|run|bought)\s+by\s+the\s+((?:[a-z]+\s+){1,2}[a-z]+)"
-    r"(?=\s*(?:[,.;:)]|$)|\s+(?:and|since|until|in|from|for|on|at)\b)"
-)
-"""A passive agent described rather than named, in two or three words: "maintained by
-the county council", "run by the local health board"."""
+
+
+@derived
+def _agent_class() -> dict[str, str]:
+    """Stems of passive verbs that name the same role ("run by", "operated by", "owned by",
+    "bought by"), each with its role's stem (``agent_classes.txt``)."""
+    return {stem(w): stem(role) for w, role in wl.pairs("agent_classes")}
+
+
+def _participle(section: str) -> str:
+    """A passive verb: an "-ed" form or one of ``agent_verbs.txt``'s section."""
+    return "|".join([r"[a-z]+ed", *wl.entries("agent_verbs", section)])
+
+
+@derived
+def _agent() -> re.Pattern[str]:
+    """A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
+    Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
+    return re.compile(rf"\b({_participle('named')}){_BY}({_NAME})")
+
+
+@derived
+def _sold_to() -> re.Pattern[str]:
+    """A sale: the buyer is who owns it now ("sold the airport to Eastway Holdings")."""
+    return re.compile(
+        r"\b" + wl.one_of("sale_verbs") + r"\b(?:\s+(?:the|its|their|his|her)(?:\s+[a-z]+){1,2})?"
+        rf"\s+to\s+(?:the\s+)?({_NAME})"
+    )
+
+
+@derived
+def _agent_described() -> re.Pattern[str]:
+    """A passive agent described rather than named, in two or three words: "maintained by
+    the county council", "run by the local health board"."""
+    return re.compile(
+        rf"\b({_participle('described')})\s+by\s+the\s+((?:[a-z]+\s+){{1,2}}[a-z]+)"
+        r"(?=\s*(?:[,.;:)]|$)|\s+(?:and|since|until|in|from|for|on|at)\b)"
+    )
+
+
 _AFFILIATION = re.compile(rf"({_NAME})\s+(?:of|from)\s+the\s+({_NAME})")
 """A holder and the party or group named right after it ("Dev Malhotra of the Labour
 group")."""
-_TEAM = re.compile(rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:{_TEAM_VERBS})\s+(?:the\s+)?({_NAME})")
+
+
+@derived
+def _team() -> re.Pattern[str]:
+    """A player and the team he plays for ("Sam Reed joined the Falcons": ``team_verbs.txt``)."""
+    return re.compile(
+        rf"({_NAME})(?:,[^,]{{1,40}},)?\s+"
+        + wl.one_of("team_verbs", "member")
+        + rf"\s+(?:the\s+)?({_NAME})"
+    )
+
+
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
-_LINK = (
-    r"(?:\s*,\s*|\s+(?:is|was|has been|became|as|remains|(?:took|takes|has taken) over as|"
-    r"(?:was|has been|is) (?:appointed|named|elected)(?: as)?|(?:serves|served|has served) as|"
-    r"stepped in as)\s+)(?:the\s+)?(?:\w+(?:['\u2019]s)?\s+)?"
-)
 
 
-_QUALIFIERS = frozenset(
-    {
-        "assistant",
-        "deputy",
-        "vice",
-        "former",
-        "interim",
-        "acting",
-        "youth",
-        "honorary",
-        "previously",
-        "formerly",
-        "ex",
-        "co",
-        "associate",
-        "joint",
-    }
-)
-"""Words up to three before a role cue that make it another role ("deputy chair", "the
-youth team is coached by")."""
+@derived
+def _link() -> str:
+    """What links a holder before a role cue to it ("Anna Berg, the chair", "X became
+    president": ``role_link_phrases.txt``)."""
+    return (
+        r"(?:\s*,\s*|\s+"
+        + wl.one_of("role_link_phrases")
+        + r"\s+)(?:the\s+)?(?:\w+(?:['\u2019]s)?\s+)?"
+    )
+
+
+@derived
+def _qualifiers() -> frozenset[str]:
+    """Words up to three before a role cue that make it another role ("deputy chair", "the
+    youth team is coached by": ``role_qualifiers.txt``)."""
+    return wl.words("role_qualifiers")
 
 
 @dataclass(frozen=True)
@@ -546,8 +565,9 @@ class RoleFact:
 
 
 def _tokens(name: str) -> frozenset[str]:
+    skip = _skip()
     words = (re.sub(r"'s$", "", w.lower()).strip("'-") for w in name.split())
-    return frozenset(w for w in words if w not in _SKIP and len(w) > 1)
+    return frozenset(w for w in words if w not in skip and len(w) > 1)
 
 
 def role_facts(sentence: str) -> list[RoleFact]:
@@ -558,27 +578,29 @@ def role_facts(sentence: str) -> list[RoleFact]:
     return list(_sentence_roles(sentence))
 
 
+@cleared_on_ablation
 @functools.lru_cache(maxsize=16_384)
 def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
     """:func:`role_facts`, kept per sentence: an evidence document is read for every
     claim judged against it."""
     names = [(m.start(), m.end(), _tokens(m.group(0))) for m in re.finditer(_NAME, sentence)]
     names = [(s, e, t) for s, e, t in names if t]
-    cues = list(_CUE.finditer(sentence))
+    cues = list(_cue().finditer(sentence))
+    family_of, verb_cues, qualifiers = _family(), _verb_cues(), _qualifiers()
     topic, pairs = _topic(sentence, [(s, e) for s, e, _ in names] + [c.span() for c in cues])
-    predecessors = {m.start(1) for m in _PREDECESSOR.finditer(sentence)}
-    if _LEFT_VERB.search(sentence):
-        predecessors |= {m.start(1) for m in _LEFT.finditer(sentence)}
+    predecessors = {m.start(1) for m in _predecessor().finditer(sentence)}
+    if _left_verb().search(sentence):
+        predecessors |= {m.start(1) for m in _left().finditer(sentence)}
     left = tuple(t for s, _, t in names if s in predecessors)
     names = [(s, e, t) for s, e, t in names if s not in predecessors]
     facts: list[RoleFact] = []
     for cue in cues:
-        family = _FAMILY[cue.group(1).lower()]
+        family = family_of[cue.group(1).lower()]
         cs, ce = cue.span()
-        if cue.group(1).lower() in _VERB_CUES and _NO_OBJECT.match(sentence, ce):
+        if cue.group(1).lower() in verb_cues and _no_object().match(sentence, ce):
             continue
         qualifier = next(
-            (w for w in re.findall(r"[a-z]+", sentence[:cs].lower())[-3:] if w in _QUALIFIERS),
+            (w for w in re.findall(r"[a-z]+", sentence[:cs].lower())[-3:] if w in qualifiers),
             None,
         )
         if qualifier:  # "deputy chair", "the youth team is coached by": another role
@@ -592,10 +614,10 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         m = _HOLDER_AFTER.match(after)
         if (
             m
-            and cue.group(1).lower() not in _VERB_CUES
+            and cue.group(1).lower() not in verb_cues
             and not re.match(r"\s+(?:of|for|at)\b", after)
             # "the Premier Hockey League", "the President Hotel": a name, not a title
-            and not (cue.group(1)[0].isupper() and _tokens(m.group(1)) & _NAMED_THINGS)
+            and not (cue.group(1)[0].isupper() and _tokens(m.group(1)) & _named_things())
         ):
             holder = _tokens(m.group(1))
         if holder is None:  # "the prime minister of Freedonia is Jonas Alder", "the
@@ -611,11 +633,11 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         if holder is None:  # "Anna Berg, the chair", "Lena Fisk leads", "X became president"
             # "Anna Berg, who succeeded Peter Holm, chairs": the relative clause left out
             before = _RELATIVE.sub(" ", sentence[:cs])
-            m = re.search(rf"({_NAME}){_LINK}$|({_NAME})\s+$", before)
+            m = re.search(rf"({_NAME}){_link()}$|({_NAME})\s+$", before)
             passive = (
                 m is not None
                 and m.group(1) is not None
-                and cue.group(1).lower() in _PARTICIPLES
+                and cue.group(1).lower() in _participles()
                 and _BE.search(before, m.end(1)) is not None
             )
             if (
@@ -630,20 +652,20 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         if m is not None and m.string is after:  # "founded by Larry Page and Sergey Brin"
             holder = _with_co_holders(sentence, m.end() + ce, holder)
         facts.append(RoleFact(family, holder, (), topic, pairs))
-    agents = [(m.group(1), _tokens(m.group(2)), m.end()) for m in _AGENT.finditer(sentence)]
+    agents = [(m.group(1), _tokens(m.group(2)), m.end()) for m in _agent().finditer(sentence)]
     # the buyer owns it now: "the council sold the airport to Eastway Holdings"
-    agents += [("owned", _tokens(m.group(1)), m.end()) for m in _SOLD_TO.finditer(sentence)]
+    agents += [("owned", _tokens(m.group(1)), m.end()) for m in _sold_to().finditer(sentence)]
     agents += [
         (m.group(1), words, m.end())
-        for m in _AGENT_DESCRIBED.finditer(sentence)
-        if len(words := frozenset(w for w in m.group(2).split() if w not in _SKIP)) >= 2
+        for m in _agent_described().finditer(sentence)
+        if len(words := frozenset(w for w in m.group(2).split() if w not in _skip())) >= 2
     ]
     for verb, holder, end in agents:
-        if verb.lower() in _FAMILY or not holder:
+        if verb.lower() in family_of or not holder:
             continue
         holder = _with_co_holders(sentence, end, holder)
         verb_stem = stem(verb.lower())
-        role = _AGENT_CLASS.get(verb_stem, verb_stem)
+        role = _agent_class().get(verb_stem, verb_stem)
         # the verb is the role, not what it is about ("run by" and "operated by" alike)
         about_words = topic - {verb_stem}
         about_pairs = frozenset(p for p in pairs if verb_stem not in p)
@@ -671,21 +693,25 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         )
         for f in facts
     ]
-    for m in _TEAM.finditer(sentence):
+    for m in _team().finditer(sentence):
         player, team = _tokens(m.group(1)), _tokens(m.group(2))
         if player and team and not player & team:
             facts.append(RoleFact("team", team, (player,), topic, pairs))
     return tuple(replace(f, left=left) for f in facts) if left else tuple(facts)
 
 
-_JOINED_FROM = re.compile(
-    rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+)?(?:joined|signed|arrived|moved)"
-    rf"(?:\s+in\s+\d{{4}})?\s+from\s+(?:the\s+)?({_NAME})"
-)
-"""A player who came from another team ("Goalkeeper Jan Hruby joined from the Brno Comets
-in 2023"), in a page about the team he joined."""
+@derived
+def _joined_from_pattern() -> re.Pattern[str]:
+    """A player who came from another team ("Goalkeeper Jan Hruby joined from the Brno
+    Comets in 2023"), in a page about the team he joined."""
+    return re.compile(
+        rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+)?"
+        + wl.one_of("team_verbs", "joined from")
+        + rf"(?:\s+in\s+\d{{4}})?\s+from\s+(?:the\s+)?({_NAME})"
+    )
 
 
+@cleared_on_ablation
 @functools.lru_cache(maxsize=4096)
 def _joined_from(text: str) -> tuple[RoleFact, ...]:
     """Team facts of a page about a team whose sentences say a player joined it from
@@ -697,7 +723,7 @@ def _joined_from(text: str) -> tuple[RoleFact, ...]:
         return ()
     facts = []
     for sentence in sentences(text):
-        for m in _JOINED_FROM.finditer(sentence):
+        for m in _joined_from_pattern().finditer(sentence):
             player, former = _tokens(m.group(1)), _tokens(m.group(2))
             if player and not player & team and not former & team:
                 facts.append(RoleFact("team", team, (player,)))
@@ -721,9 +747,9 @@ def _topic(
         (stem(w.group(0).lower()) if not any(s <= w.start() < e for s, e in skip) else None)
         for w in _WORD_POS.finditer(sentence)
     ]
+    skipped, generic = _skip_stems(), _generic()
     kept = [
-        None if w is None or w in _SKIP_STEMS or w in _GENERIC or w[0].isdigit() else w
-        for w in words
+        None if w is None or w in skipped or w in generic or w[0].isdigit() else w for w in words
     ]
     pairs = frozenset(
         (a, b) for a, b in itertools.pairwise(kept) if a is not None and b is not None
@@ -731,9 +757,19 @@ def _topic(
     return frozenset(w for w in kept if w is not None), pairs
 
 
-_GENERIC = frozenset(stem(w) for w in ("since", "now", "currently", "new", "also", "served"))
-_SKIP_STEMS = _SKIP | {stem(w) for w in _SKIP}
-"""What :data:`_SKIP` holds, as the stems :func:`_topic` compares."""
+@derived
+def _generic() -> frozenset[str]:
+    """Stems of the words that say nothing of what a role is about (``topic_stopwords.txt``)."""
+    return frozenset(stem(w) for w in wl.entries("topic_stopwords"))
+
+
+@derived
+def _skip_stems() -> frozenset[str]:
+    """What :func:`_skip` holds, as the stems :func:`_topic` compares."""
+    skip = _skip()
+    return skip | {stem(w) for w in skip}
+
+
 _TOPIC_COVERAGE = 0.5
 """Share of a claim's role topic an evidence sentence must hold when the claim names
 nothing the role is about ("the library board of trustees")."""
@@ -766,7 +802,7 @@ def _same_subject(
     if not claim.topic:
         return False
     topic = stated.topic
-    if not stated.about and topic <= _GENERIC_TOPIC:
+    if not stated.about and topic <= _generic_topic():
         # "The headteacher is Joanna Kemp", "The service is operated by Riverlink Boats":
         # about what the passage names
         topic = topic | {stem(w) for n in passage_names for w in n}
@@ -780,48 +816,18 @@ def _same_subject(
     )
 
 
-_KIND_WORDS = frozenset(
-    {
-        "river",
-        "lake",
-        "mount",
-        "company",
-        "group",
-        "council",
-        "club",
-        "trust",
-        "university",
-        "college",
-        "school",
-        "hospital",
-        "church",
-        "street",
-        "road",
-        "city",
-        "county",
-        "bank",
-        "holdings",
-        "limited",
-        "ltd",
-        "inc",
-        "plc",
-        "foundation",
-        "society",
-        "association",
-        "fc",
-        "united",
-        "national",
-        "royal",
-        "saint",
-        "st",
-    }
-)
-"""Words that say what kind of thing a name is: two holders sharing only these are two
-holders ("River Skell" and "River Tarrow")."""
+@derived
+def _kind_words() -> frozenset[str]:
+    """Words that say what kind of thing a name is: two holders sharing only these are two
+    holders ("River Skell" and "River Tarrow"; ``kind_words.txt``)."""
+    return wl.words("kind_words")
 
 
-_NAMED_THINGS = _KIND_WORDS | {"league", "cup", "hotel", "party", "championship", "award"}
-"""Words that make a capitalised role word part of a name ("Premier League")."""
+@derived
+def _named_things() -> frozenset[str]:
+    """Words that make a capitalised role word part of a name ("Premier League"):
+    ``kind_words.txt`` and ``named_thing_words.txt``."""
+    return _kind_words() | wl.words("named_thing_words")
 
 
 def _same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -831,12 +837,13 @@ def _same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
     Whitaker" and "Tom Whitaker", "Harrow Vale Rovers" and "Dunmore Rovers")."""
     if a <= b or b <= a:
         return True
-    kinds_a, kinds_b = a & _KIND_WORDS, b & _KIND_WORDS
+    kinds = _kind_words()
+    kinds_a, kinds_b = a & kinds, b & kinds
     if kinds_a and kinds_b and not kinds_a & kinds_b:
         return False
-    if (a - b) - _KIND_WORDS and (b - a) - _KIND_WORDS:
+    if (a - b) - kinds and (b - a) - kinds:
         return False
-    return bool((a & b) - _KIND_WORDS)
+    return bool((a & b) - kinds)
 
 
 def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
@@ -875,6 +882,7 @@ def _roles(claim: str, evidence: Sequence[str]) -> tuple[list[str], bool, bool]:
     return list(found), confirmed, spoken
 
 
+@cleared_on_ablation
 @functools.lru_cache(maxsize=4096)
 def _roles_of(claim: str, evidence: tuple[str, ...]) -> tuple[tuple[str, ...], bool, bool]:
     claimed = [f for s in sentences(claim) for f in role_facts(s)]
@@ -890,10 +898,11 @@ def _roles_of(claim: str, evidence: tuple[str, ...]) -> tuple[tuple[str, ...], b
     found: list[str] = []
     confirmed = 0
     spoken = False
-    past = _PAST_CLAIM.search(claim) is not None
-    leads_now = _LEADS_NOW.search(claim) is not None and not past
+    past = _past_claim().search(claim) is not None
+    leads_now = _leads_now().search(claim) is not None and not past
+    leading, generic = _leading(), _generic_topic()
     for fact in claimed:
-        unnamed = not fact.about and fact.topic <= _GENERIC_TOPIC
+        unnamed = not fact.about and fact.topic <= generic
         same = _same_role(fact, stated, unnamed)
         if not same and fact.role == "by:oper" and fact.verb == "run":
             # "The hospital is run by Dr Helen Marsh" against a page that names no
@@ -911,7 +920,7 @@ def _roles_of(claim: str, evidence: tuple[str, ...]) -> tuple[tuple[str, ...], b
             spoken = True
             continue
         if fact.role == "leader" and any(
-            f.role in _LEADING
+            f.role in leading
             and _same_holder(f.holder, fact.holder)
             # "leads the government" against "The government is led by Prime Minister ..."
             and (_same_subject(fact, f, names) or unnamed or fact.topic & f.topic)
@@ -926,7 +935,7 @@ def _roles_of(claim: str, evidence: tuple[str, ...]) -> tuple[tuple[str, ...], b
             same = [
                 f
                 for f, names in stated
-                if f.role in _LEADING
+                if f.role in leading
                 and _same_subject(fact, f, names)
                 # what it leads, in the claim's words ("the government" is not the state)
                 and fact.topic <= f.topic | {stem(w) for n in names for w in n}
@@ -966,45 +975,43 @@ def _same_role(
     ]
 
 
-_LEADING = frozenset(
-    {"chief_executive", "chair", "president", "head_of_government", "mayor", "director"}
-    | {"governor", "leader"}
-)
-"""Roles that lead what they are about: any of them confirms "X leads it"."""
-_GENERIC_TOPIC = frozenset(
-    stem(w)
-    for w in (
-        "company",
-        "firm",
-        "business",
-        "organisation",
-        "organization",
-        "group",
-        "corporation",
-        "club",
-        "team",
-        "side",
-        "charity",
-        "institution",
-        "service",
+@derived
+def _leading() -> frozenset[str]:
+    """Roles that lead what they are about: any of them confirms "X leads it"
+    (``leading_roles.txt``)."""
+    return wl.words("leading_roles")
+
+
+@derived
+def _generic_topic() -> frozenset[str]:
+    """What a claim may call the thing its passage is about without naming it (stems of
+    ``generic_subjects.txt``)."""
+    return frozenset(stem(w) for w in wl.entries("generic_subjects"))
+
+
+@derived
+def _leads_now() -> re.Pattern[str]:
+    """A claim that someone leads something now (the generic ``leader`` role)."""
+    return re.compile(r"\b" + wl.one_of("leads_now") + r"\b", re.IGNORECASE)
+
+
+@derived
+def _transition() -> re.Pattern[str]:
+    """A change "from X to Y" (``transition_verbs.txt``)."""
+    return re.compile(
+        r"\b" + wl.one_of("transition_verbs") + r"\w*\b[^.;]{0,40}?\bfrom\s+"
+        rf"(?:the\s+)?({_NAME})\s+to\s+(?:(?:the|a|an|its|their)\s+)?(?:[a-z]+\s+){{0,3}}?"
+        rf"(?:(?:at|in|on)\s+)?({_NAME})"
     )
-)
-"""What a claim may call the thing its passage is about without naming it."""
-_LEADS_NOW = re.compile(
-    r"\b(?:(?:is|are)\s+(?:currently\s+|still\s+)?(?:led|headed)\s+by|leads|heads|runs"
-    r"|(?:is|are)\s+(?:currently\s+|still\s+)?(?:the\s+)?(?:leader|head)\s+of)\b",
-    re.IGNORECASE,
-)
-"""A claim that someone leads something now (the generic ``leader`` role)."""
-_TRANSITION = re.compile(
-    r"\b(?:mov|relocat|chang|switch|renam|transferr|shift)\w*\b[^.;]{0,40}?\bfrom\s+"
-    rf"(?:the\s+)?({_NAME})\s+to\s+(?:(?:the|a|an|its|their)\s+)?(?:[a-z]+\s+){{0,3}}?"
-    rf"(?:(?:at|in|on)\s+)?({_NAME})"
-)
+
+
 _WAS = re.compile(r"\b(?:was|were|had been)\b", re.I)
-_PAST_CLAIM = re.compile(
-    r"\b(?:until|before|formerly|previously|originally|used to|once|first|earlier)\b", re.I
-)
+
+
+@derived
+def _past_claim() -> re.Pattern[str]:
+    """Words that place a claim in the past (``role_past_words.txt``)."""
+    return re.compile(r"\b" + wl.one_of("role_past_words") + r"\b", re.I)
 
 
 def transition_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
@@ -1014,7 +1021,7 @@ def transition_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     transferred) "from X to Y" in a passage naming the claim's subject, sharing a content
     word with the claim outside its names, where the claim names X and not Y. A claim
     that places itself in the past ("until", "formerly", "originally") is not in conflict."""
-    if _PAST_CLAIM.search(claim):
+    if _past_claim().search(claim):
         return []
     names = entities(claim)
     subject = claim_subject(claim)
@@ -1026,58 +1033,40 @@ def transition_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
         for sentence in resolved_sentences(text):
             if not words & content_words(sentence):
                 continue
-            for m in _TRANSITION.finditer(sentence):
+            for m in _transition().finditer(sentence):
                 old, new = _tokens(m.group(1)), _tokens(m.group(2))
                 if old and new and old <= names and not new & names:
                     found.append(f"moved: {' '.join(sorted(old))} -> {' '.join(sorted(new))}")
     return sorted(set(found))
 
 
-_SPORTS = {
-    "ice hockey": "hockey",
-    "field hockey": "hockey",
-    "hockey": "hockey",
-    "american football": "american football",
-    "football": "football",
-    "soccer": "football",
-    "rugby union": "rugby",
-    "rugby league": "rugby",
-    "rugby": "rugby",
-    **{
-        s: s
-        for s in (
-            "basketball",
-            "baseball",
-            "softball",
-            "cricket",
-            "netball",
-            "volleyball",
-            "handball",
-            "lacrosse",
-            "tennis",
-            "golf",
-            "rowing",
-            "cycling",
-            "athletics",
-            "swimming",
-            "chess",
-            "badminton",
-            "squash",
-            "hurling",
-            "curling",
-        )
-    },
-}
-_KIND = re.compile(
-    rf"({_NAME})\s+(?:is|are|was|were|remains?)\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?"
-    rf"((?i:{'|'.join(sorted(map(re.escape, _SPORTS), key=len, reverse=True))}))\s+"
-    r"(club|team|side|league|player|ground|stadium|venue)s?\b"
-)
+@derived
+def _sports() -> dict[str, str]:
+    """Each name of a sport with the sport ("soccer": "football"; ``sports.txt``)."""
+    return wl.mapping("sports", "sports")
+
+
+@derived
+def _kinds() -> dict[str, str]:
+    """What has a sport, each with the kind it is compared as ("side": "team")."""
+    return wl.mapping("sports", "kinds")
+
+
+@derived
+def _kind() -> re.Pattern[str]:
+    """A subject said to be a club, team, league, ... of a sport."""
+    sports, kinds = _sports(), _kinds()
+    if not sports or not kinds:
+        return NEVER
+    return re.compile(
+        rf"({_NAME})\s+(?:is|are|was|were|remains?)\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?"
+        rf"((?i:{'|'.join(sorted(map(re.escape, sports), key=len, reverse=True))}))\s+"
+        "(" + "|".join(map(re.escape, kinds)) + r")s?\b"
+    )
 
 
 def _head(match: re.Match[str]) -> str:
-    word = match.group(3).lower()
-    return "team" if word in {"club", "side"} else word
+    return _kinds()[match.group(3).lower()]
 
 
 def kind_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
@@ -1086,11 +1075,12 @@ def kind_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     club, team or side alike, league, player or ground; "soccer" is football, "ice hockey" and
     "hockey" one sport, "rugby union" and "rugby league" both rugby)."""
     found = []
-    for m in _KIND.finditer(claim):
-        subject, sport, head = _tokens(m.group(1)), _SPORTS[m.group(2).lower()], _head(m)
+    sports, kind = _sports(), _kind()
+    for m in kind.finditer(claim):
+        subject, sport, head = _tokens(m.group(1)), sports[m.group(2).lower()], _head(m)
         for text in evidence:
-            for stated in _KIND.finditer(" ".join(resolved_sentences(text))):
-                other = _SPORTS[stated.group(2).lower()]
+            for stated in kind.finditer(" ".join(resolved_sentences(text))):
+                other = sports[stated.group(2).lower()]
                 if (
                     _head(stated) == head
                     and other != sport
@@ -1100,23 +1090,26 @@ def kind_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
     return sorted(set(found))
 
 
-_FEATURE = re.compile(
-    r"\b(?:has|have|includes?|features?|offers?|boasts?|contains?|houses)\s+"
-    r"(?:a|an|its own|their own|several|many|two|three|four|five)\s+"
-    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but)\b"
-    r"|\s+(?:for|on)\s+(?:[a-z]+\s+){0,2}?[a-z]+\s*(?:[,.;:!?]|$))"
-)
-"""A feature that ends its clause, perhaps with whom or where it is for: "has a cafe",
-"offers two restaurants and ...", "also has a sauna for guests"."""
+@derived
+def _feature() -> re.Pattern[str]:
+    """A feature that ends its clause, perhaps with whom or where it is for: "has a cafe",
+    "offers two restaurants and ...", "also has a sauna for guests" (``feature_verbs.txt``)."""
+    return re.compile(
+        r"\b" + wl.one_of("feature_verbs") + r"\s+"
+        r"(?:a|an|its own|their own|several|many|two|three|four|five)\s+"
+        r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but)\b"
+        r"|\s+(?:for|on)\s+(?:[a-z]+\s+){0,2}?[a-z]+\s*(?:[,.;:!?]|$))"
+    )
 
 
-_UNNAMED_AGENT = re.compile(
-    r"\b(?:founded|designed|built|created|established|started|developed|invented"
-    r"|commissioned|funded|sponsored|owned|organi[sz]ed)\s+by\s+(?:the\s+|a\s+|an\s+)?"
-    r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but|in)\b)"
-)
-"""Who did it, unnamed, ending its clause: "founded by local fishermen" (a named agent
-is the name check's)."""
+@derived
+def _unnamed_agent() -> re.Pattern[str]:
+    """Who did it, unnamed, ending its clause: "founded by local fishermen" (a named agent
+    is the name check's; ``maker_verbs.txt``)."""
+    return re.compile(
+        r"\b" + wl.one_of("maker_verbs") + r"\s+by\s+(?:the\s+|a\s+|an\s+)?"
+        r"((?:[a-z][a-z\-]*\s+){0,2}?[a-z][a-z\-]*)(?=\s*(?:[,.;:!?]|$)|\s+(?:and|or|but|in)\b)"
+    )
 
 
 def absent_features(claim: str, evidence: Sequence[str]) -> list[str]:
@@ -1131,10 +1124,11 @@ def absent_features(claim: str, evidence: Sequence[str]) -> list[str]:
         return []
     stated = {stem(w) for text in evidence for w in _words(text.lower())}
     found = []
-    for pattern in (_FEATURE, _UNNAMED_AGENT):
+    stops = stop_words()
+    for pattern in (_feature(), _unnamed_agent()):
         for m in pattern.finditer(claim):
             words = m.group(1).split()
-            if not any(w in STOP_WORDS for w in words) and stem(words[-1]) not in stated:
+            if not any(w in stops for w in words) and stem(words[-1]) not in stated:
                 found.append(" ".join(words))
     return found
 
@@ -1146,11 +1140,11 @@ _COMMON_SUBJECT = re.compile(
 """A subject in lower-case words before the verb: "The stadium was designed by ..."."""
 
 
-_ABOUT_A_TEXT = frozenset(
-    {"passage", "article", "text", "document", "summary", "story", "report", "answer"}
-)
-"""Subjects that speak of a text ("The passage describes ..."): its names say what it is
-about."""
+@derived
+def _about_a_text() -> frozenset[str]:
+    """Subjects that speak of a text ("The passage describes ..."): its names say what it
+    is about (``text_nouns.txt``)."""
+    return wl.words("text_nouns")
 
 
 def claim_subject(text: str) -> frozenset[str]:
@@ -1163,9 +1157,9 @@ def claim_subject(text: str) -> frozenset[str]:
         common = _COMMON_SUBJECT.match(sentence)
         if common:
             words = frozenset(
-                _POSSESSIVE.sub("", w) for w in common.group(1).split() if w not in STOP_WORDS
+                _POSSESSIVE.sub("", w) for w in common.group(1).split() if w not in stop_words()
             )
-            if words and not words & _ABOUT_A_TEXT:
+            if words and not words & _about_a_text():
                 return words
         runs = _name_runs(sentence)
         if runs:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from auditor.judges._text import STOP_WORDS, sentences, stem, tokens
+from auditor.judges._text import sentences, stem, stop_words, tokens
 from auditor.judges.base import LocalJudge, register_judge
 from auditor.types import ABSTAIN, JudgePair
 
@@ -32,7 +32,8 @@ def _band(value: float, support_at: float, reject_below: float) -> float:
 
 
 def _terms(text: str) -> list[str]:
-    return [stem(t) for t in tokens(text) if t not in STOP_WORDS]
+    stops = stop_words()
+    return [stem(t) for t in tokens(text) if t not in stops]
 
 
 def bm25_ratio(
@@ -95,9 +96,8 @@ class BM25AlignmentJudge(LocalJudge):
 
 def _bigrams(text: str) -> set[tuple[str, str]]:
     words = [stem(t) for t in tokens(text)]
-    return {
-        (a, b) for a, b in itertools.pairwise(words) if not (a in STOP_WORDS and b in STOP_WORDS)
-    }
+    stops = stop_words()
+    return {(a, b) for a, b in itertools.pairwise(words) if not (a in stops and b in stops)}
 
 
 @register_judge("bigram_overlap")

@@ -15,26 +15,29 @@ from dataclasses import replace
 import numpy as np
 
 from auditor.errors import ConfigError
+from auditor.judges import wordlists as wl
 from auditor.judges._pronouns import lead_name, opens_with_other_name, resolved_sentences
 from auditor.judges._text import (
     CLOCK_UNITS,
     DURATION_UNITS,
     MONTH_NAMES,
-    NEGATIONS,
-    STOP_WORDS,
-    UNIT_STEMS,
     WEEKDAYS,
     Quantity,
     content_words,
+    currency_signs,
     negation_count,
+    negations,
     quantities,
     same_amount,
     same_noun,
     sentences,
     stem,
+    stop_words,
     tokens,
+    unit_stems,
 )
 from auditor.judges.base import LocalJudge, register_judge
+from auditor.judges.wordlists import NEVER, derived
 from auditor.labels import strip_period
 from auditor.types import ABSTAIN, JudgePair
 
@@ -238,7 +241,7 @@ class NumericConsistencyJudge(LocalJudge):
                 pair,
                 self.anchor_coverage,
                 ignore=_number_words(claim_text, claimed),
-                meanings=UNIT_STEMS,
+                meanings=unit_stems(),
             )
         ]
         rank_conflicts = _rank_conflicts(ranks, anchors[:3], pair.evidence)
@@ -261,7 +264,7 @@ class NumericConsistencyJudge(LocalJudge):
             elsewhere = q.unit is not None and any(
                 e.unit is not None and same_amount(q, e) for e in every_q
             )
-            free = _said_free(pair, claim_text) if q.unit in _CURRENCIES else {}
+            free = _said_free(pair, claim_text) if q.unit in currency_signs() else {}
             stating = [
                 s
                 for s, qs in zip(anchors, anchor_q, strict=True)
@@ -339,14 +342,11 @@ def _passages_about(pair: JudgePair, claim: str, q: Quantity) -> list[str]:
     return [t for t in pair.evidence if 2 * len(words & content_words(t)) >= len(words)]
 
 
-_CURRENCIES = frozenset({"dollar", "euro", "pound"})
-_FREE = re.compile(
-    r"\b(?:(?:is|are|was|were|be|enter|travel|use|stay)\s+(?:\w+\s+)?free\b(?!\s+(?:to|from|of)\b)"
-    r"|free\s+(?:of\s+charge|admission|entry)|no\s+charge|at\s+no\s+cost)",
-    re.I,
-)
-"""Something said to cost nothing ("Membership is free for residents", "children enter
-free", "free of charge"), not "free to choose" or "free from"."""
+@derived
+def _free() -> re.Pattern[str]:
+    """Something said to cost nothing ("Membership is free for residents", "children enter
+    free", "free of charge"), not "free to choose" or "free from" (``free_phrases.txt``)."""
+    return re.compile(r"\b" + wl.one_of("free_phrases"), re.I)
 
 
 def _number_words(text: str, found: Sequence[Quantity]) -> frozenset[str]:
@@ -362,8 +362,11 @@ def _number_words(text: str, found: Sequence[Quantity]) -> frozenset[str]:
     return frozenset(words)
 
 
-_PRICE_WORDS = frozenset(stem(w) for w in ("cost", "charge", "pay", "price", "fee"))
-"""Words that state a price: what it is the price of decides which clause is about it."""
+@derived
+def _price_words() -> frozenset[str]:
+    """Stems of the words that state a price: what it is the price of decides which clause
+    is about it (``price_words.txt``)."""
+    return frozenset(stem(w) for w in wl.entries("price_words"))
 
 
 def _said_free(pair: JudgePair, claim: str) -> dict[str, str]:
@@ -371,34 +374,29 @@ def _said_free(pair: JudgePair, claim: str) -> dict[str, str]:
     words, says it is free ("Library membership costs 20 pounds a year" against
     "Membership is free for residents of Fenwick"), each with that clause."""
     amounts = _amount_stems(claim, quantities(claim))
-    claim_words = content_words(claim) - amounts - _PRICE_WORDS
+    price = _price_words()
+    claim_words = content_words(claim) - amounts - price
     clauses = {
         sentence: _clause_about(claim_words, sentence, 0.5)
-        for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts | _PRICE_WORDS)[:3]
+        for _, sentence in _anchor_sentences(pair, 0.5, ignore=amounts | price)[:3]
     }
-    return {s: clause for s, clause in clauses.items() if _FREE.search(clause)}
+    free = _free()
+    return {s: clause for s, clause in clauses.items() if free.search(clause)}
 
 
-_ORDINAL_WORDS = {
-    w: i + 1
-    for i, w in enumerate(
-        (
-            "first",
-            "second",
-            "third",
-            "fourth",
-            "fifth",
-            "sixth",
-            "seventh",
-            "eighth",
-            "ninth",
-            "tenth",
-        )
-    )
-}
-_ORDINAL = re.compile(
-    r"\b(?:(" + "|".join(_ORDINAL_WORDS) + r")|(\d{1,3})(?:st|nd|rd|th))\b(?!\s*,)", re.I
-)
+@derived
+def _ordinal_words() -> dict[str, int]:
+    """Each rank in words with its value (``ordinal_words.txt``)."""
+    return {w: int(v) for w, v in wl.pairs("ordinal_words")}
+
+
+@derived
+def _ordinal() -> re.Pattern[str]:
+    """A rank: in words ("fourth") or in digits ("3rd"), not before a comma."""
+    in_words = "|".join(map(re.escape, _ordinal_words())) or "(?!)"
+    return re.compile(r"\b(?:(" + in_words + r")|(\d{1,3})(?:st|nd|rd|th))\b(?!\s*,)", re.I)
+
+
 _WORD_RE = re.compile(r"[A-Za-z0-9]+")
 Rank = tuple[int, str | None, str | None]
 """A rank's value and the content words before and after it (stemmed)."""
@@ -409,16 +407,15 @@ def ordinals(sentence: str) -> list[Rank]:
     the nearest content word before and after (stemmed). "Second" after a number (a unit
     of time) and a leading "First," (an enumeration) are no ranks."""
     out = []
-    for m in _ORDINAL.finditer(sentence):
+    stops, values = stop_words(), _ordinal_words()
+    for m in _ordinal().finditer(sentence):
         before = _WORD_RE.findall(sentence[: m.start()])
         if before and before[-1][0].isdigit():
             continue
-        value = _ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
-        left = next(
-            (stem(w.lower()) for w in reversed(before) if w.lower() not in STOP_WORDS), None
-        )
+        value = values[m.group(1).lower()] if m.group(1) else int(m.group(2))
+        left = next((stem(w.lower()) for w in reversed(before) if w.lower() not in stops), None)
         after = _WORD_RE.findall(sentence[m.end() :])
-        right = next((stem(w.lower()) for w in after if w.lower() not in STOP_WORDS), None)
+        right = next((stem(w.lower()) for w in after if w.lower() not in stops), None)
         out.append((value, left, right))
     return out
 
@@ -456,39 +453,21 @@ def _event_words(sentence: str, q: Quantity, before: int = 2, after: int = 2) ->
     clauses share one: "founded in 2009" is not contradicted by "stepped down as chair in
     March 2025"."""
 
+    stops, events = stop_words(), _event_class()
+
     def kept(text: str) -> list[str]:
-        return [w for w in _WORD_RE.findall(text) if w.islower() and w not in STOP_WORDS]
+        return [w for w in _WORD_RE.findall(text) if w.islower() and w not in stops]
 
     left = kept(_CLAUSE_END.split(sentence[: q.start])[-1])[-before:]
     right = kept(_CLAUSE_END.split(sentence[q.end :])[0])[:after]
-    return frozenset(_EVENT_CLASS.get(stem(w), stem(w)) for w in left + right)
+    return frozenset(events.get(stem(w), stem(w)) for w in left + right)
 
 
-_EVENT_CLASS = {
-    **dict.fromkeys(
-        (
-            stem(w)
-            for w in (
-                "founded",
-                "established",
-                "opened",
-                "created",
-                "started",
-                "launched",
-                "formed",
-                "incorporated",
-                "began",
-                "begun",
-                "inaugurated",
-            )
-        ),
-        "begin",
-    ),
-    **dict.fromkeys((stem(w) for w in ("built", "constructed", "completed")), "build"),
-    **dict.fromkeys((stem(w) for w in ("died", "death")), "die"),
-    stem("birth"): "born",
-}
-"""Stems that date the same event ("founded in 1965" against "established in 1972")."""
+@derived
+def _event_class() -> dict[str, str]:
+    """Stems that date the same event ("founded in 1965" against "established in 1972"),
+    each with the event (``event_classes.txt``)."""
+    return {stem(w): event for w, event in wl.pairs("event_classes")}
 
 
 def _show(q: Quantity) -> str:
@@ -504,61 +483,9 @@ def _conflicting(claim: Quantity, other: Quantity) -> bool:
     return claim.unit is not None and (same_noun(claim, other) or durations)
 
 
-_ANTONYMS = [
-    ("increase", "decrease"),
-    ("rise", "fall"),
-    ("rose", "fell"),
-    ("higher", "lower"),
-    ("more", "less"),
-    ("gain", "loss"),
-    ("won", "lost"),
-    ("win", "lose"),
-    ("approve", "reject"),
-    ("before", "after"),
-    ("above", "below"),
-    ("larger", "smaller"),
-    ("early", "late"),
-    ("first", "last"),
-    ("open", "close"),
-    ("allow", "forbid"),
-    ("accept", "decline"),
-    ("safe", "unsafe"),
-    ("effective", "ineffective"),
-    ("legal", "illegal"),
-    ("true", "false"),
-    ("male", "female"),
-    ("north", "south"),
-    ("east", "west"),
-    ("northern", "southern"),
-    ("eastern", "western"),
-    ("north", "southern"),
-    ("south", "northern"),
-    ("east", "western"),
-    ("west", "eastern"),
-    ("upper", "lower"),
-    ("inner", "outer"),
-    ("indoor", "outdoor"),
-    ("permanent", "temporary"),
-    ("maximum", "minimum"),
-    ("majority", "minority"),
-    ("start", "end"),
-    ("expand", "shrink"),
-    ("freshwater", "saltwater"),
-    ("public", "private"),
-    ("state", "private"),  # a state school
-    ("pay", "free"),
-    ("natural", "artificial"),
-    ("natural", "synthetic"),
-    ("domestic", "international"),
-    ("full-time", "part-time"),
-    ("paid", "unpaid"),
-    ("allow", "ban"),  # "Dogs are banned from the trail" against "Dogs are allowed"
-    ("permit", "ban"),
-    ("included", "extra"),  # "Breakfast costs extra" against "Breakfast is included"
-    ("inclusive", "extra"),
-    ("charge", "free"),  # "free of charge" against "charging £4 per kilo"
-    ("cost", "free"),  # "Tours are free" against "Tours ... cost £15"
-]
+def _antonyms() -> tuple[tuple[str, str], ...]:
+    """Pairs of words opposed to each other (``antonyms.txt``)."""
+    return wl.pairs("antonyms", "opposites")
 
 
 def _forms(word: str) -> set[str]:
@@ -567,32 +494,46 @@ def _forms(word: str) -> set[str]:
     return {stem(w) for w in (word, word + "s", word + "es", base + "ed", base + "ing")}
 
 
-_ANTONYM_PAIRS: dict[str, set[str]] = {}
-"""Each form of a word -> the stems of the words opposed to it."""
-for _a, _b in _ANTONYMS:
-    for _word, _other in ((_a, _b), (_b, _a)):
-        for _form in _forms(_word):
-            _ANTONYM_PAIRS.setdefault(_form, set()).add(stem(_other))
-_ANTONYM_FORMS = {stem(w): _forms(w) for pair in _ANTONYMS for w in pair}
+@derived
+def _antonym_pairs() -> dict[str, set[str]]:
+    """Each form of a word -> the stems of the words opposed to it."""
+    pairs: dict[str, set[str]] = {}
+    for a, b in _antonyms():
+        for word, other in ((a, b), (b, a)):
+            for form in _forms(word):
+                pairs.setdefault(form, set()).add(stem(other))
+    return pairs
 
 
-_FREE_STEM, _CHARGE_STEM = stem("free"), stem("charge")
+@derived
+def _antonym_forms() -> dict[str, set[str]]:
+    """Each word of an antonym pair (stemmed) -> the stems of its forms."""
+    return {stem(w): _forms(w) for pair in _antonyms() for w in pair}
+
+
+@derived
+def _said_together() -> tuple[tuple[str, str], ...]:
+    """(a, b) stems: b beside a is no opposite of anything ("free of charge" says "free",
+    not "charge")."""
+    return tuple((stem(a), stem(b)) for a, b in wl.pairs("antonyms", "said together"))
 
 
 def _opposed(claim: set[str], stated: set[str]) -> set[str]:
     """Claim stems whose opposite the sentence states while not stating them ("charge"
     beside "free" is "free of charge", no charge), unless the claim states an opposite
     of them too ("loaves from the day before ... after 4pm")."""
-    claim = claim - {_CHARGE_STEM} if _FREE_STEM in claim else claim
-    stated = stated - {_CHARGE_STEM} if _FREE_STEM in stated else stated
+    for word, beside in _said_together():
+        claim = claim - {beside} if word in claim else claim
+        stated = stated - {beside} if word in stated else stated
+    pairs, forms = _antonym_pairs(), _antonym_forms()
     return {
         w
         for w in claim
-        if w in _ANTONYM_PAIRS
+        if w in pairs
         and w not in stated
-        and any(_ANTONYM_FORMS[o] & stated for o in _ANTONYM_PAIRS[w])
+        and any(forms[o] & stated for o in pairs[w])
         # "from the day before ... after 4pm": a claim saying both says neither's opposite
-        and not any(_ANTONYM_FORMS[o] & claim for o in _ANTONYM_PAIRS[w])
+        and not any(forms[o] & claim for o in pairs[w])
     }
 
 
@@ -633,10 +574,11 @@ class NegationPolarityJudge(LocalJudge):
 
     def score(self, pair: JudgePair) -> Result:
         # "takes place" is one verb: its "place" is no word a sentence about it must say
-        pair = replace(pair, claim=_TAKES_PLACE.sub(r"\1", pair.claim))
+        pair = replace(pair, claim=_one_verb().sub(_first_group, pair.claim))
+        synonyms = _synonyms()
         claim_stems = {stem(t) for t in tokens(pair.claim)}
         claim_words = content_words(pair.claim)
-        anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_SYNONYMS)
+        anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=synonyms)
         slot: frozenset[str] = frozenset()
         if not anchors:
             # "Public tours are offered on Sundays" against "Public tours run on Saturdays":
@@ -644,15 +586,15 @@ class NegationPolarityJudge(LocalJudge):
             # sentence about the claim must share
             slot = frozenset(w for kind, _ in _KINDS for w in claim_words & kind)
             anchors = (
-                _anchor_sentences(pair, self.anchor_coverage, ignore=slot, meanings=_SYNONYMS)
+                _anchor_sentences(pair, self.anchor_coverage, ignore=slot, meanings=synonyms)
                 if slot
                 else []
             )
         opposite = False
-        if not anchors and not slot and claim_stems & _OPPOSITE_SLOTS.keys():
+        if not anchors and not slot and claim_stems & _opposite_slots().keys():
             # "The pitch is artificial" against "The pitch is natural grass": the opposite
             # word stands where the claim's would
-            anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_SAID_OR_OPPOSED)
+            anchors = _anchor_sentences(pair, self.anchor_coverage, meanings=_said_or_opposed())
             opposite = bool(anchors)
         if not anchors:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
@@ -660,7 +602,7 @@ class NegationPolarityJudge(LocalJudge):
         sent_stems = {stem(t) for t in tokens(sentence)}
         kind_flip = _another_of_a_kind(claim_stems, sent_stems, sentence, pair.claim)
         # "closed on Tuesdays" against "open daily from 9am to 6pm": every day is said
-        every_day = bool(slot & _WEEKDAY_STEMS) and bool(_EVERY_DAY.search(sentence))
+        every_day = bool(slot & _WEEKDAY_STEMS) and bool(_every_day().search(sentence))
         if slot and not kind_flip and not every_day:
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         clause = _clause_about(claim_words, sentence, self.anchor_coverage)
@@ -681,8 +623,8 @@ class NegationPolarityJudge(LocalJudge):
             return ABSTAIN, {}, _raw(reason="no evidence sentence about the claim")
         if (flipped + len(antonym)) % 2:  # "closed on Mondays" against "except Monday": even
             # words the sentence says in other words ("allowed" for "permitted")
-            meanings = {_SYNONYMS.get(w, w) for w in sent_stems}
-            said = {w for w in claim_words - sent_stems if _SYNONYMS.get(w, w) in meanings}
+            meanings = {synonyms.get(w, w) for w in sent_stems}
+            said = {w for w in claim_words - sent_stems if synonyms.get(w, w) in meanings}
             n = max(len(claim_words - slot), 1) + len(slot)
             # every claim word said (an antonym swapped for its pair): a clear conflict; a
             # weekday, season or month swapped may leave one word said otherwise ("offered"
@@ -721,7 +663,16 @@ class NegationPolarityJudge(LocalJudge):
         return 0.0, {"support": coverage, "contradiction": 0.0}, _raw(sentence=sentence)
 
 
-_TAKES_PLACE = re.compile(r"\b(take|takes|took|taken|taking)\s+place\b", re.I)
+@derived
+def _one_verb() -> re.Pattern[str]:
+    """Phrases read as their verb ("takes place": ``one_verb_phrases.txt``)."""
+    return re.compile(r"\b" + wl.one_of("one_verb_phrases") + r"\b", re.I)
+
+
+def _first_group(m: re.Match[str]) -> str:
+    return next((g for g in m.groups() if g), m.group(0))
+
+
 _WEEKDAYS = frozenset(WEEKDAYS)
 _SEASONS = frozenset({"spring", "summer", "autumn", "winter"})
 _MONTHS = frozenset(MONTH_NAMES) - {"may"}
@@ -783,18 +734,19 @@ _WEEKDAY_STEMS = _KINDS[0][0]
 """Each kind as the stems claims and sentences are compared in, with its range pattern."""
 
 
-_EVERY_DAY = re.compile(
-    r"\b(?:daily|every\s+day|each\s+day|seven\s+days\s+a\s+week)\b(?!\s+(?:except|but)\b)",
-    re.I,
-)
-"""A sentence that speaks of every day of the week (and makes no exception right after)."""
-_THE_OTHERS = re.compile(
-    r"\b(?:on|during|in|for)\s+(?:all\s+)?(?:the\s+)?other\s+(?:days|months|seasons)\b"
-    r"|\bthe\s+rest\s+of\s+the\s+(?:week|year)\b",
-    re.I,
-)
-"""The sentence speaks of every other day, month or season too ("closed on Mondays and
-open ... on other days"): naming one decides nothing about the rest."""
+@derived
+def _every_day() -> re.Pattern[str]:
+    """A sentence that speaks of every day of the week (and makes no exception right after;
+    ``every_day_phrases.txt``)."""
+    return re.compile(r"\b" + wl.one_of("every_day_phrases") + r"\b(?!\s+(?:except|but)\b)", re.I)
+
+
+@derived
+def _the_others() -> re.Pattern[str]:
+    """The sentence speaks of every other day, month or season too ("closed on Mondays and
+    open ... on other days"): naming one decides nothing about the rest
+    (``other_days_phrases.txt``)."""
+    return re.compile(wl.one_of("other_days_phrases"), re.I)
 
 
 def _another_of_a_kind(
@@ -809,13 +761,14 @@ def _another_of_a_kind(
     sentence's one range of its kind is another range when they cover other names ("open
     Tuesday to Saturday" against "open Monday to Saturday": :func:`_other_range`)."""
     found: set[str] = set()
+    others = _the_others()
     theirs_all = stated - _excepted(stated, sentence)  # "every day except Monday"
     for kind, span in _KINDS:
         mine, theirs = claim & kind, theirs_all & kind
-        if (len(mine) > 1 or span.search(claim_text)) and not _THE_OTHERS.search(sentence):
+        if (len(mine) > 1 or span.search(claim_text)) and not others.search(sentence):
             found |= _other_range(kind, span, claim_text, sentence, theirs)
             continue
-        if len(mine) != 1 or not theirs or mine & theirs or _THE_OTHERS.search(sentence):
+        if len(mine) != 1 or not theirs or mine & theirs or others.search(sentence):
             continue
         if span.search(sentence):
             # "open on Mondays" against "open from Tuesday to Saturday": outside the range
@@ -899,8 +852,13 @@ def _clause_opposed(claim: set[str], sentence: str) -> set[str]:
 
 
 _DETERMINERS = frozenset({"the", "a", "an", "all", "most", "many", "some", "other"})
-_OWN_SUBJECT_NOT = STOP_WORDS | {"it", "they", "he", "she", "this", "these", "those"}
-"""Words that, opening a clause after its determiners, name no subject of its own."""
+
+
+@derived
+def _own_subject_not() -> frozenset[str]:
+    """Words that, opening a clause after its determiners, name no subject of its own: stop
+    words and pronouns."""
+    return stop_words() | {"it", "they", "he", "she", "this", "these", "those"}
 
 
 def _contrasted(claim: str, sentence: str) -> set[str]:
@@ -911,7 +869,8 @@ def _contrasted(claim: str, sentence: str) -> set[str]:
     semicolon count: each has its own subject ("Prices fell in 2019, but rose in 2020"
     shares one)."""
     clauses = [c for c in sentence.split(";") if c.strip()]
-    words = [t for t in tokens(claim) if t not in STOP_WORDS and t not in NEGATIONS]
+    stops, negated = stop_words(), negations()
+    words = [t for t in tokens(claim) if t not in stops and t not in negated]
     if len(clauses) != 2 or not words:
         return set()
     subject = stem(words[0])
@@ -920,122 +879,171 @@ def _contrasted(claim: str, sentence: str) -> set[str]:
     for own, other in ((0, 1), (1, 0)):
         if subject in stated[own] and subject not in stated[other]:
             opener = next((t for t in tokens(clauses[other]) if t not in _DETERMINERS), "")
-            if not opener or opener in _OWN_SUBJECT_NOT:
+            if not opener or opener in _own_subject_not():
                 return set()
             return {w for w in _opposed(claim_stems, stated[own]) if w in stated[other]}
     return set()
 
 
-_RATED = re.compile(
-    r"\b(?:rated|graded|judged|assessed|ranked)\s+(?:it\s+|them\s+|as\s+)*"
-    r"(?:[\w'\-]+\s+){0,4}?(?:as\s+)?(?:an?\s+)?"
-    r"[\"'\u201c]?(outstanding|excellent|good|satisfactory|adequate|fair|poor|inadequate"
-    r"|requires improvement|unsatisfactory)\b",
-    re.I,
-)
+@derived
+def _rated() -> re.Pattern[str]:
+    """A rating with its grade in group 1 ("rated it outstanding": ``rating_words.txt``)."""
+    grades = wl.entries("rating_words", "grades")
+    if not grades:
+        return NEVER
+    return re.compile(
+        r"\b" + wl.one_of("rating_words", "verbs") + r"\s+(?:it\s+|them\s+|as\s+)*"
+        r"(?:[\w'\-]+\s+){0,4}?(?:as\s+)?(?:an?\s+)?"
+        r"[\"'\u201c]?(" + "|".join(grades) + r")\b",
+        re.I,
+    )
 
 
 def _rated_otherwise(claim: str, sentence: str) -> set[str]:
     """The claim's rating when the sentence gives the same kind of rating another grade
     ("rated it outstanding" against "the school was rated good")."""
-    mine = {m.group(1).lower() for m in _RATED.finditer(claim)}
-    theirs = {m.group(1).lower() for m in _RATED.finditer(sentence)}
+    rated = _rated()
+    mine = {m.group(1).lower() for m in rated.finditer(claim)}
+    theirs = {m.group(1).lower() for m in rated.finditer(sentence)}
     if len(mine) != 1 or not theirs or mine & theirs:
         return set()
     return {stem(next(iter(mine)).split()[0])}
 
 
-_NONE_BUT = re.compile(
-    r"\b(?:no|not|none|nothing|never|nobody)\b[^.;]*?\b(?:apart from|except(?:\s+for)?|"
-    r"other than|besides|but)\s+(?:the\s+|an?\s+)?(\w+)",
-    re.I,
-)
-_ONLY = re.compile(r"\b(?:only|solely|exclusively)\b", re.I)
+@derived
+def _none_but() -> re.Pattern[str]:
+    """ "None but X" with X in group 1 ("no runtime dependencies apart from Pillow":
+    ``only_exceptions.txt``)."""
+    return re.compile(
+        r"\b"
+        + wl.one_of("only_exceptions", "none")
+        + r"\b[^.;]*?\b"
+        + wl.one_of("only_exceptions", "but")
+        + r"\s+(?:the\s+|an?\s+)?(\w+)",
+        re.I,
+    )
+
+
+@derived
+def _only() -> re.Pattern[str]:
+    return re.compile(r"\b" + wl.one_of("only_exceptions", "only") + r"\b", re.I)
 
 
 def _only_as_exception(claim_stems: set[str], claim: str, sentence: str) -> bool:
     """True when the sentence says "none but X" of an X the claim says "only" of ("It has no
     runtime dependencies apart from Pillow" against "depends only on Pillow"): a negation
     that states the claim's restriction, not its opposite."""
-    if not _ONLY.search(claim):
+    if not _only().search(claim):
         return False
-    return any(stem(m.group(1).lower()) in claim_stems for m in _NONE_BUT.finditer(sentence))
+    return any(stem(m.group(1).lower()) in claim_stems for m in _none_but().finditer(sentence))
 
 
-_EXCEPT = re.compile(r"\b(?:except|excluding|apart from|other than)\s+(?:on\s+|in\s+)?(\w+)", re.I)
+@derived
+def _except() -> re.Pattern[str]:
+    """What the sentence makes the exception, in group 1 ("except Monday":
+    ``exception_words.txt``)."""
+    return re.compile(r"\b" + wl.one_of("exception_words") + r"\s+(?:on\s+|in\s+)?(\w+)", re.I)
 
 
 def _excepted(claim: set[str], sentence: str) -> set[str]:
     """The claim's weekday, season or month that the sentence makes the exception ("open
     on Mondays" against "open every day except Monday")."""
-    named = {stem(m.group(1).lower()) for m in _EXCEPT.finditer(sentence)}
+    named = {stem(m.group(1).lower()) for m in _except().finditer(sentence)}
     return {w for w in claim & named if any(w in kind for kind, _ in _KINDS)}
 
 
-_SYNONYMS = {
-    stem(w): meaning
-    for meaning, words in (
-        ("allow", ("allow", "allowed", "permit", "permitted", "permits", "welcome")),
-        ("forbid", ("forbid", "forbidden", "prohibit", "prohibited", "ban", "banned")),
-    )
-    for w in words
-}
-"""Stems a polarity conflict may be stated with in other words ("not permitted" against
-"allowed")."""
+@derived
+def _synonyms() -> dict[str, str]:
+    """Stems a polarity conflict may be stated with in other words ("not permitted" against
+    "allowed"), each with its meaning (``synonyms.txt``)."""
+    return {
+        stem(w): meaning
+        for meaning in wl.sections("synonyms")
+        for w in wl.entries("synonyms", meaning)
+    }
 
 
+@derived
 def _opposite_slots() -> dict[str, str]:
     """Every form of an antonym mapped to one key per group of words opposed to each other
     ("north", "south", "southern", "northern" share one)."""
     group: dict[str, str] = {}
-    for a, b in _ANTONYMS:
+    for a, b in _antonyms():
         key_a, key_b = group.get(stem(a), stem(a)), group.get(stem(b), stem(b))
         for w, key in list(group.items()):  # merge b's group into a's
             if key == key_b:
                 group[w] = key_a
         group[stem(a)] = group[stem(b)] = key_a
-    return {form: key for w, key in group.items() for form in _ANTONYM_FORMS[w]}
+    forms = _antonym_forms()
+    return {form: key for w, key in group.items() for form in forms[w]}
 
 
-_OPPOSITE_SLOTS = _opposite_slots()
-_SAID_OR_OPPOSED = {
-    w: _OPPOSITE_SLOTS.get(_SYNONYMS.get(w, w), _SYNONYMS.get(w, w))
-    for w in _SYNONYMS.keys() | _OPPOSITE_SLOTS.keys()
-}
-"""Stems mapped to one key for a word, its synonyms and its opposite: the sentence about
-a claim may hold the opposite of one of its words."""
-_ENDED = re.compile(
-    r"\b(?:was|were|has been|have been|had been)\s+(?:permanently\s+|finally\s+)?"
-    r"(closed(?:\s+down)?|shut(?:\s+down)?|demolished|abolished|dissolved|disbanded|"
-    r"discontinued|scrapped|torn down|dismantled|wound up)\b(?!\s+(?:for|to|on|until|between|"
-    r"during|from)\b)",
-    re.IGNORECASE,
-)
-_PRESENT = re.compile(r"\b(?:is|are|has|have|still|remains?|operates?|runs?|includes?)\b", re.I)
-_PAST_VERB = re.compile(
-    r"\b(?:[a-z]{2,}ed|flew|ran|won|lost|built|sold|went|made|began|held|became|grew|rose|"
-    r"fell|left|took|gave|saw|led|met|paid|spent|told|wrote|bought|brought|fought)\b"
-)
-_PAST = re.compile(
-    r"\b(?:was|were|had|used to|formerly|once|until|before|previously|closed|demolished)\b",
-    re.IGNORECASE,
-)
+@derived
+def _said_or_opposed() -> dict[str, str]:
+    """Stems mapped to one key for a word, its synonyms and its opposite: the sentence about
+    a claim may hold the opposite of one of its words."""
+    synonyms, slots = _synonyms(), _opposite_slots()
+    return {
+        w: slots.get(synonyms.get(w, w), synonyms.get(w, w)) for w in synonyms.keys() | slots.keys()
+    }
+
+
+@derived
+def _ended() -> re.Pattern[str]:
+    """A passive saying something has ended for good ("was closed in 2023"; not "closed for
+    repairs": ``ended_verbs.txt``)."""
+    return re.compile(
+        r"\b(?:was|were|has been|have been|had been)\s+(?:"
+        + wl.one_of("ended_verbs", "adverbs")
+        + r"\s+)?"
+        + wl.one_of("ended_verbs", "passive")
+        + r"\b(?!\s+(?:for|to|on|until|between|during|from)\b)",
+        re.IGNORECASE,
+    )
+
+
+@derived
+def _present() -> re.Pattern[str]:
+    return re.compile(r"\b" + wl.one_of("ended_tense_words", "present") + r"\b", re.I)
+
+
+@derived
+def _past_verb() -> re.Pattern[str]:
+    past = "|".join([r"[a-z]{2,}ed", *wl.entries("ended_tense_words", "past verbs")])
+    return re.compile(r"\b(?:" + past + r")\b")
+
+
+@derived
+def _past() -> re.Pattern[str]:
+    return re.compile(r"\b" + wl.one_of("ended_tense_words", "past") + r"\b", re.IGNORECASE)
 
 
 _YEAR = re.compile(r"\b(?:1[5-9]\d\d|20\d\d)\b")
-_ENDED_ACTIVE = re.compile(
-    r"\b(?:ended|ceased|stopped|folded|closed(?:\s+down)?|shut\s+down)\b"
-    r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
-)
+
+
+@derived
+def _ended_active() -> re.Pattern[str]:
+    """An active verb saying something has ended, with a year or nothing after it ("Flights
+    to Belfast ended in 2024": ``ended_verbs.txt``)."""
+    return re.compile(
+        r"\b" + wl.one_of("ended_verbs", "active") + r"\b"
+        r"(?=\s+in\s+(?:[A-Z][a-z]+\s+)?\d{4}|\s*(?:[.;,]|$))"
+    )
+
+
 _CONTRAST_CLAUSES = re.compile(r";|\bbut\b|\bwhile\b|\bwhereas\b")
 """Where the clauses of a contrast meet ("...; ...", "... but ...", "... while ...")."""
-_CEASED_SUPPORT = re.compile(
-    r"\b(?:drops?|dropped|dropping|ends?|ended|removes?|removed|withdr[ae]ws?|withdrawn|"
-    r"discontinues?|discontinued|deprecates?|deprecated)\s+(?:its\s+|their\s+)?support\s+for\s+"
-    r"(?P<what>[^,;]+?)(?=\s+(?:and|but|while)\b|[,;]|\.(?:\s|$)|$)",
-    re.I,
-)
-"""Support withdrawn ("drops support for Python 3.8"): the negation of supporting it."""
+
+
+@derived
+def _ceased_support() -> re.Pattern[str]:
+    """Support withdrawn ("drops support for Python 3.8"): the negation of supporting it
+    (``ceased_support.txt``)."""
+    return re.compile(
+        r"\b" + wl.one_of("ceased_support") + r"\s+(?:its\s+|their\s+)?support\s+for\s+"
+        r"(?P<what>[^,;]+?)(?=\s+(?:and|but|while)\b|[,;]|\.(?:\s|$)|$)",
+        re.I,
+    )
 
 
 def _polarity(text: str, claim_words: frozenset[str]) -> int:
@@ -1043,7 +1051,7 @@ def _polarity(text: str, claim_words: frozenset[str]) -> int:
     about counting as one ("drops support for Python 3.8" negates "supports Python 3.8",
     not "supports Python 3.10")."""
     ceased = sum(
-        content_words(m.group("what")) <= claim_words for m in _CEASED_SUPPORT.finditer(text)
+        content_words(m.group("what")) <= claim_words for m in _ceased_support().finditer(text)
     )
     return (negation_count(text) + ceased) % 2
 
@@ -1080,11 +1088,11 @@ def _own_subject(part: str, claim_words: frozenset[str]) -> bool:
     claim does not say, nor its opposite ("children under five travel free" beside "a
     ticket for a foot passenger costs £12"; not "cost £15" after "tours run on Saturday")."""
     opener = next((t for t in tokens(part) if t not in _DETERMINERS), "")
-    if not opener or opener in _OWN_SUBJECT_NOT or not opener[0].isalpha():
+    if not opener or opener in _own_subject_not() or not opener[0].isalpha():
         return False
     word = stem(opener)
-    opposed = _ANTONYM_PAIRS.get(word, set())
-    return word not in claim_words and not any(_ANTONYM_FORMS[o] & claim_words for o in opposed)
+    opposed, forms = _antonym_pairs().get(word, set()), _antonym_forms()
+    return word not in claim_words and not any(forms[o] & claim_words for o in opposed)
 
 
 _AND_PARTS = re.compile(r",?\s+and\s+")
@@ -1138,15 +1146,15 @@ def ended(claim: str, sentences_about: Sequence[str]) -> list[str]:
     Sundays"), or ended, ceased, stopped, folded, closed, shut down with a year or
     nothing after it ("Flights to Belfast ended in 2024"). A claim in the past tense is
     not in conflict (a past marker, a year, or a past verb with no present one)."""
-    if _PAST.search(claim) or _YEAR.search(claim):
+    if _past().search(claim) or _YEAR.search(claim):
         return []
-    if not _PRESENT.search(claim) and _PAST_VERB.search(claim):
+    if not _present().search(claim) and _past_verb().search(claim):
         return []
     words = content_words(claim)
     found = []
     for sentence in sentences_about:
         for clause in _CONTRAST_CLAUSES.split(sentence):
-            m = _ENDED.search(clause) or _ENDED_ACTIVE.search(clause)
+            m = _ended().search(clause) or _ended_active().search(clause)
             if m is None:
                 continue
             subject = {w for w in content_words(clause[: m.start()]) if not w[0].isdigit()}
