@@ -7,7 +7,6 @@ and the same ledger rows whichever door they came in by.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -25,22 +24,20 @@ from auditor.errors import ConfigError
 from auditor.graph.flow import AuditComponents
 from auditor.judges.base import Judge, build_judge
 from auditor.judges.panel import Panel, load_panel
+from auditor.locations import index_location, ledger_location
 from auditor.stacking.model import Stacker, load_stacker
 from auditor.types import Answer, Component, Hit
 from ledger import Ledger, open_ledger
 
 if TYPE_CHECKING:
     from auditor.bridging import BridgeResult
+    from auditor.executor import RunSummary
     from auditor.gate import GateResult, GateRule
+    from auditor.ray_engine import WorkerSpec
     from auditor.report.card import ReportCard
     from auditor.report.full import FullReport
     from auditor.retrieval import EvidenceIndex
-    from auditor.runner import RunSummary
 
-DEFAULT_LEDGER = ".auditor/ledger.db"
-"""Where the ledger lives when neither ``db`` nor ``$AUDITOR_DB`` says otherwise."""
-DEFAULT_INDEX = ".auditor/index"
-"""Where the evidence index lives when neither ``index`` nor ``$AUDITOR_INDEX`` says."""
 
 ProgressFn = Callable[[int, int], None]
 """``progress(done, total)`` answers, called as each answer commits."""
@@ -133,8 +130,7 @@ class Auditor:
         if isinstance(db, Ledger):
             self.ledger, self._owns_ledger = db, False
         else:
-            location = db if db is not None else os.environ.get("AUDITOR_DB", DEFAULT_LEDGER)
-            self.ledger, self._owns_ledger = open_ledger(location), True
+            self.ledger, self._owns_ledger = open_ledger(ledger_location(db)), True
         attach_cache(self.panel, self.ledger)
         if self.second_opinion is not None:
             attach_cache(Panel("second-opinion", (self.second_opinion,), ""), self.ledger)
@@ -163,12 +159,7 @@ class Auditor:
             if isinstance(self._index_arg, EvidenceIndex):
                 self._index = self._index_arg
             else:
-                location = (
-                    self._index_arg
-                    if self._index_arg is not None
-                    else os.environ.get("AUDITOR_INDEX", DEFAULT_INDEX)
-                )
-                self._index = EvidenceIndex.open(location)
+                self._index = EvidenceIndex.open(index_location(self._index_arg))
         return self._index
 
     def components(self) -> AuditComponents:
@@ -292,6 +283,7 @@ class Auditor:
             second_opinion=second_opinion,
             ledger_url=ledger_url_for_workers(self.ledger),
             roles={r: c.digest for r, c in run_components(components, index).items()},
+            build=worker_auditor,
         )
         with ray_cluster(how) as session:
             # a Ray session the caller started (notebook, tests) keeps warm actors
@@ -484,3 +476,16 @@ def audit_answers(
             index = Path(tmp) / "index"
         with Auditor(index, ledger, panel=panel, stacker=stacker, config=config) as auditor:
             return auditor.audit(answers)
+
+
+def worker_auditor(spec: WorkerSpec) -> Auditor:
+    """The auditor a Ray worker audits with, built from the driver's arguments (its own
+    ledger connection, or an in-memory one when rows go back to the driver)."""
+    return Auditor(
+        spec.index_dir,
+        spec.ledger_url if spec.ledger_url is not None else ":memory:",
+        panel=spec.panel,
+        stacker=spec.stacker,
+        config=spec.config,
+        second_opinion=spec.second_opinion,
+    )

@@ -12,29 +12,27 @@ changed entailment judge with the same weights reads no pair the run already rea
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from auditor.clock import answer_as_of
 from auditor.config import AuditConfig
 from auditor.evidence import Evidence
+from auditor.executor import Producer, ResultsOf, execute_run
 from auditor.extract.base import Extraction, Extractor
-from auditor.graph.flow import AuditComponents, build_audit_graph, panel_weights
+from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph, panel_weights
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.reader_scores import StoredKey
-from auditor.reader_scores import keep as keep_reader_scores
 from auditor.reader_scores import preload as preload_reader_scores
-from auditor.reader_scores import stop as stop_reader_scores
-from auditor.reader_scores import take as take_reader_scores
+from auditor.records import stored_vote
 from auditor.report.agreement import Agreement, label_agreement
-from auditor.runner import check_members, stored_vote, verdict_record, vote_records
+from auditor.runner import check_members
 from auditor.stacking.model import Stacker
 from auditor.steps import ClaimAudit, KnownVotes
 from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit, Vote
-from ledger import Ledger
+from ledger import AnswerResult, Ledger
 
 if TYPE_CHECKING:
     from auditor.spans.reader import Localizer
@@ -166,7 +164,8 @@ def rejudge(
 ) -> BridgeResult:
     """Re-judge every claim of ``run_id`` (a full id) with ``panel`` + ``stacker`` on the
     stored evidence, through the same graph nodes as an audit (entering at ``judge``,
-    with the run's recorded configuration); store votes and verdicts beside the old ones
+    with the run's recorded configuration) and the one run executor
+    (:func:`auditor.executor.execute_run`); store votes and verdicts beside the old ones
     (idempotent); return the agreement of the new labels with the run's own labels.
 
     Use :meth:`auditor.Auditor.rejudge`, which resolves the run and loads the panel."""
@@ -181,24 +180,28 @@ def rejudge(
         for c in ledger.claim_results(run_id, panel_digest=new_panel, stacker_digest=new_stacker)
         if c.label is not None
     }
-    n_votes = n_verdicts = 0
-    reused = existing >= {c.claim_id for c in old}
-    if not reused:
-        judges = [*panel.members, *([second_opinion] if second_opinion else [])]
-        take_reader_scores(judges)  # nothing left over from another use of these judges
-        keep_reader_scores(judges)
-        audits, stored = _replay(ledger, run_id, panel, stacker, second_opinion, True)
-        digests = {j.name: j.digest for j in judges}
-        n_votes, n_verdicts = ledger.record_bridge(
-            run_id,
-            panel=panel.component(),
-            stacker=stacker.component(),
-            judges=[j.component() for j in judges],
-            votes=[v for a in audits for v in vote_records(a, digests)],
-            verdicts=[verdict_record(a) for a in audits],
-            reader_scores=take_reader_scores(judges, skip=stored),
+    judges = [*panel.members, *([second_opinion] if second_opinion else [])]
+    sink = _Bridge(
+        ledger,
+        run_id,
+        panel,
+        stacker,
+        judges,
+        reused=existing >= {c.claim_id for c in old},
+    )
+    if not sink.reused:
+        stored = preload_reader_scores(ledger, run_id, judges)
+        run, components = _replay_components(ledger, run_id, panel, stacker, second_opinion, True)
+        answers = list(run.answers.values())
+        execute_run(
+            answers,
+            sink,
+            _replayed(run, components),
+            judges=judges,
+            judge_digests={j.name: j.digest for j in judges},
+            batch_size=max(1, len(answers)),
+            stored_scores=stored,
         )
-        stop_reader_scores(judges)
     new = {
         c.claim_id: c.label
         for c in ledger.claim_results(run_id, panel_digest=new_panel, stacker_digest=new_stacker)
@@ -217,11 +220,79 @@ def rejudge(
         new_panel=new_panel,
         new_stacker=new_stacker,
         n_claims=len(old),
-        votes_written=n_votes,
-        verdicts_written=n_verdicts,
-        reused=reused,
+        votes_written=sink.n_votes,
+        verdicts_written=sink.n_verdicts,
+        reused=sink.reused,
         agreement=agreement,
     )
+
+
+@dataclass
+class _Bridge:
+    """The sink of a re-judge: the new votes and verdicts beside the run's own
+    (:meth:`ledger.Ledger.record_bridge`), in the run that was judged."""
+
+    ledger: Ledger
+    run_id: str
+    panel: Panel
+    stacker: Stacker
+    judges: Sequence[Judge]
+    reused: bool
+    n_votes: int = 0
+    n_verdicts: int = 0
+
+    def begin(self) -> frozenset[str] | None:
+        return None if self.reused else frozenset()
+
+    def record(self, results: Sequence[AnswerResult]) -> None:
+        n_votes, n_verdicts = self.ledger.record_bridge(
+            self.run_id,
+            panel=self.panel.component(),
+            stacker=self.stacker.component(),
+            judges=[j.component() for j in self.judges],
+            votes=[v for r in results for v in r.votes],
+            verdicts=[v for r in results for v in r.verdicts],
+            reader_scores=[s for r in results for s in r.reader_scores],
+        )
+        self.n_votes += n_votes
+        self.n_verdicts += n_verdicts
+
+    def finish(self) -> None:
+        """A re-judge adds to a finished run; there is nothing to finish."""
+
+
+def _replayed(run: StoredRun, components: AuditComponents) -> Producer:
+    """The stored claims of each batch through the audit graph, entered at ``judge``."""
+    graph = build_audit_graph(components, entry="judge")
+    stored = Extraction("", (), _NoExtractor().component)
+    audits_of: dict[str, list[ClaimAudit]] = {}
+    for audit in run.audits:
+        audits_of.setdefault(audit.claim.answer_id, []).append(audit)
+
+    def produce(
+        batches: Sequence[Sequence[Answer]], seq_of: Mapping[str, int], results_of: ResultsOf
+    ) -> Iterator[Sequence[AnswerResult]]:
+        for batch in batches:
+            state = cast(
+                AuditState,
+                graph.invoke(
+                    {
+                        "answers": list(batch),
+                        "audits": [x for a in batch for x in audits_of.get(a.id, [])],
+                    }
+                ),
+            )
+            state["extractions"] = [
+                replace(
+                    stored,
+                    answer_id=a.id,
+                    claims=tuple(x.claim for x in audits_of.get(a.id, [])),
+                )
+                for a in batch
+            ]
+            yield results_of(state)
+
+    return produce
 
 
 def replay(
@@ -242,22 +313,30 @@ def replay(
     cast again); ``reuse_votes=False`` casts every vote again. The entailment reader's
     pair scores stored with the run are offered to the panel's reader judges (those of
     the same weights go into the reader's cache before it reads)."""
-    return _replay(ledger, run_id, panel, stacker, second_opinion, reuse_votes)[0]
+    preload_reader_scores(
+        ledger, run_id, [*panel.members, *([second_opinion] if second_opinion else [])]
+    )
+    run, components = _replay_components(
+        ledger, run_id, panel, stacker, second_opinion, reuse_votes
+    )
+    state = build_audit_graph(components, entry="judge").invoke(
+        {"answers": list(run.answers.values()), "audits": run.audits}
+    )
+    audits: list[ClaimAudit] = state["audits"]
+    return audits
 
 
-def _replay(
+def _replay_components(
     ledger: Ledger,
     run_id: str,
     panel: Panel,
     stacker: Stacker,
     second_opinion: Judge | None,
     reuse_votes: bool,
-) -> tuple[list[ClaimAudit], frozenset[StoredKey]]:
-    """:func:`replay`, and the keys of the reader scores the run already stored."""
+) -> tuple[StoredRun, AuditComponents]:
+    """A run's stored claims, and the components that judge them again: the run's
+    configuration, stored evidence and (with ``reuse_votes``) stored votes."""
     check_members(panel, stacker)
-    stored = preload_reader_scores(
-        ledger, run_id, [*panel.members, *([second_opinion] if second_opinion else [])]
-    )
     run = stored_run(ledger, run_id)
     components = AuditComponents(
         extractor=_NoExtractor(),
@@ -269,10 +348,7 @@ def _replay(
         localizer=recorded_localizer(ledger, run_id, run.config, panel),
         known_votes=stored_votes(ledger, run_id) if reuse_votes else None,
     )
-    state = build_audit_graph(components, entry="judge").invoke(
-        {"answers": list(run.answers.values()), "audits": run.audits}
-    )
-    return state["audits"], stored
+    return run, components
 
 
 def stored_votes(ledger: Ledger, run_id: str) -> KnownVotes:

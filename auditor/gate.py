@@ -16,14 +16,13 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from xml.etree import ElementTree as ET
 
 from auditor.errors import InputError
 from auditor.report.card import DIRECTION, ReportCard, figure_specs
 
 if TYPE_CHECKING:
-    from auditor._auditor import AuditRun
     from auditor.report.compare import Comparison
     from ledger import Ledger
 
@@ -274,8 +273,15 @@ def gate_run(
     return evaluate_gate(card, rules, comparison)
 
 
+class HasRunId(Protocol):
+    """A run's outcome (:class:`auditor.AuditRun`): what the gate needs of it."""
+
+    @property
+    def run_id(self) -> str: ...
+
+
 def assert_audit(
-    run: AuditRun | str,
+    run: HasRunId | str,
     *,
     db: str | Ledger | None = None,
     min: Mapping[str, float] | None = None,
@@ -294,7 +300,7 @@ def assert_audit(
     ...
     ledger.errors.LedgerError: ...: no run with id '0123'
     """
-    from auditor._auditor import DEFAULT_LEDGER
+    from auditor.locations import ledger_location
     from ledger import Ledger as LedgerType
     from ledger import open_ledger
 
@@ -305,11 +311,7 @@ def assert_audit(
     if isinstance(db, LedgerType):
         result = gate_run(db, run_ref, rules=rules, baseline=baseline, n_boot=n_boot, seed=seed)
     else:
-        import os
-
-        with open_ledger(
-            db or os.environ.get("AUDITOR_DB", DEFAULT_LEDGER), create=db == ":memory:"
-        ) as ledger:
+        with open_ledger(ledger_location(db), create=db == ":memory:") as ledger:
             result = gate_run(
                 ledger, run_ref, rules=rules, baseline=baseline, n_boot=n_boot, seed=seed
             )

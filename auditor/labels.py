@@ -58,6 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from auditor.relevance import SubjectCoverage, any_relevant
 from auditor.types import ABSTAIN, Label, Vote
 
 
@@ -258,17 +259,8 @@ def _relevant(
     subject: bool = False,
     role: bool = False,
 ) -> bool:
-    if role and best is not None and best >= policy.min_relevance:
-        return True  # the evidence says who holds the claim's role: it speaks to the claim
-    if subject and best is not None and best >= max(policy.subject_relevance, policy.min_relevance):
-        return True
-    if not scores:
-        return best is not None and best >= policy.min_relevance
-    return any(
-        cos >= policy.min_relevance
-        and (cos >= policy.strong_relevance or cov >= policy.min_coverage)
-        for cos, cov in scores
-    )
+    """Rule 2 for one kind of evidence: :func:`auditor.relevance.any_relevant`."""
+    return any_relevant(best, scores, policy, SubjectCoverage(subject, role))
 
 
 def _coverage(scores: Sequence[tuple[float, float]]) -> float:

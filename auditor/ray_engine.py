@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,11 +38,13 @@ from auditor.errors import AuditorError
 
 if TYPE_CHECKING:
     from auditor.config import AuditConfig
+    from auditor.graph.flow import AuditComponents
     from auditor.judges.base import Judge
     from auditor.judges.panel import Panel
+    from auditor.retrieval import EvidenceIndex
     from auditor.stacking.model import Stacker
     from auditor.types import Answer
-    from ledger import AnswerResult
+    from ledger import AnswerResult, Ledger
 
 
 class RayEngineError(AuditorError):
@@ -200,6 +202,21 @@ class WorkerSpec:
     roles: Mapping[str, str]
     """The driver's component digests by role: a worker that builds anything else (an
     index changed under the run) refuses to start."""
+    build: Callable[[WorkerSpec], WorkerAuditor]
+    """Builds the worker's auditor from this spec (:func:`auditor._auditor.worker_auditor`;
+    the engine does not import the auditor that drives it)."""
+
+
+class WorkerAuditor(Protocol):
+    """What a worker needs of the auditor it builds."""
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def index(self) -> EvidenceIndex: ...
+
+    def components(self) -> AuditComponents: ...
 
 
 class AuditWorker:
@@ -214,19 +231,12 @@ class AuditWorker:
 
     def _build(self, spec: WorkerSpec, threads: int) -> None:
         _set_threads(threads)
-        from auditor._auditor import Auditor
         from auditor.graph.flow import AuditState, build_audit_graph
         from auditor.reader_scores import keep, take
-        from auditor.runner import answer_results, audit_judges, index_component, run_components
+        from auditor.records import answer_results
+        from auditor.runner import audit_judges, index_component, run_components
 
-        self._auditor = Auditor(
-            spec.index_dir,
-            spec.ledger_url if spec.ledger_url is not None else ":memory:",
-            panel=spec.panel,
-            stacker=spec.stacker,
-            config=spec.config,
-            second_opinion=spec.second_opinion,
-        )
+        self._auditor = spec.build(spec)
         self._writes = spec.ledger_url is not None
         components = self._auditor.components()
         roles = run_components(components, index_component(self._auditor.index.manifest))

@@ -10,7 +10,7 @@ last committed answer left off.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from typing import Any, Protocol
 
 from auditor.decision import label_model_component
@@ -18,40 +18,31 @@ from auditor.digest import content_digest, sha256_text
 from auditor.engine import AUDIT_BATCH_ANSWERS
 from auditor.errors import ConfigError
 from auditor.evidence import inline_evidence
+from auditor.executor import (
+    NewRun,
+    Producer,
+    Recorded,
+    ResultsOf,
+    RunSummary,
+    execute_run,
+)
 from auditor.extract.base import Extraction
 from auditor.gctune import collecting_less
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.reader_scores import keep as keep_reader_scores
-from auditor.reader_scores import stop as stop_reader_scores
-from auditor.reader_scores import take as take_reader_scores
 from auditor.stacking.calibrate import CalibrationItem, CalibrationResult
 from auditor.stacking.model import Stacker
-from auditor.steps import ClaimAudit, judged_text
-from auditor.types import Answer, Chunk, Component, Context, DocumentVersion, Vote
+from auditor.steps import judged_text
+from auditor.types import Answer, Component, Context, Vote
 from ledger import (
     AnswerResult,
     ClaimRecord,
     Ledger,
-    ReaderScoreRecord,
     RetrievalRecord,
     VerdictRecord,
     VoteRecord,
 )
-
-Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """What an audit run did."""
-
-    run_id: str
-    reused: bool
-    """True when the run already existed and was complete: nothing was written."""
-    answers_written: int
-    answers_total: int
 
 
 def input_digest(answers: Sequence[Answer]) -> str:
@@ -137,7 +128,7 @@ def execute_audit(
     *,
     index_component: Component,
     batch_size: int = AUDIT_BATCH_ANSWERS,
-    progress: Progress | None = None,
+    progress: Callable[[int, int], None] | None = None,
     on_answer: Callable[[str, str], None] | None = None,
     on_commit: Callable[[str, list[str]], None] | None = None,
     engine: BatchEngine | None = None,
@@ -150,56 +141,52 @@ def execute_audit(
     and ``progress`` for each of its answers, in input order.
     ``engine`` runs the batches elsewhere (Ray actors; an answer per transaction, as
     the workers deliver them); the run id, the batches and the rows written are the
-    same as in this process.
+    same as in this process. Both run through :func:`auditor.executor.execute_run`.
     Use :class:`auditor.Auditor`, which builds the components; this is its engine.
     """
     roles = run_components(components, index_component)
-    digest = input_digest(answers)
     run_id = run_id_of(answers, components, index_component)
-    info = ledger.begin_run(
+    sink = NewRun(
+        ledger,
         run_id,
         kind="audit",
-        input_digest=digest,
+        input_digest=input_digest(answers),
         as_of=components.config.as_of,
         config=components.config.to_dict(),
         components=roles,
         n_answers=len(answers),
     )
-    if info.status == "complete":
-        return RunSummary(run_id, True, 0, len(answers))
-    done = ledger.done_answer_ids(run_id)
-    todo = [(seq, a) for seq, a in enumerate(answers) if a.id not in done]
-    seq_of = {a.id: seq for seq, a in todo}
     digests = judge_digests(components, roles)
-    judges = audit_judges(components)
-    take_reader_scores(judges)  # nothing left over from another run of these judges
-    keep_reader_scores(judges)
-    written = 0
-    if progress:
-        progress(len(done), len(answers))
+    produce = (
+        _local_batches(components, batch_size)
+        if engine is None
+        else _engine_batches(engine, run_id, digests)
+    )
+    return execute_run(
+        answers,
+        sink,
+        produce,
+        judges=audit_judges(components),
+        judge_digests=digests,
+        batch_size=batch_size,
+        progress=progress,
+        on_answer=on_answer,
+        on_commit=on_commit,
+    )
 
-    def committed(answer_ids: list[str]) -> list[str]:
-        nonlocal written
-        if on_commit and answer_ids:
-            on_commit(run_id, answer_ids)
-        for answer_id in answer_ids:
-            written += 1
-            if on_answer:
-                on_answer(run_id, answer_id)
-            if progress:
-                progress(len(done) + written, len(answers))
-        return answer_ids
 
-    def write(state: AuditState) -> list[str]:
-        results = answer_results(state, seq_of, digests, take_reader_scores(judges))
-        ledger.record_answers(run_id, results)  # the whole batch: one transaction
-        return committed([r.answer_id for r in results])
+def _local_batches(components: AuditComponents, batch_size: int) -> Producer:
+    """The batches through the audit graph in this process."""
 
-    batches = [
-        [a for _, a in todo[start : start + batch_size]]
-        for start in range(0, len(todo), batch_size)
-    ]
-    if engine is None:
+    def produce(
+        batches: Sequence[Sequence[Answer]], seq_of: Mapping[str, int], results_of: ResultsOf
+    ) -> Iterator[Sequence[AnswerResult]]:
+        finished: list[list[AnswerResult]] = []
+
+        def write(state: AuditState) -> list[str]:
+            finished.append(results_of(state))
+            return [r.answer_id for r in finished[-1]]
+
         graph = build_audit_graph(components, write)
         per_window = max(1, EMBED_AHEAD_ANSWERS // batch_size)
         with collecting_less():  # around the models, spaCy and the index (auditor.gctune)
@@ -212,19 +199,23 @@ def execute_audit(
                 extracted = [components.extractor.extract_detailed(batch) for batch in window]
                 embed_claims_ahead([e for batch in extracted for e in batch])
                 for batch, extractions in zip(window, extracted, strict=True):
-                    graph.invoke({"answers": batch, "extractions": extractions})
-    else:
+                    graph.invoke({"answers": list(batch), "extractions": extractions})
+                    yield finished.pop()
+
+    return produce
+
+
+def _engine_batches(engine: BatchEngine, run_id: str, digests: Mapping[str, str]) -> Producer:
+    """The batches on an engine's workers: each answer's records as a worker delivers them
+    (written here, one transaction each), or its id when the worker wrote it."""
+
+    def produce(
+        batches: Sequence[Sequence[Answer]], seq_of: Mapping[str, int], results_of: ResultsOf
+    ) -> Iterator[Sequence[AnswerResult] | Recorded]:
         for result in engine.run(run_id, batches, seq_of, digests):
-            if isinstance(result, AnswerResult):
-                ledger.record_answer(run_id, result)
-                committed([result.answer_id])
-            else:  # written to the ledger by a worker
-                committed([result])
-    stop_reader_scores(judges)  # (a batch that raised leaves its scores to the next run's drain)
-    if written != len(todo):  # an engine that lost answers must not finish the run
-        raise RuntimeError(f"run {run_id[:12]}: {written} of {len(todo)} answers were written")
-    ledger.finish_run(run_id)
-    return RunSummary(run_id, False, written, len(answers))
+            yield [result] if isinstance(result, AnswerResult) else Recorded((result,))
+
+    return produce
 
 
 EMBED_AHEAD_ANSWERS = 256
@@ -246,136 +237,6 @@ def embed_claims_ahead(extractions: Sequence[Extraction]) -> None:
                 texts[judged_text(claim.text)] = None
     if texts:
         encode(list(texts))
-
-
-def vote_records(audit: ClaimAudit, judge_digests: Mapping[str, str]) -> list[VoteRecord]:
-    """The ledger rows of a claim's votes: the panel's, then any second opinion, then the
-    panel's votes against the superseded evidence."""
-    votes = [*audit.votes, *([audit.second_opinion] if audit.second_opinion else [])]
-    return [
-        VoteRecord(
-            claim_id=audit.claim.id,
-            judge_digest=judge_digests[v.judge],
-            judge_name=v.judge,
-            value=v.value,
-            raw=v.raw,
-            scores=dict(v.scores),
-            latency_s=v.latency_s,
-            error=v.error,
-            superseded=superseded,
-        )
-        for group, superseded in ((votes, False), (audit.stale_votes, True))
-        for v in group
-    ]
-
-
-def stored_vote(row: Mapping[str, Any]) -> Vote:
-    """A vote as :meth:`ledger.Ledger.claim_votes` returns it, back as a :class:`Vote`."""
-    return Vote(
-        judge=row["judge_name"],
-        value=float(row["value"]),
-        raw=row["raw"] or "",
-        latency_s=float(row["latency_s"] or 0.0),
-        error=row["error"],
-        scores=dict(row["scores"] or {}),
-    )
-
-
-def verdict_record(audit: ClaimAudit) -> VerdictRecord:
-    """The ledger row of a claim's verdict."""
-    verdict = audit.verdict
-    assert verdict is not None, "the graph labels every claim"
-    return VerdictRecord(
-        audit.claim.id,
-        verdict.label.value,
-        verdict.p_hallucinated,
-        verdict.reason,
-        verdict.error_spans,
-    )
-
-
-def answer_results(
-    state: AuditState,
-    seq_of: Mapping[str, int],
-    judge_digests: Mapping[str, str],
-    reader_scores: Sequence[ReaderScoreRecord] = (),
-) -> list[AnswerResult]:
-    """Group a finished batch state into one ledger record per answer; the entailment
-    reader scores the batch's judging asked for (:mod:`auditor.reader_scores`) ride
-    with its first answer."""
-    audits_of: dict[str, list[ClaimAudit]] = {a.id: [] for a in state["answers"]}
-    for audit in state["audits"]:
-        audits_of[audit.claim.answer_id].append(audit)
-    extractions = {e.answer_id: e for e in state["extractions"]}
-    results = []
-    for answer in state["answers"]:
-        claims, retrievals, votes, verdicts = [], [], [], []
-        versions: dict[tuple[str, str], DocumentVersion] = {}
-        chunks: dict[str, Chunk] = {}
-        inline_ids: set[str] = set()
-        for audit in audits_of[answer.id]:
-            claim, ev = audit.claim, audit.evidence
-            claims.append(
-                ClaimRecord(
-                    claim.id, claim.text, claim.spans, claim.factual, claim.kind, claim.topic
-                )
-            )
-            for rank, hit in enumerate((*ev.current, *ev.superseded)):
-                cid = hit.chunk.chunk_id
-                retrievals.append(
-                    RetrievalRecord(
-                        claim_id=claim.id,
-                        rank=rank,
-                        chunk_id=cid,
-                        doc_id=hit.document.doc_id,
-                        version_digest=hit.document.digest,
-                        score=ev.relevance.get(cid, hit.score),
-                        superseded=hit.superseded,
-                        inline=hit.inline,
-                        query=claim.text,
-                        coverage=ev.coverage.get(cid),
-                        sentence_relevance=ev.sentence_relevance.get(cid),
-                    )
-                )
-                versions[(hit.document.doc_id, hit.document.digest)] = hit.document
-                chunks[cid] = hit.chunk
-                if hit.inline:
-                    inline_ids.add(hit.document.doc_id)
-            votes.extend(vote_records(audit, judge_digests))
-            verdicts.append(verdict_record(audit))
-        results.append(
-            AnswerResult(
-                answer_id=answer.id,
-                question=answer.question,
-                answer=answer.answer,
-                answer_digest=sha256_text(answer.answer),
-                as_of=answer.as_of,
-                seq=seq_of[answer.id],
-                claims=claims,
-                retrievals=retrievals,
-                votes=votes,
-                verdicts=verdicts,
-                evidence_versions=list(versions.values()),
-                evidence_chunks=list(chunks.values()),
-                inline_doc_ids=frozenset(inline_ids),
-                extractor=extractions[answer.id].extractor,
-                extraction=_extraction_record(extractions[answer.id]),
-            )
-        )
-    if reader_scores and results:
-        results[0] = replace(results[0], reader_scores=tuple(reader_scores))
-    return results
-
-
-def _extraction_record(extraction: Extraction) -> dict[str, Any]:
-    return {
-        "extractor": extraction.extractor.name,
-        "digest": extraction.extractor.digest,
-        "fallback": extraction.fallback,
-        "notes": list(extraction.notes),
-        "raw": extraction.raw,
-        "usage": dict(extraction.usage),
-    }
 
 
 def index_component(manifest: Mapping[str, Any]) -> Component:
@@ -455,7 +316,38 @@ def record_calibration(
             "components": {r: c.digest for r, c in sorted(roles.items())},
         }
     )
-    info = ledger.begin_run(
+    predictions = {p["id"]: p for p in report["predictions"]}
+    judge_digests = {m.name: m.digest for m in panel.members}
+    votes_of = {item.id: votes for item, votes in zip(items, result.votes, strict=True)}
+    by_id = {item.id: item for item in items}
+    answers = [Answer(id=i.id, question=i.question or "", answer=i.claim) for i in items]
+
+    def produce(
+        batches: Sequence[Sequence[Answer]], seq_of: Mapping[str, int], results_of: ResultsOf
+    ) -> Iterator[Sequence[AnswerResult]]:
+        for batch in batches:
+            for answer in batch:
+                item, seq = by_id[answer.id], seq_of[answer.id]
+                votes, pred = votes_of[item.id], predictions[item.id]
+                yield [_calibration_result(item, votes, pred, seq, judge_digests)]
+
+    def gold(results: Sequence[AnswerResult]) -> None:
+        for r in results:
+            item = by_id[r.answer_id]
+            ledger.record_human_audits(
+                run_id,
+                [
+                    (
+                        r.claims[0].claim_id,
+                        "gold",
+                        "hallucinated" if item.label else "supported",
+                        item.dataset,
+                    )
+                ],
+            )
+
+    sink = NewRun(
+        ledger,
         run_id,
         kind="calibration",
         input_digest=report["data_digest"],
@@ -463,84 +355,77 @@ def record_calibration(
         config=config,
         components=roles,
         n_answers=len(items),
+        after_record=gold,
     )
-    if info.status == "complete":
-        return RunSummary(run_id, True, 0, len(items))
-    done = ledger.done_answer_ids(run_id)
-    predictions = {p["id"]: p for p in report["predictions"]}
-    judge_digests = {m.name: m.digest for m in panel.members}
-    written = 0
-    for seq, (item, votes) in enumerate(zip(items, result.votes, strict=True)):
-        if item.id in done:
-            continue
-        claim_id = sha256_text(f"calibration:{item.id}")
-        answer = Answer(
-            id=item.id,
-            question=item.question or "",
-            answer=item.claim,
-            contexts=tuple(Context(id=f"e{i}", text=text) for i, text in enumerate(item.evidence)),
-        )
-        hits = inline_evidence(answer)
-        pred = predictions[item.id]
-        label = "not_supported" if pred["stacked_label"] else "supported"
-        ledger.record_answer(
-            run_id,
-            AnswerResult(
-                answer_id=item.id,
-                question=item.question,
-                answer=item.claim,
-                answer_digest=sha256_text(item.claim),
-                as_of=None,
-                seq=seq,
-                claims=[ClaimRecord(claim_id, item.claim, [(0, len(item.claim))], True, "claim")],
-                retrievals=[
-                    RetrievalRecord(
-                        claim_id,
-                        rank,
-                        h.chunk.chunk_id,
-                        h.document.doc_id,
-                        h.document.digest,
-                        1.0,
-                        False,
-                        True,
-                        item.claim,
-                    )
-                    for rank, h in enumerate(hits)
-                ],
-                votes=[
-                    VoteRecord(
-                        claim_id,
-                        judge_digests[v.judge],
-                        v.judge,
-                        v.value,
-                        v.raw,
-                        dict(v.scores),
-                        v.latency_s,
-                        v.error,
-                    )
-                    for v in votes
-                ],
-                verdicts=[
-                    VerdictRecord(
-                        claim_id,
-                        label,
-                        pred["stacked_prob"],
-                        f"out-of-fold stacked prediction (fold {pred['fold']})",
-                    )
-                ],
-                evidence_versions=[h.document for h in hits],
-                evidence_chunks=[h.chunk for h in hits],
-                inline_doc_ids=frozenset(h.document.doc_id for h in hits),
-                extraction={"dataset": item.dataset, "cluster": item.cluster},
-            ),
-        )
-        ledger.record_human_audits(
-            run_id,
-            [(claim_id, "gold", "hallucinated" if item.label else "supported", item.dataset)],
-        )
-        written += 1
-    ledger.finish_run(run_id)
-    return RunSummary(run_id, False, written, len(items))
+    return execute_run(answers, sink, produce, batch_size=max(1, len(items)))
+
+
+def _calibration_result(
+    item: CalibrationItem,
+    votes: Sequence[Vote],
+    pred: Mapping[str, Any],
+    seq: int,
+    judge_digests: Mapping[str, str],
+) -> AnswerResult:
+    """One calibration item as an answer with one given claim, its inline evidence, the
+    members' votes and the out-of-fold stacked verdict."""
+    claim_id = sha256_text(f"calibration:{item.id}")
+    answer = Answer(
+        id=item.id,
+        question=item.question or "",
+        answer=item.claim,
+        contexts=tuple(Context(id=f"e{i}", text=text) for i, text in enumerate(item.evidence)),
+    )
+    hits = inline_evidence(answer)
+    label = "not_supported" if pred["stacked_label"] else "supported"
+    return AnswerResult(
+        answer_id=item.id,
+        question=item.question,
+        answer=item.claim,
+        answer_digest=sha256_text(item.claim),
+        as_of=None,
+        seq=seq,
+        claims=[ClaimRecord(claim_id, item.claim, [(0, len(item.claim))], True, "claim")],
+        retrievals=[
+            RetrievalRecord(
+                claim_id,
+                rank,
+                h.chunk.chunk_id,
+                h.document.doc_id,
+                h.document.digest,
+                1.0,
+                False,
+                True,
+                item.claim,
+            )
+            for rank, h in enumerate(hits)
+        ],
+        votes=[
+            VoteRecord(
+                claim_id,
+                judge_digests[v.judge],
+                v.judge,
+                v.value,
+                v.raw,
+                dict(v.scores),
+                v.latency_s,
+                v.error,
+            )
+            for v in votes
+        ],
+        verdicts=[
+            VerdictRecord(
+                claim_id,
+                label,
+                pred["stacked_prob"],
+                f"out-of-fold stacked prediction (fold {pred['fold']})",
+            )
+        ],
+        evidence_versions=[h.document for h in hits],
+        evidence_chunks=[h.chunk for h in hits],
+        inline_doc_ids=frozenset(h.document.doc_id for h in hits),
+        extraction={"dataset": item.dataset, "cluster": item.cluster},
+    )
 
 
 def attach_cache(panel: Panel, ledger: Ledger) -> None:

@@ -14,19 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from auditor.clock import utc
-from auditor.decision import decide
+from auditor.decision import decide, deciding_flags, subject_coverage
 from auditor.decision import needs_judging as _needs_judging
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.labels import (
-    ClaimSignals,
-    LabelPolicy,
-    role_in_evidence,
-    stated_period,
-    strip_period,
-    subject_in_evidence,
-)
+from auditor.labels import ClaimSignals, LabelPolicy, stated_period, strip_period
 from auditor.stacking.model import Stacker
 from auditor.types import (
     ABSTAIN,
@@ -61,11 +54,22 @@ class ClaimAudit:
     """The stacker's own P(hallucinated) against current evidence, before a second opinion."""
     second_opinion: Vote | None = None
     verdict: Verdict | None = None
+    deciding: tuple[bool, ...] | None = None
+    """Per piece of evidence (current, then superseded), whether it is relevant by the
+    label policy's rule 2 (:func:`auditor.decision.deciding_flags`), set by the label
+    step with the verdict; stored as ``retrieval.deciding``. None when not labelled here
+    (a carried verdict)."""
 
     def signals(self) -> ClaimSignals:
         """What the labelling rules read (:func:`auditor.labels.decide_label`)."""
         ev = self.evidence
-        current = [h.chunk.text for h in ev.current]
+        subject = subject_coverage(
+            self.claim.text,
+            self.claim.topic,
+            [h.chunk.text for h in ev.current],
+            [h.chunk.text for h in ev.superseded],
+            any_inline=any(h.inline for h in ev.current),
+        )
         return ClaimSignals(
             factual=self.claim.factual,
             relevance=ev.best_current,
@@ -79,14 +83,9 @@ class ClaimAudit:
             superseded_margin=ev.superseded_margin,
             current_scores=ev.scores(ev.current),
             superseded_scores=ev.scores(ev.superseded),
-            subject_covered=subject_in_evidence(self.claim.text, current)
-            or (self.claim.topic is not None and subject_in_evidence(self.claim.topic, current)),
-            role_stated=role_in_evidence(self.claim.text, current),
-            topic_unnamed=self.claim.topic is not None
-            and not any(h.inline for h in ev.current)
-            and not subject_in_evidence(
-                self.claim.topic, [*current, *(h.chunk.text for h in ev.superseded)]
-            ),
+            subject_covered=subject.subject_covered,
+            role_stated=subject.role_stated,
+            topic_unnamed=subject.topic_unnamed,
         )
 
 
@@ -220,7 +219,8 @@ def label_audits(audits: Sequence[ClaimAudit], policy: LabelPolicy) -> list[Clai
     """One verdict per claim from its signals (see :mod:`auditor.labels`)."""
     out = []
     for audit in audits:
-        label, reason = decide(audit.signals(), policy)
+        signals = audit.signals()
+        label, reason = decide(signals, policy)
         if audit.second_opinion is not None and audit.p_stacked is not None:
             reason += (
                 f"; second opinion {audit.second_opinion.judge} voted "
@@ -235,6 +235,7 @@ def label_audits(audits: Sequence[ClaimAudit], policy: LabelPolicy) -> list[Clai
                     p_hallucinated=audit.p_current,
                     reason=reason,
                 ),
+                deciding=deciding_flags(signals, policy),
             )
         )
     return out

@@ -13,15 +13,13 @@ from sqlalchemy.engine import Connection
 from auditor.clock import utc
 from ledger import models as m
 from ledger._corpus import CorpusRepository
+from ledger._deciding import unflagged_rows
 from ledger._engine import _now, _plain, _retrying, _table
 from ledger._reader_scores import _reader_score_rows
 from ledger._runs import RunRepository
 from ledger._votes import _vote_model, _vote_row
 from ledger.errors import LedgerError
 from ledger.records import AnswerResult, ClaimResult
-
-RELEVANCE_DEFAULTS = (0.35, 0.6, 0.5)
-"""``(min_relevance, strong_relevance, min_coverage)`` of the default label policy."""
 
 
 class ClaimRepository(RunRepository, CorpusRepository):
@@ -154,6 +152,7 @@ class ClaimRepository(RunRepository, CorpusRepository):
                 "query": r.query,
                 "coverage": r.coverage,
                 "sentence_relevance": r.sentence_relevance,
+                "deciding": r.deciding,
             }
             for r in result.retrievals
         )
@@ -211,15 +210,14 @@ class ClaimRepository(RunRepository, CorpusRepository):
         panel_digest: str | None = None,
         stacker_digest: str | None = None,
         answer_ids: Sequence[str] | None = None,
-        relevance: tuple[float, float, float] = RELEVANCE_DEFAULTS,
     ) -> list[ClaimResult]:
         """Every claim of a run (or of ``answer_ids`` only) with its verdict and evidence
         counts, in answer order.
 
-        ``relevance`` = ``(min_relevance, strong_relevance, min_coverage)``: evidence
-        counts as relevant (``n_relevant_evidence``, ``n_dated_relevant_evidence``) when
-        its stored cosine reaches the first and it reaches the second or covers the
-        third share of the claim's content words (the label policy's rule 2).
+        Relevant evidence (``n_relevant_evidence``, ``n_dated_relevant_evidence``) is the
+        rows the label step flagged ``deciding`` (label rule 2 under the run's policy);
+        rows stored before that flag are decided by the rule on their stored values
+        (:mod:`ledger._deciding`).
 
         The verdict is the one of the run's own panel and stacker unless
         ``panel_digest``/``stacker_digest`` pick a bridged version (see
@@ -263,10 +261,7 @@ class ClaimRepository(RunRepository, CorpusRepository):
                 .all()
             )
             chosen = [r["claim_id"] for r in rows] if answer_ids is not None else None
-            min_rel, strong_rel, min_cov = relevance
-            relevant = (retr.c.score >= min_rel) & (
-                (retr.c.score >= strong_rel) | (func.coalesce(retr.c.coverage, 1.0) >= min_cov)
-            )
+            deciding = retr.c.deciding.is_(True)
             evidence = (
                 conn.execute(
                     select(
@@ -275,10 +270,13 @@ class ClaimRepository(RunRepository, CorpusRepository):
                         func.sum(case((retr.c.inline, 1), else_=0)).label("n_inline"),
                         func.sum(case((retr.c.superseded, 1), else_=0)).label("n_sup"),
                         func.count(versions.c.published_at).label("n_dated"),
-                        func.sum(case((relevant, 1), else_=0)).label("n_rel"),
+                        func.sum(case((deciding, 1), else_=0)).label("n_rel"),
                         func.sum(
-                            case((relevant & versions.c.published_at.is_not(None), 1), else_=0)
+                            case((deciding & versions.c.published_at.is_not(None), 1), else_=0)
                         ).label("n_dated_rel"),
+                        func.sum(case((retr.c.deciding.is_(None), 1), else_=0)).label(
+                            "n_unflagged"
+                        ),
                     )
                     .join(
                         versions,
@@ -292,10 +290,17 @@ class ClaimRepository(RunRepository, CorpusRepository):
                 .mappings()
                 .all()
             )
+            unflagged = [r["claim_id"] for r in evidence if r["n_unflagged"]]
+            decided = unflagged_rows(conn, run_id, unflagged) if unflagged else []
+        relevant: dict[str, list[bool]] = {}
+        for row in decided:
+            if row["deciding"]:
+                relevant.setdefault(row["claim_id"], []).append(row["published_at"] is not None)
         ev = {r["claim_id"]: r for r in evidence}
         out = []
         for r in rows:
             e = dict(ev.get(r["claim_id"], {}))
+            fallback = relevant.get(r["claim_id"], [])
             out.append(
                 ClaimResult(
                     run_id=run_id,
@@ -314,8 +319,8 @@ class ClaimRepository(RunRepository, CorpusRepository):
                     n_inline_evidence=int(e.get("n_inline") or 0),
                     n_superseded_evidence=int(e.get("n_sup") or 0),
                     n_dated_evidence=int(e.get("n_dated") or 0),
-                    n_relevant_evidence=int(e.get("n_rel") or 0),
-                    n_dated_relevant_evidence=int(e.get("n_dated_rel") or 0),
+                    n_relevant_evidence=int(e.get("n_rel") or 0) + len(fallback),
+                    n_dated_relevant_evidence=int(e.get("n_dated_rel") or 0) + sum(fallback),
                 )
             )
         return out

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 
 from auditor.clock import utc
 from ledger import models as m
+from ledger._deciding import unflagged_rows
 from ledger._engine import LedgerCore, _now, _retrying, _table
 from ledger.records import ChunkLike, DocumentVersionLike
 
@@ -234,9 +235,12 @@ class CorpusRepository(LedgerCore):
     ) -> list[dict[str, Any]]:
         """The retrieved (not inline) evidence rows that cite any version of ``doc_ids``
         (of ``run_ids`` only, when given): ``{run_id, claim_id, rank, chunk_id, doc_id,
-        version_digest, superseded, score, coverage}``, by run, claim and rank. One
-        lookup on the ``(doc_id, version_digest)`` index of ``retrieval`` per 500
-        documents, no join (the runs are filtered here, so the index is always used)."""
+        version_digest, superseded, score, coverage, deciding}``, by run, claim and rank
+        (``deciding``: whether the claim's label can rest on the row, label rule 2 as
+        the label step decided it; for rows stored before that flag, the rule on their
+        stored values, :mod:`ledger._deciding`). One lookup on the
+        ``(doc_id, version_digest)`` index of ``retrieval`` per 500 documents, no join
+        (the runs are filtered here, so the index is always used)."""
         retr = _table(m.RetrievalRow)
         keys = (
             "run_id",
@@ -248,6 +252,7 @@ class CorpusRepository(LedgerCore):
             "superseded",
             "score",
             "coverage",
+            "deciding",
         )
         wanted = set(run_ids) if run_ids is not None else None
         out: list[dict[str, Any]] = []
@@ -264,6 +269,7 @@ class CorpusRepository(LedgerCore):
                         retr.c.superseded,
                         retr.c.score,
                         retr.c.coverage,
+                        retr.c.deciding,
                         retr.c.inline,
                     ).where(retr.c.doc_id.in_(list(doc_ids[start : start + 500])))
                 ).all()
@@ -272,5 +278,18 @@ class CorpusRepository(LedgerCore):
                     for row in rows
                     if not row[-1] and (wanted is None or row[0] in wanted)
                 )
+            unflagged: dict[str, set[str]] = {}
+            for r in out:
+                if r["deciding"] is None:
+                    unflagged.setdefault(r["run_id"], set()).add(r["claim_id"])
+            decided = {
+                (run_id, d["claim_id"], d["rank"]): bool(d["deciding"])
+                for run_id, claim_ids in unflagged.items()
+                for d in unflagged_rows(conn, run_id, sorted(claim_ids))
+            }
+        for r in out:
+            if r["deciding"] is None:
+                r["deciding"] = decided.get((r["run_id"], r["claim_id"], r["rank"]), False)
+            r["deciding"] = bool(r["deciding"])
         out.sort(key=lambda r: (r["run_id"], r["claim_id"], r["rank"]))
         return out

@@ -168,6 +168,10 @@ class RetrievalRow(SQLModel, table=True):
     query: str | None = _text()
     coverage: float | None = None
     sentence_relevance: float | None = None
+    deciding: bool | None = None
+    """Relevant to the claim by the run's label policy (rule 2), as the label step
+    decided it: the evidence the claim's label can rest on. NULL for rows written before
+    revision 0009 (readers apply :func:`auditor.decision.stored_deciding` to them)."""
 
 
 class JudgeVoteRow(SQLModel, table=True):

@@ -90,6 +90,10 @@ class RetrievalRecord:
     """Share of the claim's content words in the chunk (None: not computed)."""
     sentence_relevance: float | None = None
     """Best cosine of the claim to one sentence of the chunk (None: not computed)."""
+    deciding: bool | None = None
+    """Whether the chunk is relevant to the claim by the run's label policy (rule 2,
+    :func:`auditor.decision.evidence_relevant`), as the label step decided it; None:
+    not recorded (the readers apply the rule to the stored values)."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,8 @@ class ClaimResult:
     n_superseded_evidence: int
     n_dated_evidence: int
     n_relevant_evidence: int = -1
-    """Evidence relevant to the claim (label policy rule 2); -1: not computed."""
+    """Evidence relevant to the claim (label policy rule 2: ``retrieval.deciding``);
+    -1: not computed."""
     n_dated_relevant_evidence: int = -1
     """Relevant evidence with a publication date; -1: not computed."""
     topic: str | None = None

@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from ledger._cache import LedgerResponseCache, ResponseCacheRepository
-from ledger._claims import RELEVANCE_DEFAULTS, ClaimRepository
+from ledger._claims import ClaimRepository
 from ledger._corpus import CorpusRepository
 from ledger._engine import (
     DEFAULT_POOL,
@@ -59,7 +59,6 @@ __all__ = [
     "DEFAULT_POOL",
     "DEFAULT_RETRY_ATTEMPTS",
     "DEFAULT_RETRY_BASE_S",
-    "RELEVANCE_DEFAULTS",
     "RETRYABLE_SQLSTATES",
     "Ledger",
     "LedgerCore",

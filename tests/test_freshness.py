@@ -189,6 +189,22 @@ def test_a_fact_changing_update_makes_the_claim_stale_and_nothing_else_changes(
     assert claims["ferry"] in result.rejudged
 
 
+def test_impact_reads_the_deciding_flag_the_audit_stored_and_old_rows_the_same_rule(
+    make_world: Callable[..., World],
+) -> None:
+    from sqlalchemy import text
+
+    world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
+    before = find_impact(world.ledger, as_of=utc(T2)).to_list()
+    assert [c["answer_id"] for c in before] == ["ferry"]
+    with world.ledger.engine.begin() as conn:  # rows as a ledger from before 0009 holds them
+        assert conn.execute(text("UPDATE retrieval SET deciding = NULL")).rowcount > 0
+    assert find_impact(world.ledger, as_of=utc(T2)).to_list() == before
+    with world.ledger.engine.begin() as conn:  # the stored flag, not the numbers, decides
+        conn.execute(text("UPDATE retrieval SET deciding = :no"), {"no": False})
+    assert find_impact(world.ledger, as_of=utc(T2)).claims == ()
+
+
 def test_a_rewording_only_update_leaves_every_label_as_it_was(
     make_world: Callable[..., World],
 ) -> None:

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from _ledger_runs import claim_id, components
 
+from auditor.decision import recorded_policy
 from auditor.digest import sha256_text
-from auditor.report.card import build_report_card, run_relevance
+from auditor.report.card import build_report_card
 from auditor.types import Chunk, DocumentVersion
 from ledger import AnswerResult, ClaimRecord, RetrievalRecord, VerdictRecord, open_ledger
 
@@ -94,7 +95,7 @@ def test_dated_but_irrelevant_evidence_does_not_hide_undisclosed_update_time(
             ),
         )
         ledger.finish_run(run_id)
-        claims = ledger.claim_results(run_id, relevance=run_relevance({}))
+        claims = ledger.claim_results(run_id)  # rows without a flag: the rule decides
     (claim,) = claims
     assert (claim.n_evidence, claim.n_dated_evidence) == (2, 1)
     assert (claim.n_relevant_evidence, claim.n_dated_relevant_evidence) == (1, 0)
@@ -104,8 +105,20 @@ def test_dated_but_irrelevant_evidence_does_not_hide_undisclosed_update_time(
     assert figures["dated_evidence_share"].value == 0.0
 
 
-def test_run_relevance_reads_the_recorded_policy() -> None:
-    assert run_relevance(
+def test_recorded_policy_reads_the_policy_a_run_recorded() -> None:
+    policy = recorded_policy(
         {"policy": {"min_relevance": 0.5, "strong_relevance": 0.7, "min_coverage": 0.4}}
-    ) == (0.5, 0.7, 0.4)
-    assert run_relevance(None) == (0.35, 0.6, 0.5)
+    )
+    assert (policy.min_relevance, policy.strong_relevance, policy.min_coverage) == (0.5, 0.7, 0.4)
+    assert policy.label_model is None  # recorded without one: the rules labelled the run
+    default = recorded_policy(None)
+    assert (default.min_relevance, default.strong_relevance, default.min_coverage) == (
+        0.35,
+        0.6,
+        0.5,
+    )
+    # a field of the wrong kind, out of range or unknown takes the policy's default
+    odd = recorded_policy(
+        {"policy": {"threshold": "x", "min_coverage": 7, "unanimous_members": 2.5, "new": 1}}
+    )
+    assert (odd.threshold, odd.min_coverage, odd.unanimous_members) == (0.5, 0.5, 3)

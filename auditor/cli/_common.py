@@ -9,8 +9,11 @@ from typing import Annotated
 
 import typer
 
-DEFAULT_DB = ".auditor/ledger.db"
-DEFAULT_INDEX = ".auditor/index"
+from auditor.locations import DEFAULT_INDEX as DEFAULT_INDEX
+from auditor.locations import DEFAULT_LEDGER
+
+DEFAULT_DB = DEFAULT_LEDGER
+"""The ``--db`` default (:data:`auditor.locations.DEFAULT_LEDGER`)."""
 
 DbOption = Annotated[
     str,

@@ -14,9 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from auditor.clock import answer_as_of, default_as_of, utc
-from auditor.config import AuditConfig
 from auditor.freshness._common import AUDIT_KINDS, _iso
-from auditor.labels import LabelPolicy
 from ledger import Ledger
 
 
@@ -202,8 +200,9 @@ def find_impact(
     00:00 UTC), read from the ledger without judging. A claim whose answer has its own
     ``as_of`` is looked at as of that date, not ``as_of`` (what a re-audit does), unless
     ``override_answer_dates``.
-    Deciding evidence: the retrieved passages relevant by the run's labelling rule
-    (:func:`_deciding`); the answer's own contexts never change.
+    Deciding evidence: the retrieved passages relevant by the run's labelling rule, as
+    the label step flagged them (``deciding`` of :meth:`ledger.Ledger.citing_evidence`,
+    :func:`auditor.decision.evidence_relevant`); the answer's own contexts never change.
 
     A claim audited as of ``T0`` by a run that finished at ``F`` is impacted when, for a
     document its retrieved evidence cites, the ledger holds a version it did not cite that
@@ -240,14 +239,8 @@ def find_impact(
         by_doc.setdefault(row["doc_id"], []).append(VersionInfo.of(row))
     if not by_doc:
         return ImpactReport(when, since, run_ids, (), 0, index_info)
-    policies = {
-        r.run_id: AuditConfig.from_dict(r.config, source=f"run {r.run_id[:12]}").policy
-        for r in infos
-    }
     rows = [
-        r
-        for r in ledger.citing_evidence(sorted(by_doc), run_ids=list(run_ids))
-        if _deciding(r, policies[r["run_id"]])
+        r for r in ledger.citing_evidence(sorted(by_doc), run_ids=list(run_ids)) if r["deciding"]
     ]
     known = ledger.document_versions(sorted(by_doc))
     version_of = {
@@ -347,17 +340,6 @@ def find_impact(
     claims.sort(key=lambda c: (order[c.run_id], c.answer_id, c.claim_id))
     return ImpactReport(
         when, since, run_ids, tuple(claims), sum(len(v) for v in by_doc.values()), index_info
-    )
-
-
-def _deciding(row: Mapping[str, Any], policy: LabelPolicy) -> bool:
-    """Whether an evidence row could decide its claim: relevant by the labelling rule
-    (cosine at least ``min_relevance`` with enough of the claim's content words, or a
-    strong cosine); passages below it never make a claim supported or stale."""
-    cos = float(row["score"])
-    cov = 1.0 if row["coverage"] is None else float(row["coverage"])
-    return cos >= policy.min_relevance and (
-        cos >= policy.strong_relevance or cov >= policy.min_coverage
     )
 
 

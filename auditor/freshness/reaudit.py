@@ -8,7 +8,7 @@ verdicts are carried over, each marked with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -16,31 +16,23 @@ from typing import TYPE_CHECKING, Any
 from auditor.bridging import stored_run
 from auditor.clock import parse_datetime
 from auditor.config import AuditConfig
-from auditor.decision import needs_judging
+from auditor.decision import deciding_flags, needs_judging
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
 from auditor.evidence import Evidence, gather_evidence
+from auditor.executor import NewRun, ResultsOf, execute_run
 from auditor.extract.base import Extraction, Extractor
 from auditor.freshness._common import AUDIT_KINDS, _date, _iso
 from auditor.freshness.impact import find_impact
-from auditor.graph.flow import AuditComponents, build_audit_graph
+from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.labels import ClaimSignals, LabelPolicy
-from auditor.reader_scores import keep as keep_reader_scores
 from auditor.reader_scores import preload as preload_reader_scores
-from auditor.reader_scores import stop as stop_reader_scores
-from auditor.reader_scores import take as take_reader_scores
+from auditor.records import stored_vote
 from auditor.report.claims import claim_records
-from auditor.runner import (
-    answer_results,
-    audit_judges,
-    index_component,
-    judge_digests,
-    run_components,
-    stored_vote,
-)
+from auditor.runner import audit_judges, index_component, judge_digests, run_components
 from auditor.steps import ClaimAudit
 from auditor.types import Answer, Claim, Component, Context, Label, Verdict, Vote
-from ledger import Ledger
+from ledger import AnswerResult, Ledger
 
 if TYPE_CHECKING:
     from auditor._auditor import Auditor
@@ -296,7 +288,114 @@ def reaudit(
             "components": {r: c.digest for r, c in sorted(roles.items())},
         }
     )
-    begun = ledger.begin_run(
+    n_claims = len(stored.audits)
+    carried: dict[str, tuple[str, str, str]] = {}
+    """Claim id -> its carried mark (claim id, parent run, reason), for the ledger."""
+    rejudged: dict[str, str] = {}
+
+    def produce(
+        batches: Sequence[Sequence[Answer]], seq_of: Mapping[str, int], results_of: ResultsOf
+    ) -> Iterator[Sequence[AnswerResult]]:
+        impacted = (
+            {
+                c.claim_id: c.reason
+                for c in find_impact(
+                    ledger, runs=[parent], as_of=when, override_answer_dates=override_answer_dates
+                ).claims
+            }
+            if only_impacted
+            else {}
+        )
+        claim_ids = [a.claim.id for a in stored.audits]
+        carry_votes, carry_stale = (
+            _stored_votes(ledger, parent, info.components, claim_ids, superseded=s)
+            for s in (False, True)
+        )
+        verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
+        audits_of: dict[str, list[ClaimAudit]] = {}
+        for audit in stored.audits:
+            audits_of.setdefault(audit.claim.answer_id, []).append(audit)
+        graph = build_audit_graph(components, entry="judge")
+        extractor = components.extractor.component
+        for batch in batches:
+            old = [audit for a in batch for audit in audits_of.get(a.id, [])]
+            fresh = gather_evidence(
+                [a.claim for a in old],
+                {a.id: a for a in batch},
+                components.search,
+                default_as_of=when,
+                k=config.k,
+                n_current=config.n_current,
+                n_superseded=config.n_superseded,
+            )
+            merged: list[ClaimAudit | None] = []
+            judge_now: list[ClaimAudit] = []
+            for audit, evidence in zip(old, fresh, strict=True):
+                cid = audit.claim.id
+                why = (
+                    evidence_change(audit.evidence, evidence, config.policy)
+                    if only_impacted
+                    else "full re-audit"
+                )
+                if why is None and cid in impacted:
+                    why = f"impacted: {impacted[cid]}"
+                if why is None:
+                    merged.append(
+                        _carried(
+                            audit.claim,
+                            evidence,
+                            verdicts[cid],
+                            carry_votes.get(cid, ()),
+                            info.components,
+                            carry_stale.get(cid, ()),
+                            policy=config.policy,
+                        )
+                    )
+                    carried[cid] = (cid, parent, _carried_reason(parent, audit, evidence))
+                else:
+                    rejudged[cid] = why
+                    merged.append(None)
+                    judge_now.append(ClaimAudit(audit.claim, evidence))
+            judged = iter(
+                graph.invoke({"answers": list(batch), "audits": judge_now})["audits"]
+                if judge_now
+                else []
+            )
+            audits = [a if a is not None else next(judged) for a in merged]
+            state: AuditState = {
+                "answers": list(batch),
+                "audits": audits,
+                "extractions": [
+                    Extraction(a.id, tuple(x.claim for x in audits_of.get(a.id, [])), extractor)
+                    for a in batch
+                ],
+            }
+            yield results_of(state)
+
+    def mark_carried(results: Sequence[AnswerResult]) -> None:
+        # the marks first, in the answers' transaction's stead: a resumed run re-writes them
+        marks = [carried[c.claim_id] for r in results for c in r.claims if c.claim_id in carried]
+        if marks:
+            ledger.record_carried(run_id, marks)
+
+    def link() -> None:
+        n_carried = len(ledger.carried_claims(run_id))
+        ledger.record_run_link(
+            run_id,
+            parent,
+            relation="reaudit",
+            details={
+                "as_of": when.isoformat(),
+                "only_impacted": only_impacted,
+                "override_answer_dates": override_answer_dates,
+                "n_claims": n_claims,
+                "n_rejudged": n_claims - n_carried,
+                "n_carried": n_carried,
+            },
+        )
+
+    sink = NewRun(
+        ledger,
         run_id,
         kind="reaudit",
         input_digest=info.input_digest,
@@ -304,132 +403,31 @@ def reaudit(
         config=config.to_dict(),
         components=roles,
         n_answers=len(answers),
+        before_record=mark_carried,
+        after_finish=link,
     )
-    n_claims = len(stored.audits)
-    if begun.status == "complete":
-        return _result(ledger, run_id, parent, when, only_impacted, True, n_claims, {})
-    impacted = (
-        {
-            c.claim_id: c.reason
-            for c in find_impact(
-                ledger, runs=[parent], as_of=when, override_answer_dates=override_answer_dates
-            ).claims
-        }
-        if only_impacted
-        else {}
-    )
-    carry_votes, carry_stale = (
-        _stored_votes(
-            ledger, parent, info.components, [a.claim.id for a in stored.audits], superseded=s
-        )
-        for s in (False, True)
-    )
-    verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
-    digests = judge_digests(components, roles)
-    done = ledger.done_answer_ids(run_id)
-    seq_of = {a.id: i for i, a in enumerate(answers)}
-    audits_of: dict[str, list[ClaimAudit]] = {}
-    for audit in stored.audits:
-        audits_of.setdefault(audit.claim.answer_id, []).append(audit)
-    graph = build_audit_graph(components, entry="judge")
-    extractor = components.extractor.component
     # the reader reads no pair the parent run already read (unchanged passages of a
     # re-judged claim), and keeps what this run asks for, stored with its answers
     judges = audit_judges(components)
     preload_reader_scores(ledger, parent, judges)
-    take_reader_scores(judges)
-    keep_reader_scores(judges)
-    rejudged: dict[str, str] = {}
-    todo = [a for a in answers if a.id not in done]
-    for start in range(0, len(todo), batch_size):
-        batch = todo[start : start + batch_size]
-        old = [audit for a in batch for audit in audits_of.get(a.id, [])]
-        fresh = gather_evidence(
-            [a.claim for a in old],
-            {a.id: a for a in batch},
-            components.search,
-            default_as_of=when,
-            k=config.k,
-            n_current=config.n_current,
-            n_superseded=config.n_superseded,
-        )
-        merged: list[ClaimAudit | None] = []
-        judge_now: list[ClaimAudit] = []
-        carried: dict[str, tuple[str, str, str]] = {}
-        for audit, evidence in zip(old, fresh, strict=True):
-            cid = audit.claim.id
-            why = (
-                evidence_change(audit.evidence, evidence, config.policy)
-                if only_impacted
-                else "full re-audit"
-            )
-            if why is None and cid in impacted:
-                why = f"impacted: {impacted[cid]}"
-            if why is None:
-                merged.append(
-                    _carried(
-                        audit.claim,
-                        evidence,
-                        verdicts[cid],
-                        carry_votes.get(cid, ()),
-                        info.components,
-                        carry_stale.get(cid, ()),
-                    )
-                )
-                carried[cid] = (
-                    cid,
-                    parent,
-                    (
-                        f"the evidence its label rests on at {_date(evidence.as_of)} is what "
-                        f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
-                        f"same {len(evidence.current)} current passages, versions and digests; "
-                        f"superseded passages the same or none relevant"
-                    ),
-                )
-            else:
-                rejudged[cid] = why
-                merged.append(None)
-                judge_now.append(ClaimAudit(audit.claim, evidence))
-        judged = iter(
-            graph.invoke({"answers": batch, "audits": judge_now})["audits"] if judge_now else []
-        )
-        audits = [a if a is not None else next(judged) for a in merged]
-        state = {
-            "answers": batch,
-            "audits": audits,
-            "extractions": [
-                Extraction(a.id, tuple(x.claim for x in audits_of.get(a.id, [])), extractor)
-                for a in batch
-            ],
-        }
-        results = answer_results(
-            state,  # type: ignore[arg-type]
-            seq_of,
-            digests,
-            take_reader_scores(judges),
-        )
-        for result in results:
-            marks = [carried[c.claim_id] for c in result.claims if c.claim_id in carried]
-            if marks:  # the marks first: a resumed run re-writes them (idempotent)
-                ledger.record_carried(run_id, marks)
-            ledger.record_answer(run_id, result)
-    stop_reader_scores(judges)
-    ledger.finish_run(run_id)
-    n_carried = len(ledger.carried_claims(run_id))
-    ledger.record_run_link(
-        run_id,
-        parent,
-        relation="reaudit",
-        details={
-            "as_of": when.isoformat(),
-            "only_impacted": only_impacted,
-            "override_answer_dates": override_answer_dates,
-            "n_claims": n_claims,
-            "n_rejudged": n_claims - n_carried,
-            "n_carried": n_carried,
-        },
+    summary = execute_run(
+        answers,
+        sink,
+        produce,
+        judges=judges,
+        judge_digests=judge_digests(components, roles),
+        batch_size=batch_size,
     )
-    return _result(ledger, run_id, parent, when, only_impacted, False, n_claims, rejudged)
+    return _result(ledger, run_id, parent, when, only_impacted, summary.reused, n_claims, rejudged)
+
+
+def _carried_reason(parent: str, audit: ClaimAudit, evidence: Evidence) -> str:
+    return (
+        f"the evidence its label rests on at {_date(evidence.as_of)} is what "
+        f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
+        f"same {len(evidence.current)} current passages, versions and digests; "
+        f"superseded passages the same or none relevant"
+    )
 
 
 def _search_for(auditor: Auditor, config: AuditConfig) -> Any:
@@ -470,6 +468,8 @@ def _carried(
     votes: Sequence[Vote],
     components: Mapping[str, Mapping[str, Any]],
     stale_votes: Sequence[Vote] = (),
+    *,
+    policy: LabelPolicy,
 ) -> ClaimAudit:
     """A claim audit with the stored votes (against current and superseded evidence) and
     verdict (nothing judged)."""
@@ -492,7 +492,7 @@ def _carried(
         reason=result.reason or "",
         error_spans=tuple((int(a), int(b)) for a, b in result.error_spans),
     )
-    return ClaimAudit(
+    audit = ClaimAudit(
         claim,
         evidence,
         votes=panel_votes,
@@ -501,6 +501,8 @@ def _carried(
         p_current=result.p_hallucinated,
         verdict=verdict,
     )
+    # the deciding flags of its evidence at the new date, by the one rule
+    return replace(audit, deciding=deciding_flags(audit.signals(), policy))
 
 
 def _result(

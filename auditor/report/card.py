@@ -151,7 +151,8 @@ def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
     """Boolean indicator per claim for every numerator and denominator of the figures."""
     factual = np.array([c.factual for c in claims], dtype=bool)
     lab = np.array([c.label or "unlabelled" for c in claims], dtype=object)
-    # relevant evidence when the ledger counted it (label policy rule 2), else any evidence
+    # relevant evidence when the ledger counted it (the rows the label step flagged
+    # deciding: label policy rule 2, auditor.decision.evidence_relevant), else any evidence
     rel = [_relevant_counts(c) for c in claims]
     has_ev = np.array([n > 0 for n, _ in rel], dtype=bool) & factual
     indicators = {
@@ -174,25 +175,9 @@ def claim_indicators(claims: Sequence[ClaimRow]) -> dict[str, np.ndarray]:
     return indicators
 
 
-def run_relevance(config: Mapping[str, Any] | None) -> tuple[float, float, float]:
-    """``(min_relevance, strong_relevance, min_coverage)`` of the label policy a run
-    recorded in its configuration (the defaults when it recorded none): what
-    :meth:`ledger.Ledger.claim_results` needs to count the evidence a claim rests on."""
-    from auditor.labels import LabelPolicy
-
-    default = LabelPolicy()
-    policy = (config or {}).get("policy")
-    policy = policy if isinstance(policy, Mapping) else {}
-
-    def value(name: str) -> float:
-        raw = policy.get(name, getattr(default, name))
-        return float(raw) if isinstance(raw, (int, float)) else float(getattr(default, name))
-
-    return value("min_relevance"), value("strong_relevance"), value("min_coverage")
-
-
 def _relevant_counts(claim: ClaimRow) -> tuple[int, int]:
-    """``(evidence, dated evidence)`` the claim rests on: the relevant ones when counted."""
+    """``(evidence, dated evidence)`` the claim rests on: the relevant ones when counted
+    (:meth:`ledger.Ledger.claim_results` counts the rows flagged ``deciding``)."""
     n_rel = getattr(claim, "n_relevant_evidence", -1)
     n_dated_rel = getattr(claim, "n_dated_relevant_evidence", -1)
     if n_rel is None or n_rel < 0 or n_dated_rel is None or n_dated_rel < 0:

@@ -23,7 +23,7 @@ from auditor.report.agreement import (
     label_shares,
     reliability,
 )
-from auditor.report.card import ReportCard, build_report_card, report_config, run_relevance
+from auditor.report.card import ReportCard, build_report_card, report_config
 from auditor.report.compare import Comparison, compare_runs
 from auditor.report.evidence import deciding_sentence
 from auditor.report.render import deciding_text, md_escape, to_markdown
@@ -175,7 +175,7 @@ def build_full_report(
 ) -> FullReport:
     """Assemble the whole report of ``run_id`` (a full id) from ``ledger``."""
     info = ledger.get_run(run_id)
-    claims = ledger.claim_results(run_id, relevance=run_relevance(info.config))
+    claims = ledger.claim_results(run_id)
     card = build_report_card(run_id, claims, config=report_config(info), n_boot=n_boot, seed=seed)
     audits = ledger.human_audits(run_id)
     n_judged = ledger.judged_claims(run_id)
@@ -192,7 +192,7 @@ def build_full_report(
             run_id,
             claims,
             other.run_id,
-            ledger.claim_results(other.run_id, relevance=run_relevance(other.config)),
+            ledger.claim_results(other.run_id),
             n_boot=n_boot,
             seed=seed,
         )

@@ -19,6 +19,7 @@ from itertools import pairwise
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
+from auditor.decision import recorded_policy
 from auditor.report.full import FLAGGED_LABELS
 from auditor.types import Label
 
@@ -180,7 +181,6 @@ def safe_link(source: str | None) -> str | None:
 
 
 def threshold_of(config: Mapping[str, Any]) -> float:
-    """The label threshold a run used (its recorded policy; 0.5 when none is recorded)."""
-    policy = config.get("policy") if isinstance(config, Mapping) else None
-    value = policy.get("threshold") if isinstance(policy, Mapping) else None
-    return float(value) if isinstance(value, int | float) else 0.5
+    """The label threshold a run used (its recorded policy,
+    :func:`auditor.decision.recorded_policy`; the policy's default when none is recorded)."""
+    return recorded_policy(config).threshold
