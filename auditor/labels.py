@@ -54,12 +54,21 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 
 from auditor.relevance import SubjectCoverage, any_relevant
-from auditor.types import ABSTAIN, Label, Vote
+from auditor.types import (
+    ABSTAIN,
+    CONFLICT,
+    CONTRADICTION,
+    MATCH,
+    MISSING_DETAIL,
+    Label,
+    Vote,
+)
 
 
 @dataclass(frozen=True)
@@ -211,7 +220,7 @@ def _decided(votes: Sequence[Vote]) -> list[Vote]:
 
 def contradiction_signal(votes: Sequence[Vote]) -> float:
     """The strongest contradiction score among non-abstaining votes (0 when none)."""
-    return max((float(v.scores.get("contradiction", 0.0)) for v in _decided(votes)), default=0.0)
+    return max((float(v.scores.get(CONTRADICTION, 0.0)) for v in _decided(votes)), default=0.0)
 
 
 def _flagged(votes: Sequence[Vote], key: str, at: float) -> list[str]:
@@ -224,14 +233,14 @@ def clear_conflicts(votes: Sequence[Vote], policy: LabelPolicy | None = None) ->
     answer's own context included) states otherwise, e.g. "a two-hour course" against
     "a one-hour session", or a role the evidence gives to someone else."""
     policy = policy or LabelPolicy()
-    return _flagged(votes, "conflict", policy.contradiction_at)
+    return _flagged(votes, CONFLICT, policy.contradiction_at)
 
 
 def missing_details(votes: Sequence[Vote], policy: LabelPolicy | None = None) -> list[str]:
     """Judges that found a detail of the claim (a number in its slot, a name) that the
     evidence about the claim never states (``scores["missing_detail"]``)."""
     policy = policy or LabelPolicy()
-    return _flagged(votes, "missing_detail", policy.missing_detail_at)
+    return _flagged(votes, MISSING_DETAIL, policy.missing_detail_at)
 
 
 def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
@@ -289,9 +298,9 @@ def _matched_support(votes: Sequence[Vote], policy: LabelPolicy) -> bool:
     not. The lexical members' dissent is left aside, as for a unanimous minority: beside a
     clear match it is what a paraphrase ("can hold 18,400 fans" against "holds 18,400
     spectators") looks like."""
-    readers = [v for v in votes if v.error is None and "contradiction" in v.scores]
-    return any(v.scores.get("match", 0.0) >= 1.0 for v in _decided(votes)) and not any(
-        v.value > 0.5 or v.scores["contradiction"] >= policy.contradiction_at for v in readers
+    readers = [v for v in votes if v.error is None and CONTRADICTION in v.scores]
+    return any(v.scores.get(MATCH, 0.0) >= 1.0 for v in _decided(votes)) and not any(
+        v.value > 0.5 or v.scores[CONTRADICTION] >= policy.contradiction_at for v in readers
     )
 
 
@@ -310,156 +319,355 @@ def has_relevant_evidence(signals: ClaimSignals, policy: LabelPolicy | None = No
     ) or _relevant(signals.stale_relevance, signals.superseded_scores, policy)
 
 
-def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> tuple[Label, str]:
-    """The label of one claim and a one-line reason (the rules of the module docstring)."""
-    policy = policy or LabelPolicy()
-    if not signals.factual:
-        return Label.NOT_FACTUAL, "not a factual claim"
-    if signals.topic_unnamed:
-        return Label.UNKNOWN, (
-            "no relevant evidence: none names what the claim is about (its answer's topic)"
+@dataclass
+class _Facts:
+    """What the label rules read of one claim, each computed once and only when a rule
+    asks (later rules may rely on what earlier ones ruled out: past rule ``not_judged``,
+    ``p`` is set)."""
+
+    signals: ClaimSignals
+    policy: LabelPolicy
+
+    @cached_property
+    def current_ok(self) -> bool:
+        s = self.signals
+        return _relevant(
+            s.relevance, s.current_scores, self.policy, s.subject_covered, s.role_stated
         )
-    current_ok = _relevant(
-        signals.relevance,
-        signals.current_scores,
-        policy,
-        signals.subject_covered,
-        signals.role_stated,
+
+    @cached_property
+    def stale_ok(self) -> bool:
+        s = self.signals
+        return _relevant(s.stale_relevance, s.superseded_scores, self.policy)
+
+    @property
+    def past(self) -> bool:
+        return self.signals.superseded_valid_at_claim_time
+
+    @cached_property
+    def stale_support(self) -> bool:
+        """A superseded version supports the claim: stacked p below the threshold or a
+        clear match there, and (unless the claim states its own time) no clear conflict
+        in the votes against it."""
+        s, policy = self.signals, self.policy
+        return (
+            self.stale_ok
+            and s.p_superseded is not None
+            and (s.p_superseded < policy.threshold or _matched_support(s.superseded_votes, policy))
+            and (s.states_time or not clear_conflicts(s.superseded_votes, policy))
+        )
+
+    @property
+    def p(self) -> float:
+        assert self.signals.p_current is not None, "rule not_judged comes first"
+        return self.signals.p_current
+
+    @property
+    def p_old(self) -> float:
+        assert self.signals.p_superseded is not None, "read only where stale_support holds"
+        return self.signals.p_superseded
+
+    @cached_property
+    def conflicts(self) -> list[str]:
+        return clear_conflicts(self.signals.votes, self.policy)
+
+    @cached_property
+    def missing(self) -> list[str]:
+        return missing_details(self.signals.votes, self.policy)
+
+    @cached_property
+    def abstained(self) -> int:
+        return sum(v.value == ABSTAIN for v in self.signals.votes)
+
+
+Verdict = tuple[Label, str]
+
+
+@dataclass(frozen=True)
+class LabelRule:
+    """One rule of the label decision: a name, what it says (its reason, for the docs
+    and ``auditor`` output), and the test that returns a label and a one-line reason
+    when the rule applies to a claim (None: the next rule decides)."""
+
+    name: str
+    says: str
+    applies: Callable[[_Facts], Verdict | None]
+
+
+def _not_factual(f: _Facts) -> Verdict | None:
+    return None if f.signals.factual else (Label.NOT_FACTUAL, "not a factual claim")
+
+
+def _topic_unnamed(f: _Facts) -> Verdict | None:
+    if not f.signals.topic_unnamed:
+        return None
+    return Label.UNKNOWN, (
+        "no relevant evidence: none names what the claim is about (its answer's topic)"
     )
-    stale_ok = _relevant(signals.stale_relevance, signals.superseded_scores, policy)
-    if not current_ok and not stale_ok:
-        best = max(
-            (r for r in (signals.relevance, signals.stale_relevance) if r is not None), default=None
-        )
-        shown = "none" if best is None else f"{best:.2f}"
-        return Label.UNKNOWN, (
-            f"no relevant evidence (best cosine {shown}; needs "
-            f">= {policy.min_relevance:.2f} with {policy.min_coverage:.0%} "
-            f"of the claim's content words, or >= "
-            f"{policy.strong_relevance:.2f})"
-        )
-    past = signals.superseded_valid_at_claim_time
-    stale_support = (
-        stale_ok
-        and signals.p_superseded is not None
-        # a clear match in the old version is its support, as it is in the current one
-        and (
-            signals.p_superseded < policy.threshold
-            or _matched_support(signals.superseded_votes, policy)
-        )
-        # "has 25 lanes" against an old version saying "six lanes" as the new one does (a
-        # claim stating its own time is left alone: its years are not the versions')
-        and (signals.states_time or not clear_conflicts(signals.superseded_votes, policy))
+
+
+def _no_relevant_evidence(f: _Facts) -> Verdict | None:
+    if f.current_ok or f.stale_ok:
+        return None
+    s, policy = f.signals, f.policy
+    best = max((r for r in (s.relevance, s.stale_relevance) if r is not None), default=None)
+    shown = "none" if best is None else f"{best:.2f}"
+    return Label.UNKNOWN, (
+        f"no relevant evidence (best cosine {shown}; needs "
+        f">= {policy.min_relevance:.2f} with {policy.min_coverage:.0%} "
+        f"of the claim's content words, or >= "
+        f"{policy.strong_relevance:.2f})"
     )
-    if not current_ok:
-        if stale_support and past:
-            return Label.SUPPORTED, ("supported by the version valid at the time the claim states")
-        if stale_support:
-            return Label.STALE, "supported only by superseded evidence"
-        return Label.UNKNOWN, "no relevant current evidence"
-    p = signals.p_current
-    if p is None or not signals.votes:
+
+
+def _only_superseded_relevant(f: _Facts) -> Verdict | None:
+    if f.current_ok:
+        return None
+    if f.stale_support and f.past:
+        return Label.SUPPORTED, "supported by the version valid at the time the claim states"
+    if f.stale_support:
+        return Label.STALE, "supported only by superseded evidence"
+    return Label.UNKNOWN, "no relevant current evidence"
+
+
+def _not_judged(f: _Facts) -> Verdict | None:
+    if f.signals.p_current is None or not f.signals.votes:
         return Label.UNKNOWN, "not judged"
-    conflicts = clear_conflicts(signals.votes, policy)
-    if stale_support and conflicts:
-        assert signals.p_superseded is not None
-        if past:
-            return Label.SUPPORTED, (
-                f"supported by the version valid at the time the claim "
-                f"states (p={signals.p_superseded:.2f}); the current "
-                f"version states otherwise"
-            )
-        return Label.STALE, (
-            f"supported by a superseded version (p={signals.p_superseded:.2f}) "
-            f"that the current version contradicts ({', '.join(conflicts)})"
+    return None
+
+
+def _old_version_contradicted(f: _Facts) -> Verdict | None:
+    if not (f.stale_support and f.conflicts):
+        return None
+    if f.past:
+        return Label.SUPPORTED, (
+            f"supported by the version valid at the time the claim "
+            f"states (p={f.p_old:.2f}); the current "
+            f"version states otherwise"
         )
+    return Label.STALE, (
+        f"supported by a superseded version (p={f.p_old:.2f}) "
+        f"that the current version contradicts ({', '.join(f.conflicts)})"
+    )
+
+
+def _closer_to_old(f: _Facts) -> Verdict | None:
+    s, policy, p = f.signals, f.policy, f.p
     # a current version holding every content word of the claim, judged supporting by
     # every member that decided, still states it ("Loganair still flies to Aberdeen"),
     # however close the old one
     current_states_it = (
         p < policy.threshold
-        and any(cov >= 1.0 for _, cov in signals.current_scores)
-        and all(v.value == 0.0 for v in _decided(signals.votes))
+        and any(cov >= 1.0 for _, cov in s.current_scores)
+        and all(v.value == 0.0 for v in _decided(s.votes))
     )
-    closer_to_old = (
-        stale_support
+    closer = (
+        f.stale_support
         and not current_states_it
-        and signals.superseded_margin is not None
-        and signals.superseded_margin >= policy.stale_margin
-        and signals.p_superseded is not None
+        and s.superseded_margin is not None
+        and s.superseded_margin >= policy.stale_margin
+        and s.p_superseded is not None
         and (
-            signals.p_superseded < p
+            s.p_superseded < p
             or (
-                signals.p_superseded == p
-                and _coverage(signals.current_scores) < _coverage(signals.superseded_scores)
+                s.p_superseded == p and _coverage(s.current_scores) < _coverage(s.superseded_scores)
             )
         )
     )
-    if closer_to_old and not past:
-        return Label.STALE, (
-            f"matches a superseded version better than its current version "
-            f"(cosine +{signals.superseded_margin:.2f}, "
-            f"p={signals.p_superseded:.2f}; current p={p:.2f})"
-        )
-    if conflicts:
-        return Label.CONTRADICTED, (
-            f"contradicted by current evidence: a clear conflict in "
-            f"the same slot (p={p:.2f}; from {', '.join(conflicts)})"
-        )
-    missing = missing_details(signals.votes, policy)
+    if not closer or f.past:
+        return None
+    assert s.superseded_margin is not None
+    return Label.STALE, (
+        f"matches a superseded version better than its current version "
+        f"(cosine +{s.superseded_margin:.2f}, "
+        f"p={f.p_old:.2f}; current p={p:.2f})"
+    )
+
+
+def _clear_conflict(f: _Facts) -> Verdict | None:
+    if not f.conflicts:
+        return None
+    return Label.CONTRADICTED, (
+        f"contradicted by current evidence: a clear conflict in "
+        f"the same slot (p={f.p:.2f}; from {', '.join(f.conflicts)})"
+    )
+
+
+def _no_longer_stated(f: _Facts) -> Verdict | None:
     # "no longer states it" needs the old version to have stated it ("Around 35
     # stallholders" against "Around 35 stalls" in both versions is no update)
-    if missing and stale_support and not missing_details(signals.superseded_votes, policy):
-        assert signals.p_superseded is not None
-        if past:
-            return Label.SUPPORTED, (
-                f"supported by the version valid at the time the claim "
-                f"states (p={signals.p_superseded:.2f})"
-            )
-        return Label.STALE, (
-            f"supported by a superseded version (p={signals.p_superseded:.2f})"
-            f"; the current version no longer states it "
-            f"({', '.join(missing)})"
-        )
-    if missing:
-        return Label.NOT_SUPPORTED, (
-            f"the evidence about the claim never states its detail "
-            f"(p={p:.2f}; from {', '.join(missing)})"
-        )
-    abstained = sum(v.value == ABSTAIN for v in signals.votes)
-    if _matched_support(signals.votes, policy):
+    if not (
+        f.missing and f.stale_support and not missing_details(f.signals.superseded_votes, f.policy)
+    ):
+        return None
+    if f.past:
         return Label.SUPPORTED, (
-            f"every number of the claim stated in its slot by the evidence about it, "
-            f"no member reading a conflict (p={p:.2f}; {abstained} of "
-            f"{len(signals.votes)} members abstained)"
+            f"supported by the version valid at the time the claim states (p={f.p_old:.2f})"
         )
-    undecided = abstained > policy.max_abstain_share * len(signals.votes)
-    if undecided and not _unanimous_support(signals.votes, p, policy):
-        return Label.UNKNOWN, (
-            f"panel undecided: {abstained} of {len(signals.votes)} members abstained"
-        )
+    return Label.STALE, (
+        f"supported by a superseded version (p={f.p_old:.2f})"
+        f"; the current version no longer states it "
+        f"({', '.join(f.missing)})"
+    )
+
+
+def _missing_detail(f: _Facts) -> Verdict | None:
+    if not f.missing:
+        return None
+    return Label.NOT_SUPPORTED, (
+        f"the evidence about the claim never states its detail "
+        f"(p={f.p:.2f}; from {', '.join(f.missing)})"
+    )
+
+
+def _clear_match(f: _Facts) -> Verdict | None:
+    if not _matched_support(f.signals.votes, f.policy):
+        return None
+    return Label.SUPPORTED, (
+        f"every number of the claim stated in its slot by the evidence about it, "
+        f"no member reading a conflict (p={f.p:.2f}; {f.abstained} of "
+        f"{len(f.signals.votes)} members abstained)"
+    )
+
+
+def _undecided(f: _Facts) -> Verdict | None:
+    s, policy, p = f.signals, f.policy, f.p
+    if f.abstained > policy.max_abstain_share * len(s.votes) and not _unanimous_support(
+        s.votes, p, policy
+    ):
+        return Label.UNKNOWN, f"panel undecided: {f.abstained} of {len(s.votes)} members abstained"
     if p == policy.threshold:  # e.g. a non-admissible stacker's fallback member abstained
         return Label.UNKNOWN, f"panel undecided: p={p:.2f} is at the threshold"
     if abs(p - policy.threshold) < policy.undecided_band:
         return Label.UNKNOWN, f"panel undecided: p={p:.2f}"
-    if p < policy.threshold:
-        return Label.SUPPORTED, f"supported by current evidence (p={p:.2f})"
-    if stale_support and past:
+    return None
+
+
+def _supported(f: _Facts) -> Verdict | None:
+    if f.p < f.policy.threshold:
+        return Label.SUPPORTED, f"supported by current evidence (p={f.p:.2f})"
+    return None
+
+
+def _superseded_support(f: _Facts) -> Verdict | None:
+    if not f.stale_support:
+        return None
+    if f.past:
         return Label.SUPPORTED, (
             f"supported by the version valid at the time the claim states "
-            f"(p={signals.p_superseded:.2f}; current p={p:.2f})"
+            f"(p={f.p_old:.2f}; current p={f.p:.2f})"
         )
-    if stale_support:
-        assert signals.p_superseded is not None
-        return Label.STALE, (
-            f"not supported by current evidence (p={p:.2f}) but supported by "
-            f"a superseded version (p={signals.p_superseded:.2f})"
-        )
-    contradiction = contradiction_signal(signals.votes)
-    if contradiction >= policy.contradiction_at:
-        fired = _flagged(signals.votes, "contradiction", policy.contradiction_at)
-        return Label.CONTRADICTED, (
-            f"contradicted by current evidence (p={p:.2f}; "
-            f"contradiction {contradiction:.2f} from {', '.join(fired)})"
-        )
-    return Label.NOT_SUPPORTED, f"not supported by current evidence (p={p:.2f})"
+    return Label.STALE, (
+        f"not supported by current evidence (p={f.p:.2f}) but supported by "
+        f"a superseded version (p={f.p_old:.2f})"
+    )
+
+
+def _contradiction_signal(f: _Facts) -> Verdict | None:
+    contradiction = contradiction_signal(f.signals.votes)
+    if contradiction < f.policy.contradiction_at:
+        return None
+    fired = _flagged(f.signals.votes, CONTRADICTION, f.policy.contradiction_at)
+    return Label.CONTRADICTED, (
+        f"contradicted by current evidence (p={f.p:.2f}; "
+        f"contradiction {contradiction:.2f} from {', '.join(fired)})"
+    )
+
+
+def _not_supported(f: _Facts) -> Verdict | None:
+    return Label.NOT_SUPPORTED, f"not supported by current evidence (p={f.p:.2f})"
+
+
+LABEL_RULES: tuple[LabelRule, ...] = (
+    LabelRule("not_factual", "a claim that states no checkable fact is not_factual", _not_factual),
+    LabelRule(
+        "topic_unnamed",
+        "a claim that names nothing, whose answer's topic no evidence names, is unknown",
+        _topic_unnamed,
+    ),
+    LabelRule(
+        "no_relevant_evidence",
+        "no current or superseded evidence relevant by the one relevance rule: unknown",
+        _no_relevant_evidence,
+    ),
+    LabelRule(
+        "only_superseded_relevant",
+        "only superseded evidence is relevant: stale when it supports the claim (supported "
+        "when the claim states its own time and that version was valid then), else unknown",
+        _only_superseded_relevant,
+    ),
+    LabelRule("not_judged", "relevant evidence but no stacked vote: unknown", _not_judged),
+    LabelRule(
+        "old_version_contradicted",
+        "a superseded version supports the claim and the current one states otherwise in "
+        "the same slot: stale (supported for a claim about that version's time)",
+        _old_version_contradicted,
+    ),
+    LabelRule(
+        "closer_to_old",
+        "the claim matches a superseded version clearly better than the current one of the "
+        "same document (cosine margin stale_margin, lower stacked p): stale",
+        _closer_to_old,
+    ),
+    LabelRule(
+        "clear_conflict",
+        "a judge found a number, date, name or role in the same slot stated otherwise: "
+        "contradicted, before support is weighed",
+        _clear_conflict,
+    ),
+    LabelRule(
+        "no_longer_stated",
+        "a detail the current evidence never states but a superseded version did: stale",
+        _no_longer_stated,
+    ),
+    LabelRule(
+        "missing_detail",
+        "a detail of the claim the evidence about it never states: not_supported",
+        _missing_detail,
+    ),
+    LabelRule(
+        "clear_match",
+        "every number of the claim matched in its slot, no member reading a conflict: "
+        "supported, whatever the stacked p and abstentions",
+        _clear_match,
+    ),
+    LabelRule(
+        "undecided",
+        "most members abstained (unless a unanimous minority supports it), or the stacked "
+        "p sits at the threshold or within undecided_band of it: unknown",
+        _undecided,
+    ),
+    LabelRule("supported", "stacked p below the threshold: supported", _supported),
+    LabelRule(
+        "superseded_support",
+        "not supported by current evidence but by a superseded version: stale (supported "
+        "for a claim about that version's time)",
+        _superseded_support,
+    ),
+    LabelRule(
+        "contradiction_signal",
+        "a member's contradiction score reaches contradiction_at: contradicted",
+        _contradiction_signal,
+    ),
+    LabelRule("not_supported", "anything else: not_supported", _not_supported),
+)
+"""The label rules, in the order they are tried (the module docstring numbers them as
+docs/labels.md does); the first that applies decides."""
+
+
+def deciding_rule(
+    signals: ClaimSignals, policy: LabelPolicy | None = None
+) -> tuple[LabelRule, Verdict]:
+    """The first of :data:`LABEL_RULES` that applies to a claim, with its label and
+    one-line reason."""
+    facts = _Facts(signals, policy or LabelPolicy())
+    for rule in LABEL_RULES:
+        decided = rule.applies(facts)
+        if decided is not None:
+            return rule, decided
+    raise AssertionError("the last rule always applies")
+
+
+def decide_label(signals: ClaimSignals, policy: LabelPolicy | None = None) -> Verdict:
+    """The label of one claim and a one-line reason (:func:`deciding_rule`)."""
+    return deciding_rule(signals, policy)[1]

@@ -30,6 +30,16 @@ FACTUAL_LABELS: frozenset[Label] = frozenset(Label) - {Label.NOT_FACTUAL}
 ABSTAIN = 0.5
 """The vote value of an abstention (docs/stacking.md)."""
 
+# The keys of Vote.scores the label rules read (each judge that finds one reports it).
+CONTRADICTION = "contradiction"
+"""A reader's probability that the evidence contradicts the claim."""
+CONFLICT = "conflict"
+"""A number, date, name or role in the claim's slot that the evidence states otherwise."""
+MISSING_DETAIL = "missing_detail"
+"""A detail of the claim that the evidence about it never states."""
+MATCH = "match"
+"""Every number of the claim matched in its slot (1.0)."""
+
 
 @dataclass(frozen=True)
 class Context:

@@ -395,3 +395,61 @@ def test_a_clear_match_in_a_superseded_version_is_its_support() -> None:
         )
         is Label.CONTRADICTED
     )
+
+
+def test_the_label_rules_are_named_said_and_each_decides_some_claim() -> None:
+    import random
+
+    from auditor.labels import LABEL_RULES, deciding_rule
+    from auditor.types import ABSTAIN, CONFLICT, CONTRADICTION, MATCH, MISSING_DETAIL
+
+    names = [r.name for r in LABEL_RULES]
+    assert len(set(names)) == len(names) and all(r.says for r in LABEL_RULES)
+    rng = random.Random(7)
+
+    def votes() -> tuple[Vote, ...]:
+        return tuple(
+            Vote(
+                judge=f"j{j}",
+                value=rng.choice([0.0, 1.0, ABSTAIN, 0.3, 0.7]),
+                scores={
+                    k: rng.choice([0.0, 0.5, 1.0])
+                    for k in (CONTRADICTION, CONFLICT, MISSING_DETAIL, MATCH)
+                    if rng.random() < 0.4
+                },
+            )
+            for j in range(rng.randrange(9))
+        )
+
+    def scores() -> tuple[tuple[float, float], ...]:
+        return tuple(
+            (rng.choice([0.2, 0.4, 0.5, 0.7]), rng.choice([0.3, 0.5, 1.0]))
+            for _ in range(rng.randrange(3))
+        )
+
+    fired: set[str] = set()
+    for _ in range(20000):
+        signals = ClaimSignals(
+            factual=rng.random() > 0.05,
+            relevance=rng.choice([None, 0.2, 0.36, 0.5, 0.65, 0.9]),
+            p_current=rng.choice([None, 0.1, 0.4, 0.5, 0.6, 0.9]),
+            votes=votes(),
+            stale_relevance=rng.choice([None, 0.2, 0.4, 0.7]),
+            p_superseded=rng.choice([None, 0.1, 0.5, 0.6, 0.9]),
+            superseded_votes=votes(),
+            superseded_valid_at_claim_time=rng.random() < 0.2,
+            states_time=rng.random() < 0.2,
+            current_scores=scores(),
+            superseded_scores=scores(),
+            superseded_margin=rng.choice([None, 0.0, 0.03, 0.1]),
+            subject_covered=rng.random() < 0.3,
+            role_stated=rng.random() < 0.2,
+            topic_unnamed=rng.random() < 0.05,
+        )
+        rule, (label, reason) = deciding_rule(signals, LabelPolicy(undecided_band=0.05))
+        assert reason and decide_label(signals, LabelPolicy(undecided_band=0.05)) == (
+            label,
+            reason,
+        )
+        fired.add(rule.name)
+    assert fired == set(names)  # no rule is dead
