@@ -1,6 +1,6 @@
 """The labelling step: stacked probability + retrieval outcome + contradiction + time -> label.
 
-Rules, in order (docs/labels.md; README "How labels are decided"):
+Rules, in order (docs/labels.md, "The rules, in order"):
 
 1. a non-factual claim is ``not_factual``;
 2. no evidence at all, or none that is relevant: ``unknown``. Evidence is relevant when
@@ -53,10 +53,8 @@ Rules, in order (docs/labels.md; README "How labels are decided"):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import cached_property
 
 from auditor.relevance import SubjectCoverage, any_relevant
@@ -155,7 +153,8 @@ class ClaimSignals:
     superseded_valid_at_claim_time: bool = False
     """The claim states its own time and a superseded version was valid then."""
     states_time: bool = False
-    """The claim states its own time (:func:`stated_period`): its years are its period."""
+    """The claim states its own time (:func:`auditor.text.stated_period`): its years are
+    its period."""
     current_scores: Sequence[tuple[float, float]] = ()
     """(cosine, content-word coverage of the claim) per current evidence chunk; when empty,
     ``relevance`` alone decides relevance (coverage taken as complete)."""
@@ -174,43 +173,6 @@ class ClaimSignals:
     and no evidence names that topic, nor is any of it the answer's own context: what was
     retrieved is about other things ("Tickets cost £9" in an answer about a cinema the
     documents never mention, against a festival's "Tickets cost £15")."""
-
-
-_YEAR = r"(?:[A-Z][a-z]+\.? )?(?:\d{1,2},? )?(1[5-9]\d\d|20\d\d)"
-_PERIODS = (
-    re.compile(
-        rf"\b(?:from|between) {_YEAR} (?:to|until|till|through|and|-) {_YEAR}\b", re.IGNORECASE
-    ),
-    re.compile(r"\b(1[5-9]\d\d|20\d\d)\s*(?:-|–)\s*(1[5-9]\d\d|20\d\d)\b"),
-    re.compile(rf"\b(?:as of|during|as at) {_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"^\s*(?:in|by) {_YEAR}\b", re.IGNORECASE),
-)
-
-
-def stated_period(text: str) -> tuple[datetime, datetime] | None:
-    """The time a claim scopes itself to, as ``[start, end)`` in UTC; None when it states none.
-
-    Recognised: ``from Y1 to Y2``, ``between Y1 and Y2``, ``Y1-Y2``, ``as of Y``,
-    ``during Y`` and a leading ``In Y`` / ``By Y`` (a year elsewhere, e.g. the answer
-    to a "when" question, is not a time scope). The period covers whole years.
-    """
-    years: list[int] = []
-    for pattern in _PERIODS:
-        for match in pattern.finditer(text):
-            years.extend(int(y) for y in match.groups() if y)
-    if not years:
-        return None
-    return (datetime(min(years), 1, 1, tzinfo=UTC), datetime(max(years) + 1, 1, 1, tzinfo=UTC))
-
-
-def strip_period(text: str) -> str:
-    """``text`` without the time scope :func:`stated_period` reads (for judging a claim about
-    the past against the version valid then, whose text does not repeat the period)."""
-    out = text
-    for pattern in _PERIODS:
-        out = pattern.sub("", out)
-    out = re.sub(r"^[\s,;:]+", "", re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", out)))
-    return out[:1].upper() + out[1:] if out.strip() else text
 
 
 def _decided(votes: Sequence[Vote]) -> list[Vote]:
@@ -247,7 +209,7 @@ def subject_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
     """True when one evidence text names the claim's subject (the tokens of its first name:
     "The Kestrel Bridge was designed by ..." -> "Kestrel Bridge"); see
     :attr:`ClaimSignals.subject_covered`."""
-    from auditor.judges.entity import subject_in_evidence as covered
+    from auditor.text import subject_in_evidence as covered
 
     return covered(claim, evidence)
 
@@ -256,7 +218,7 @@ def role_in_evidence(claim: str, evidence: Sequence[str]) -> bool:
     """True when the evidence says who holds a role the claim names a holder for, about
     the same thing ("The school's head is David Lowe" against "The headteacher is Joanna
     Kemp" in the school's page); see :attr:`ClaimSignals.role_stated`."""
-    from auditor.judges.entity import role_stated
+    from auditor.text import role_stated
 
     return role_stated(claim, evidence)
 
