@@ -22,7 +22,8 @@ from auditor.config import AuditConfig
 from auditor.engine import AUDIT_BATCH_ANSWERS, Engine
 from auditor.errors import ConfigError
 from auditor.graph.flow import AuditComponents
-from auditor.judges.base import Judge, build_judge
+from auditor.judges.base import Judge
+from auditor.judges.catalog import build_judge
 from auditor.judges.panel import Panel, load_panel
 from auditor.locations import index_location, ledger_location
 from auditor.stacking.model import Stacker, load_stacker

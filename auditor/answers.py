@@ -9,7 +9,7 @@ from typing import Any
 
 from auditor.clock import parse_datetime
 from auditor.errors import InputError
-from auditor.jsonl import check_fields, read_jsonl, require
+from auditor.jsonl import BadLines, check_fields, read_jsonl, require
 from auditor.spans.unicode import nfc
 from auditor.types import Answer, Context
 
@@ -25,49 +25,60 @@ def load_answers(path: str | Path) -> list[Answer]:
     ``contexts`` is an optional list of ``{"id", "text", "source"?, "published_at"?}``;
     a context without an id gets ``ctx-<n>`` (its position). Duplicate answer ids,
     unknown fields (``"questoin"``: the error names ``question``) and a file with no
-    answer are errors. Nothing is partially returned: the first bad line raises.
+    answer are errors. Nothing is partially returned: every bad line of the file is
+    named in one error (:class:`auditor.jsonl.InputErrors`, the first
+    :data:`auditor.jsonl.MAX_REPORTED` and the count).
     """
-    answers = answers_from_records(read_jsonl(path), source=str(path))
+    bad = BadLines(path)
+    answers = answers_from_records(read_jsonl(path, bad=bad), source=str(path), bad=bad)
     if not answers:
         raise InputError("no answers (the file is empty)", file=str(path))
     return answers
 
 
 def answers_from_records(
-    records: Iterable[tuple[int, Mapping[str, Any]]], *, source: str
+    records: Iterable[tuple[int, Mapping[str, Any]]],
+    *,
+    source: str,
+    bad: BadLines | None = None,
 ) -> list[Answer]:
     """Validate ``(line, record)`` pairs as :func:`load_answers` does (errors name
-    ``source``, the line and the field)."""
+    ``source``, the line and the field; every bad record is named, together with those
+    already in ``bad``)."""
     answers: list[Answer] = []
     seen: dict[str, int] = {}
     file = source
+    found = BadLines(source) if bad is None else bad
     for line, record in records:
-        if not isinstance(record, Mapping):
-            raise InputError(
-                f"expected an object, got {type(record).__name__}", file=file, line=line
-            )
-        record = dict(record)
-        check_fields(record, ANSWER_FIELDS, file=file, line=line)
-        answer_id = require(record, "id", (str, int), file=file, line=line)
-        answer_id = str(answer_id)
-        if not answer_id.strip():
-            raise InputError("must not be empty", file=file, line=line, field="id")
-        if answer_id in seen:
-            raise InputError(
-                f"duplicate answer id {answer_id!r} (first on line {seen[answer_id]})",
-                file=file,
-                line=line,
-                field="id",
-            )
-        seen[answer_id] = line
-        question = require(record, "question", str, file=file, line=line, optional=True) or ""
-        text = require(record, "answer", str, file=file, line=line)
-        contexts = _contexts(record.get("contexts"), file=file, line=line)
-        as_of = parse_datetime(record.get("as_of"), file=file, line=line, field="as_of")
-        answers.append(
-            Answer(id=answer_id, question=question, answer=text, contexts=contexts, as_of=as_of)
-        )
+        with found.collect():
+            answers.append(_answer(line, record, file=file, seen=seen))
+    found.check()
     return answers
+
+
+def _answer(line: int, record: Mapping[str, Any], *, file: str, seen: dict[str, int]) -> Answer:
+    """One answer record of :func:`answers_from_records`, checked."""
+    if not isinstance(record, Mapping):
+        raise InputError(f"expected an object, got {type(record).__name__}", file=file, line=line)
+    record = dict(record)
+    check_fields(record, ANSWER_FIELDS, file=file, line=line)
+    answer_id = require(record, "id", (str, int), file=file, line=line)
+    answer_id = str(answer_id)
+    if not answer_id.strip():
+        raise InputError("must not be empty", file=file, line=line, field="id")
+    if answer_id in seen:
+        raise InputError(
+            f"duplicate answer id {answer_id!r} (first on line {seen[answer_id]})",
+            file=file,
+            line=line,
+            field="id",
+        )
+    seen[answer_id] = line
+    question = require(record, "question", str, file=file, line=line, optional=True) or ""
+    text = require(record, "answer", str, file=file, line=line)
+    contexts = _contexts(record.get("contexts"), file=file, line=line)
+    as_of = parse_datetime(record.get("as_of"), file=file, line=line, field="as_of")
+    return Answer(id=answer_id, question=question, answer=text, contexts=contexts, as_of=as_of)
 
 
 AnswersInput = str | Path | Sequence[Answer | Mapping[str, Any]]

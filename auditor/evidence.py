@@ -29,7 +29,7 @@ import numpy as np
 from auditor.clock import answer_as_of, utc
 from auditor.digest import sha256_text
 from auditor.embedding import encode
-from auditor.judges._text import content_words, sentences
+from auditor.text import content_words, sentences
 from auditor.types import Answer, Chunk, Claim, DocumentVersion, Hit
 
 SearchFn = Callable[[Sequence[str], int, datetime | None], list[list[Hit]]]

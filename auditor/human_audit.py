@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.errors import InputError
-from auditor.jsonl import read_jsonl, require
+from auditor.jsonl import BadLines, read_jsonl, require
 from auditor.report.agreement import HUMAN_LABELS
 from ledger import Ledger, LedgerError
 
@@ -83,15 +83,19 @@ def read_audits(path: str | Path, *, run: str | None = None) -> list[HumanAudit]
 
 
 def _read(path: str | Path, run: str | None) -> list[tuple[int, HumanAudit]]:
+    """Every line of an audits file, checked; every bad line is named together."""
     out = []
-    for line, record in read_jsonl(path):
-        run_id = require(record, "run_id", str, file=path, line=line, optional=run is not None)
-        claim = require(record, "claim_id", str, file=path, line=line)
-        label = require(record, "label", str, file=path, line=line)
-        reviewer = require(record, "reviewer", str, file=path, line=line)
-        note = require(record, "note", str, file=path, line=line, optional=True)
-        _check(label, reviewer, file=str(path), line=line)
-        out.append((line, HumanAudit(run_id or str(run), claim, reviewer, label, note)))
+    bad = BadLines(path)
+    for line, record in read_jsonl(path, bad=bad):
+        with bad.collect():
+            run_id = require(record, "run_id", str, file=path, line=line, optional=run is not None)
+            claim = require(record, "claim_id", str, file=path, line=line)
+            label = require(record, "label", str, file=path, line=line)
+            reviewer = require(record, "reviewer", str, file=path, line=line)
+            note = require(record, "note", str, file=path, line=line, optional=True)
+            _check(label, reviewer, file=str(path), line=line)
+            out.append((line, HumanAudit(run_id or str(run), claim, reviewer, label, note)))
+    bad.check()
     return out
 
 
@@ -100,12 +104,15 @@ def import_audits(ledger: Ledger, path: str | Path, *, run: str | None = None) -
     written when a line is bad). Returns how many were new."""
     audits = _read(path, run)
     checked: dict[str, set[str]] = {}
+    bad = BadLines(path)  # a line naming an unknown run or claim: all of them, then none written
     for line, a in audits:
-        try:
-            run_id = ledger.find_run(a.run_id)
-        except LedgerError as exc:
-            raise InputError(str(exc), file=str(path), line=line, field="run_id") from None
-        if run_id not in checked:
-            checked[run_id] = ledger.claim_ids(run_id)
-        _resolve_claim(a.claim_id, checked[run_id], run_id, file=str(path), line=line)
+        with bad.collect():
+            try:
+                run_id = ledger.find_run(a.run_id)
+            except LedgerError as exc:
+                raise InputError(str(exc), file=str(path), line=line, field="run_id") from None
+            if run_id not in checked:
+                checked[run_id] = ledger.claim_ids(run_id)
+            _resolve_claim(a.claim_id, checked[run_id], run_id, file=str(path), line=line)
+    bad.check()
     return add_audits(ledger, [a for _, a in audits])

@@ -19,8 +19,9 @@ from auditor.decision import needs_judging as _needs_judging
 from auditor.evidence import Evidence
 from auditor.judges.base import Judge
 from auditor.judges.panel import Panel
-from auditor.labels import ClaimSignals, LabelPolicy, stated_period, strip_period
+from auditor.labels import ClaimSignals, LabelPolicy
 from auditor.stacking.model import Stacker
+from auditor.text import stated_period, strip_period
 from auditor.types import (
     ABSTAIN,
     UNSUPPORTED_LABELS,
@@ -273,7 +274,7 @@ def localize_audits(
 
 
 def valid_at_claim_time(claim_text: str, hits: Sequence[Hit]) -> bool:
-    """True when the claim states its own time (:func:`auditor.labels.stated_period`) and
+    """True when the claim states its own time (:func:`auditor.text.stated_period`) and
     one of ``hits`` (superseded versions) was valid during it."""
     period = stated_period(claim_text)
     if period is None:

@@ -402,6 +402,10 @@ def baseline_judge(params: dict[str, object]) -> Any:
         cwd=Path(__file__).resolve().parents[1],
     ).stdout
     source = source.replace('@register_judge("entailment")\n', "")
+    # the helpers it imports, where they live now (auditor/judges/_text.py is auditor/text/;
+    # the registry left auditor/judges/base.py for auditor/judges/catalog.py)
+    source = source.replace("from auditor.judges._text import", "from auditor.text import")
+    source = source.replace("import LocalJudge, register_judge", "import LocalJudge")
     module = types.ModuleType("entailment_v3")
     exec(compile(source, "entailment_v3.py", "exec"), module.__dict__)
     judge = module.EntailmentJudge(**{k: v for k, v in params.items() if k != "weights"})

@@ -7,14 +7,18 @@ Usage::
 
     python bench/bench_judge_versions.py --judge entity_consistency --before 6d40679
     python bench/bench_judge_versions.py --judge entailment --before 2e6d79c --n 80 \\
-        [--sets wice,factcheck] [--json OUT] [--before-helpers auditor.judges._text]
+        [--sets wice,factcheck] [--json OUT] [--before-helpers auditor.text.quantities]
 
-The earlier version is the judge's module as committed at ``--before`` (``git show``),
-executed privately (not registered) with the current helpers it imports, except the
-modules named by ``--before-helpers``, taken from ``--before`` as well. Each version
-reads every set from empty caches (the encoder's text cache and the reader's score
-cache are cleared before each), the earlier version first, so the seconds and the
-model calls compare. Data: ``--data``, else ``$AUDITOR_DATA``, else ``../shared/data``.
+The earlier version is the judge's module as committed at ``--before`` (``git show``;
+for a commit before the judge had a module of its own, the module its digest names,
+``Judge.class_path``: ``auditor/judges/local.py``), executed privately (not
+registered) with the current helpers it imports, except the modules named by
+``--before-helpers``, taken from ``--before`` as well. A judge committed before the text
+toolkit moved to ``auditor/text/`` imports helpers that are gone: name them
+(``--before-helpers auditor.judges._text,auditor.judges._pronouns,auditor.labels``).
+Each version reads every set from empty caches (the encoder's text cache and the
+reader's score cache are cleared before each), the earlier version first, so the seconds
+and the model calls compare. Data: ``--data``, else ``$AUDITOR_DATA``, else ``../shared/data``.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import calibrate_shared as shared
 
 from auditor import embedding
-from auditor.judges.base import Judge, build_judge
+from auditor.judges.base import Judge
+from auditor.judges.catalog import build_judge
 from auditor.stacking.metrics import bootstrap_scores, interval
 
 SETS = ("wice", "factcheck", "faithbench", "summedits:news", "summedits:samsum")
@@ -50,15 +55,29 @@ def _source_at(commit: str, path: str) -> str:
     ).stdout
 
 
+def _module_path_at(commit: str, cls: type) -> str:
+    """The path of the judge's module at ``commit``: where it lives now, else the module its
+    digest names (``class_path``: the module it was first published in)."""
+    path = Path(inspect.getfile(cls)).resolve().relative_to(ROOT).as_posix()
+    published = vars(cls).get("class_path")
+    found = subprocess.run(
+        ["git", "cat-file", "-e", f"{commit}:{path}"], cwd=ROOT, capture_output=True
+    ).returncode
+    if found != 0 and published:
+        return published.rsplit(".", 1)[0].replace(".", "/") + ".py"
+    return path
+
+
 def judge_at(commit: str, current: Judge, helpers: tuple[str, ...] = ()) -> Judge:
     """The judge named like ``current`` as committed at ``commit`` (default parameters),
     from a private copy of its module; ``helpers`` (module names such as
-    ``auditor.judges._text``) are taken from ``commit`` too while that copy is imported."""
+    ``auditor.text.quantities``) are taken from ``commit`` too while that copy is imported."""
     cls = type(current)
-    path = Path(inspect.getfile(cls)).resolve().relative_to(ROOT).as_posix()
+    path = _module_path_at(commit, cls)
     source = re.sub(r"^@register_judge\(.*\)\n", "", _source_at(commit, path), flags=re.MULTILINE)
+    source = re.sub(r",\s*register_judge\b", "", source)  # registered in base.py until the split
     module = types.ModuleType(f"before_{commit}_{cls.__module__.rsplit('.', 1)[-1]}")
-    saved = {name: sys.modules[name] for name in helpers}
+    saved = {name: sys.modules.get(name) for name in helpers}  # None: gone since
     try:
         for name in helpers:
             old = types.ModuleType(name)
@@ -71,7 +90,11 @@ def judge_at(commit: str, current: Judge, helpers: tuple[str, ...] = ()) -> Judg
         sys.modules[module.__name__] = module  # dataclasses look their module up
         exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
     finally:
-        sys.modules.update(saved)
+        for name, kept in saved.items():
+            if kept is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = kept
     judge: Judge = getattr(module, cls.__name__)()
     return judge
 
@@ -124,7 +147,7 @@ def main() -> int:
         "--before-helpers",
         default="",
         help="comma-separated modules the earlier version takes from --before as well "
-        "(e.g. auditor.judges._text)",
+        "(e.g. auditor.text.quantities)",
     )
     ap.add_argument("--data", default=None)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")

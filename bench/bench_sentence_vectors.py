@@ -123,8 +123,8 @@ def main() -> None:
     clock.install()
     from auditor import AuditConfig, Auditor, embedding
     from auditor.entailment.model import load_model
-    from auditor.judges._text import sentences
     from auditor.retrieval import EvidenceIndex, ingest, make_document
+    from auditor.text import sentences
     from ledger import open_ledger
 
     sources: dict[str, str] = {}

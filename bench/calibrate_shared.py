@@ -159,24 +159,25 @@ def to_pairs(records: list[Record]) -> list[Any]:
 
 
 def _code_digest(judge: Any) -> str:
-    """Digest of the source of the judge's module and the shared text helpers it uses, and of
-    the judges' word lists (:func:`auditor.judges.wordlists.digest`, ablation included): a
-    code or list change invalidates cached votes even when the judge's name, version and
-    params do not change."""
+    """Digest of the source of the judge's module and of the text toolkit the judges read
+    (every module of :mod:`auditor.text`), and of the judges' word lists
+    (:func:`auditor.judges.wordlists.digest`, ablation included): a code or list change
+    invalidates cached votes even when the judge's name, version and params do not
+    change."""
     import inspect
+    import pkgutil
 
-    import auditor.judges._pronouns as pronouns
-    import auditor.judges._text as text_helpers
+    import auditor.text as toolkit
     from auditor.judges import wordlists
 
     module = inspect.getmodule(type(judge))
-    sources = [inspect.getsource(module or type(judge)), inspect.getsource(text_helpers)]
+    sources = [inspect.getsource(module or type(judge))]
+    sources += [
+        (Path(toolkit.__file__).parent / f"{info.name}.py").read_text(encoding="utf-8")
+        for info in sorted(pkgutil.iter_modules(toolkit.__path__), key=lambda i: i.name)
+    ]
     # the word lists the judges read, and which of them are ablated now
     sources.append(wordlists.digest())
-    if module is not None and any(
-        getattr(v, "__module__", None) == pronouns.__name__ for v in vars(module).values()
-    ):
-        sources.append(inspect.getsource(pronouns))
     return sha256_text("\n".join(sources))[:8]
 
 

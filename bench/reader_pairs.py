@@ -57,8 +57,8 @@ from auditor.digest import sha256_text
 from auditor.entailment.data import CONTRADICTION, ENTAILMENT, NEUTRAL, NOT_ENTAILMENT
 from auditor.entailment.model import evidence_windows
 from auditor.entailment.synth import SynthPair, evaluation_split, write_pairs
-from auditor.judges._text import sentences
 from auditor.judges.entailment import coverage
+from auditor.text import sentences
 
 
 def _best(chunks: list[str], part: str, k: int) -> list[str]:

@@ -195,6 +195,20 @@ class ClaimRepository(RunRepository, CorpusRepository):
             )
         return [{**dict(r), "as_of": utc(r["as_of"])} for r in rows]
 
+    def earliest_answer_as_of(self, run_ids: Sequence[str]) -> datetime | None:
+        """The earliest own ``as_of`` among the answers of ``run_ids`` (None when none has
+        one): one aggregate per run over the answer table's ``run_id`` key prefix."""
+        table = _table(m.AnswerRow)
+        found: list[datetime] = []
+        with self.engine.connect() as conn:
+            for run_id in dict.fromkeys(run_ids):
+                value = conn.execute(
+                    select(func.min(table.c.as_of)).where(table.c.run_id == run_id)
+                ).scalar()
+                if value is not None:
+                    found.append(utc(value))
+        return min(found, default=None)
+
     def claim_ids(self, run_id: str) -> set[str]:
         """The ids of a run's claims."""
         table = _table(m.ClaimRow)
@@ -333,9 +347,12 @@ class ClaimRepository(RunRepository, CorpusRepository):
         claim_ids: Sequence[str] | None = None,
     ) -> dict[str, list[dict[str, Any]]]:
         """Evidence per claim of a run, in rank order: chunk (id, offsets, text), document
-        version (id, label, digest, source, publication date), stored relevance score and
-        the superseded/inline flags; with ``with_document_text`` also the version's whole
-        text (``doc_text``), enough to replay the run's evidence."""
+        version (id, label, digest, source, publication date), stored relevance score,
+        the superseded/inline flags and ``deciding`` (whether the claim's label can rest
+        on the row: the flag the label step stored, or for rows stored before it the
+        relevance rule on their stored values, :mod:`ledger._deciding`); with
+        ``with_document_text`` also the version's whole text (``doc_text``), enough to
+        replay the run's evidence."""
         retr, chunks, versions = (
             _table(m.RetrievalRow),
             _table(m.ChunkRow),
@@ -352,6 +369,7 @@ class ClaimRepository(RunRepository, CorpusRepository):
             retr.c.inline,
             retr.c.coverage,
             retr.c.sentence_relevance,
+            retr.c.deciding,
             chunks.c.start,
             chunks.c.end,
             chunks.c.text,
@@ -380,11 +398,23 @@ class ClaimRepository(RunRepository, CorpusRepository):
                 .mappings()
                 .all()
             )
+            unflagged = sorted({r["claim_id"] for r in rows if r["deciding"] is None})
+            decided = (
+                {
+                    (d["claim_id"], d["rank"]): bool(d["deciding"])
+                    for d in unflagged_rows(conn, run_id, unflagged)
+                }
+                if unflagged
+                else {}
+            )
         out: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
             item = dict(r)
             for key in ("published_at", "valid_from", "valid_to"):
                 item[key] = utc(item[key])
+            if item["deciding"] is None:
+                item["deciding"] = decided.get((r["claim_id"], r["rank"]), False)
+            item["deciding"] = bool(item["deciding"])
             out.setdefault(r["claim_id"], []).append(item)
         return out
 

@@ -119,6 +119,7 @@ class Ledger(
     record_answer = ClaimRepository.record_answer
     record_answers = ClaimRepository.record_answers
     run_answers = ClaimRepository.run_answers
+    earliest_answer_as_of = ClaimRepository.earliest_answer_as_of
     claim_ids = ClaimRepository.claim_ids
     claim_results = ClaimRepository.claim_results
     claim_evidence = ClaimRepository.claim_evidence

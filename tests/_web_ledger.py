@@ -22,6 +22,8 @@ class Passage:
     text: str
     source: str | None = None
     superseded: bool = False
+    deciding: bool | None = None
+    """``retrieval.deciding`` as the label step stores it (None: not stored, an old run)."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,16 @@ def claim_id(answer_id: str, text: str) -> str:
     return sha256_text(f"{answer_id}|{text}")
 
 
-def write_run(ledger: Ledger, tag: str, specs: Sequence[Spec], *, threshold: float = 0.5) -> str:
-    """Write a complete run of ``specs`` (claims grouped by answer, in order); its id."""
+def write_run(
+    ledger: Ledger,
+    tag: str,
+    specs: Sequence[Spec],
+    *,
+    threshold: float = 0.5,
+    as_of: datetime | None = None,
+) -> str:
+    """Write a complete run of ``specs`` (claims grouped by answer, in order) audited as of
+    ``as_of`` (default 2026-06-30); its id."""
     roles = {
         "extractor": Component("extractor", "rules", "1", content_digest(["e", tag]), {}),
         "panel": Component(
@@ -62,7 +72,7 @@ def write_run(ledger: Ledger, tag: str, specs: Sequence[Spec], *, threshold: flo
         run_id,
         kind="audit",
         input_digest=sha256_text(tag),
-        as_of=datetime(2026, 6, 30, tzinfo=UTC),
+        as_of=as_of or datetime(2026, 6, 30, tzinfo=UTC),
         config={"policy": {"threshold": threshold}},
         components=roles,
         n_answers=len(answers),
@@ -110,6 +120,7 @@ def write_run(ledger: Ledger, tag: str, specs: Sequence[Spec], *, threshold: flo
                         p.superseded,
                         False,
                         r.text,
+                        deciding=p.deciding,
                     )
                 )
             votes += [

@@ -389,7 +389,7 @@ def test_a_reaudit_reads_no_reader_pair_its_parent_run_read(
     """Started afresh (empty reader cache, as in a new process), a full re-audit reads only
     the entailment pairs its parent run did not store, and stores every pair it asked."""
     from auditor.entailment.model import load_model
-    from auditor.judges.base import build_judge
+    from auditor.judges.catalog import build_judge
 
     world = make_world([make_document("ferry", FERRY_NEW, published_at="2025-03-01")])
     model = load_model()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from auditor.errors import ConfigError
-from auditor.judges.base import Judge, build_judge, registered_judges
+from auditor.judges.base import Judge
+from auditor.judges.catalog import build_judge, registered_judges
 from auditor.judges.panel import load_panel
 from auditor.types import ABSTAIN, JudgePair
 from tests.llm_fault_server import FaultServer

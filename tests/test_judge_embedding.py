@@ -9,7 +9,7 @@ import pytest
 
 from auditor import embedding
 from auditor.errors import ConfigError
-from auditor.judges.base import build_judge
+from auditor.judges.catalog import build_judge
 from auditor.types import JudgePair
 
 CLAIM = "The Harbour Line opened its northern branch in 1998."

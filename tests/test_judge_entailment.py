@@ -19,7 +19,7 @@ from auditor.entailment.model import (
     weights_digest,
 )
 from auditor.errors import ConfigError
-from auditor.judges.base import build_judge
+from auditor.judges.catalog import build_judge
 from auditor.judges.panel import load_panel
 from auditor.precision import native_bf16
 from auditor.types import ABSTAIN, JudgePair

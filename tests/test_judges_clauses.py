@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.extract import build_extractor
-from auditor.judges._text import content_words, quantities, stem
+from auditor.text import content_words, quantities, stem
 from auditor.types import ABSTAIN, Answer
 from tests.test_judges_slots import judge
 

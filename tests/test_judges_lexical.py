@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from auditor.judges.base import build_judge, registered_judges
-from auditor.judges.entity import entities
-from auditor.judges.lexical_bm25 import bm25_ratio
+from auditor.judges.bm25_alignment import bm25_ratio
+from auditor.judges.catalog import build_judge, registered_judges
 from auditor.judges.panel import load_panel
 from auditor.stacking.model import load_stacker
+from auditor.text import entities
 from auditor.types import ABSTAIN, JudgePair
 
 EVIDENCE = (

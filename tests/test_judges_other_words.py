@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from auditor.extract import build_extractor
-from auditor.judges._text import quantities
-from auditor.judges.entity import (
+from auditor.text import (
     claim_subject,
+    quantities,
     role_conflicts,
     role_facts,
     role_stated,

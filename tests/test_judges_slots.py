@@ -7,10 +7,9 @@ import json
 
 import pytest
 
-from auditor.judges._text import Quantity, quantities, same_slot
-from auditor.judges.base import build_judge
-from auditor.judges.entity import claim_subject, role_conflicts, role_facts
-from auditor.judges.local import ended
+from auditor.judges.catalog import build_judge
+from auditor.judges.negation_polarity import ended
+from auditor.text import Quantity, claim_subject, quantities, role_conflicts, role_facts, same_slot
 from auditor.types import ABSTAIN, JudgePair
 
 BRANCHES = (
@@ -241,7 +240,7 @@ def test_the_same_holder_another_role_or_another_thing_is_no_conflict(
 
 
 def test_a_pronoun_is_read_as_the_name_its_passage_starts_with() -> None:
-    from auditor.judges._pronouns import resolved_sentences
+    from auditor.text import resolved_sentences
 
     assert resolved_sentences(CRICKETER_PAGE)[1].startswith("Dev Patel joined")
     museum = "The Harbour Museum in Port Ellis opened in 1988. Its director is Colin Marsh."
@@ -1128,7 +1127,7 @@ def test_numbers_in_words_and_times_fill_the_slots_of_figures(
 
 
 def test_amounts_of_money_are_read_in_the_evidences_form() -> None:
-    from auditor.judges._text import canonical_amounts
+    from auditor.text import canonical_amounts
 
     assert canonical_amounts("A standard ticket costs eighteen pounds") == (
         "A standard ticket costs £18"

@@ -11,9 +11,8 @@ from auditor.labels import (
     LabelPolicy,
     contradiction_signal,
     decide_label,
-    stated_period,
-    strip_period,
 )
+from auditor.text import stated_period, strip_period
 from auditor.types import Label, Vote
 
 SUPPORTING = (Vote("a", 0.0), Vote("b", 0.0))

@@ -135,7 +135,7 @@ def test_the_run_stores_exactly_the_pairs_its_judging_asked_for(
     from auditor import bridging, reader_scores
     from auditor._auditor import Auditor
     from auditor.entailment.model import load_model
-    from auditor.judges.base import build_judge
+    from auditor.judges.catalog import build_judge
 
     url, run_id = demo_run
     model = load_model()
@@ -222,7 +222,7 @@ def test_a_judge_asking_new_pairs_reads_only_those_and_stores_them(
     run did not read reach the network, and the re-judge stores them with the run."""
     from auditor._auditor import Auditor
     from auditor.entailment.model import load_model
-    from auditor.judges.base import build_judge
+    from auditor.judges.catalog import build_judge
 
     url, run_id = demo_run
     model = load_model()

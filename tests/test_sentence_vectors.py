@@ -19,8 +19,8 @@ import pytest
 
 from auditor import AuditConfig, Auditor, embedding
 from auditor.demo import prepare_sample_index, sample_path
-from auditor.judges._text import sentence_spans, sentences
 from auditor.retrieval import EvidenceIndex, compact, ingest, load_documents, make_document, store
+from auditor.text import sentence_spans, sentences
 from auditor.types import DocumentVersion
 from tests._ledger_compare import ledger_rows, same
 from tests.conftest import RunCli

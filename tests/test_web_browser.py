@@ -286,3 +286,76 @@ def test_a_hostile_ledger_runs_no_script(browser: Any, tmp_path: Path) -> None:
         assert page.locator("article.claim img, article.claim svg").count() == 0
         page.close()
     assert not problems, problems
+
+
+WIDTHS = (1280, 800)
+"""Window widths every page is checked and photographed at (issue 37)."""
+
+
+def _layout(page: Any) -> dict[str, Any]:
+    return dict(
+        page.evaluate(
+            """() => {
+              const head = document.querySelector('header.top');
+              const h1 = document.querySelector('main h1, body > h1');
+              return {
+                scroll_y: window.scrollY,
+                header_top: head ? head.getBoundingClientRect().top : 0,
+                header_bottom: head ? head.getBoundingClientRect().bottom : 0,
+                h1_top: h1.getBoundingClientRect().top,
+                overflow: document.documentElement.scrollWidth - window.innerWidth,
+              };
+            }"""
+        )
+    )
+
+
+def test_pages_open_at_their_top_and_fit_both_widths(
+    browser: Any, demo_ledger: Path, tmp_path: Path
+) -> None:
+    """The report card, the review queue and the trend page at 1280 and 800 pixels: each
+    opens at its top (the queue used to open scrolled past its header, with a blank band
+    above it), its heading right under the header, no page wider than the window; the
+    screenshots go to the screenshots folder (``card-1280.png``, ``queue-800.png``, ...;
+    ``docs/screenshots/`` holds the ones the README shows)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    db = tmp_path / "ledger.db"
+    shutil.copy2(demo_ledger, db)
+    index = demo_ledger.parent / "work" / "index"
+    with open_ledger(db, create=False) as ledger:
+        (run_id,) = [r.run_id for r in ledger.list_runs()]
+    _cli(
+        "reaudit",
+        run_id,
+        "--db",
+        str(db),
+        "--index",
+        str(index),
+        "--as-of",
+        "2025-09-01",
+        "--override-answer-dates",
+        "--quiet",
+    )
+    trend = tmp_path / "trend.html"
+    _cli("trend", "--db", str(db), "--format", "html", "--out", str(trend), "--bootstrap", "200")
+    with serve(db) as url:
+        pages = {
+            "card": f"{url}/runs/{run_id}",
+            "queue": f"{url}/runs/{run_id}/review",
+            "trend": trend.as_uri(),
+        }
+        for width in WIDTHS:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            problems = _watch(page)
+            for name, address in pages.items():
+                page.goto(address)
+                page.wait_for_load_state("networkidle")
+                at = _layout(page)
+                assert at["scroll_y"] == 0, (name, width, at)
+                assert at["header_top"] == 0, (name, width, at)
+                # the heading sits right under the header: no blank band above it
+                assert 0 <= at["h1_top"] - at["header_bottom"] <= 60, (name, width, at)
+                assert at["overflow"] <= 0, (name, width, at)
+                page.screenshot(path=str(SCREENSHOTS / f"{name}-{width}.png"))
+            page.close()
+            assert not problems, problems

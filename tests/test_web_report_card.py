@@ -115,7 +115,8 @@ def test_the_deciding_sentence_rules() -> None:
         "version": "2",
         "chunk_id": "c0",
         "superseded": False,
-        "text": "Trains are red. The fare is 3 dollars. Nothing else.",
+        "deciding": True,
+        "text": "Trains are red. The fare is 3 dollars. A day fare is 9 dollars. Nothing else.",
     }
     old = {
         "rank": 1,
@@ -123,33 +124,41 @@ def test_the_deciding_sentence_rules() -> None:
         "version": "1",
         "chunk_id": "c1",
         "superseded": True,
+        "deciding": True,
         "text": "The fare is 2 dollars. Trains are red.",
     }
     claim = "The fare is 2 dollars."
-    # content-word overlap on the current passage for a contradicted claim
+    # the sentence of the current passage that states the claim's slot, for contradicted
     got = deciding_sentence(claim, "contradicted", None, [current, old])
     assert got is not None and got["text"] == "The fare is 3 dollars." and got["rank"] == 0
     assert current["text"][got["start"] : got["end"]] == got["text"]
-    assert got["via"] == "content-word overlap"
+    assert got["via"] == "slot match"
     # the superseded passage for a stale claim
     got = deciding_sentence(claim, "stale", None, [current, old])
     assert got is not None and got["text"] == "The fare is 2 dollars." and got["superseded"]
-    # a judge's reported sentence wins, the judges the reason names first
+    # among sentences that fill the slot alike, a judge's reported one wins, the judges
+    # the reason names first; one that does not state the slot never does
     votes = [
         {"judge_name": "a_judge", "raw": json.dumps({"sentence": "Trains are red."})},
-        {"judge_name": "z_judge", "raw": json.dumps({"sentence": "Nothing else."})},
+        {"judge_name": "z_judge", "raw": json.dumps({"sentence": "A day fare is 9 dollars."})},
     ]
     got = deciding_sentence(
         claim, "contradicted", "p=0.9; contradiction 1.00 from z_judge)", [current, old], votes
     )
-    assert got is not None and got["text"] == "Nothing else." and got["via"] == "judge z_judge"
-    got = deciding_sentence(claim, "contradicted", "no judge named", [current, old], votes)
-    assert got is not None and got["text"] == "Trains are red."
+    assert got is not None and got["text"] == "A day fare is 9 dollars."
+    assert got["via"] == "judge z_judge"
+    got = deciding_sentence(
+        claim, "contradicted", "p=0.9; contradiction 1.00 from a_judge)", [current, old], votes
+    )
+    assert got is not None and got["text"] == "A day fare is 9 dollars."  # a_judge's: no slot
+    got = deciding_sentence(claim, "contradicted", "from a_judge)", [current, old], votes[:1])
+    assert got is not None and got["text"] == "The fare is 3 dollars."
+    assert got["via"] == "slot match"
     # a reported sentence that is not in the passages the label rests on is ignored
     votes = [
         {"judge_name": "a_judge", "raw": json.dumps({"sentence": "Not there."})},
         {"judge_name": "b_judge", "raw": "not json"},
     ]
     got = deciding_sentence(claim, "contradicted", None, [current], votes)
-    assert got is not None and got["via"] == "content-word overlap"
+    assert got is not None and got["via"] == "slot match"
     assert deciding_sentence(claim, "unknown", None, []) is None

@@ -1,6 +1,6 @@
 """The judges' word lists (``auditor/judges/wordlists/``): the loader, the ablation used to
 measure each rule group (``bench/ablate_rule_groups.py``), and that every list is read by
-a judge and ships in the wheel."""
+a judge or the text toolkit they share (``auditor/text/``) and ships in the wheel."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from auditor.judges import _text, entity, local
+from auditor import text as toolkit
+from auditor.judges import entity_consistency, negation_polarity, numeric_consistency
 from auditor.judges import wordlists as wl
-from auditor.judges.base import build_judge
+from auditor.judges.catalog import build_judge
 from auditor.judges.wordlists import ablated, groups
+from auditor.text import roles
 from auditor.types import JudgePair
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +29,7 @@ def _judge(name: str, claim: str, *evidence: str) -> tuple[float, dict[str, floa
 
 
 def _units(text: str) -> list[tuple[float, str | None]]:
-    return [(q.value, q.unit) for q in _text.quantities(text)]
+    return [(q.value, q.unit) for q in toolkit.quantities(text)]
 
 
 # --- the loader -----------------------------------------------------------------------
@@ -67,7 +69,9 @@ def test_every_group_file_parses_and_says_who_reads_it() -> None:
     for name in files:
         text = (FOLDER / f"{name}.txt").read_text(encoding="utf-8")
         assert text.startswith(f"# {name}: "), name
-        assert "Read by auditor/judges/" in text, name
+        assert re.search(r"Read by auditor/(judges|text)/\w+\.py", text), name
+        readers = re.findall(r"auditor/(?:judges|text)/\w+\.py", text)
+        assert all((ROOT / path).is_file() for path in readers), (name, readers)
         assert wl.words(name), name
 
 
@@ -84,11 +88,13 @@ def test_pattern_lists_compile() -> None:
 
 
 def test_every_group_is_read_by_a_judge() -> None:
-    """Each group's name is passed to the loader somewhere in ``auditor/judges/``: a list
-    nothing reads is a rule nobody measures."""
+    """Each group's name is passed to the loader somewhere in ``auditor/judges/`` or the
+    text toolkit the judges read (``auditor/text/``): a list nothing reads is a rule nobody
+    measures."""
     code = "\n".join(
         p.read_text(encoding="utf-8")
-        for p in (ROOT / "auditor" / "judges").glob("*.py")
+        for folder in ("judges", "text")
+        for p in (ROOT / "auditor" / folder).glob("*.py")
         if p.name != "__init__.py"
     )
     unread = [g for g in groups() if f'"{g}"' not in code]
@@ -109,41 +115,41 @@ def test_every_list_ships_in_the_wheel() -> None:
 
 
 def test_ablation_empties_a_group_and_restores_it() -> None:
-    assert _text.negation_count("It is not open") == 1
-    assert _text.content_words("It is not open") == frozenset({"open"})
+    assert toolkit.negation_count("It is not open") == 1
+    assert toolkit.content_words("It is not open") == frozenset({"open"})
     with ablated("negation_cues") as state:
         assert state == frozenset({"negation_cues"}) and wl.state() == state
         assert wl.words("negation_cues") == frozenset()
         assert wl.entries("negation_cues") == () and wl.one_of("negation_cues") == "(?!)"
-        assert _text.negation_count("It is not open") == 0
+        assert toolkit.negation_count("It is not open") == 0
         with ablated("number_words"):  # nests
             assert wl.state() == {"negation_cues", "number_words"}
-            assert _text.numbers("four dogs") == frozenset()
-        assert _text.numbers("four dogs") == frozenset({4.0})
+            assert toolkit.numbers("four dogs") == frozenset()
+        assert toolkit.numbers("four dogs") == frozenset({4.0})
     assert wl.state() == frozenset()
-    assert _text.negation_count("It is not open") == 1
+    assert toolkit.negation_count("It is not open") == 1
     with pytest.raises(KeyError, match="no word list"), ablated("negation_cue"):
         pass
     assert wl.state() == frozenset()
 
 
 def test_a_pattern_of_an_ablated_group_matches_nothing() -> None:
-    assert entity.role_facts("Anna Berg chairs the council.")
+    assert toolkit.role_facts("Anna Berg chairs the council.")
     with ablated("role_words"):
-        assert entity._cue() is wl.NEVER
-        assert entity.role_facts("Anna Berg chairs the council.") == []
-    assert entity.role_facts("Anna Berg chairs the council.")
+        assert roles._cue() is wl.NEVER
+        assert toolkit.role_facts("Anna Berg chairs the council.") == []
+    assert toolkit.role_facts("Anna Berg chairs the council.")
 
 
 def test_derived_values_are_built_once_per_state() -> None:
-    assert _text.stop_words() is _text.stop_words()
+    assert toolkit.stop_words() is toolkit.stop_words()
     with ablated("negation_cues"):
-        assert "not" in _text.stop_words()
-    assert "not" not in _text.stop_words()
+        assert "not" in toolkit.stop_words()
+    assert "not" not in toolkit.stop_words()
 
 
 PROBES: dict[str, Callable[[], object]] = {
-    "negation_cues": lambda: _text.negation_count("The pool is not open and never was"),
+    "negation_cues": lambda: toolkit.negation_count("The pool is not open and never was"),
     "number_words": lambda: _units("It has four branches"),
     "unit_spellings": lambda: _units("a 5 km route"),
     "unit_classes": lambda: _units("It seats 300 spectators"),
@@ -153,66 +159,66 @@ PROBES: dict[str, Callable[[], object]] = {
     "occurrence_nouns": lambda: _units("There are eight sailings a day"),
     "unmarked_plurals": lambda: _units("visitors over 12 children"),
     "unit_abbreviations": lambda: _units("the Model 5 kWh battery"),
-    "currencies": lambda: _text.canonical_amounts("Entry costs eighteen pounds."),
+    "currencies": lambda: toolkit.canonical_amounts("Entry costs eighteen pounds."),
     "frequency_words": lambda: _units("The bus runs twice a day"),
     "number_slot_cues": lambda: _units("a capacity of 9,800"),
     "duration_phrases": lambda: _units("The tour takes an hour and a half"),
     "single_words": lambda: _units("It was funded by a single university"),
-    "entity_stopwords": lambda: entity.entities("Professor Ruth Adeyemi spoke."),
-    "role_words": lambda: entity.role_facts("Anna Berg chairs the council."),
-    "role_verbs": lambda: entity.role_facts("Harbour Ferries runs 23 routes."),
-    "no_object_words": lambda: entity.role_facts("Harbour Ferries runs every hour."),
-    "role_qualifiers": lambda: entity.role_facts("The deputy chair is Anna Berg."),
-    "team_verbs": lambda: entity.role_facts("Sam Reed joined the Falcons."),
-    "succession_phrases": lambda: entity.role_facts(
+    "entity_stopwords": lambda: toolkit.entities("Professor Ruth Adeyemi spoke."),
+    "role_words": lambda: toolkit.role_facts("Anna Berg chairs the council."),
+    "role_verbs": lambda: toolkit.role_facts("Harbour Ferries runs 23 routes."),
+    "no_object_words": lambda: toolkit.role_facts("Harbour Ferries runs every hour."),
+    "role_qualifiers": lambda: toolkit.role_facts("The deputy chair is Anna Berg."),
+    "team_verbs": lambda: toolkit.role_facts("Sam Reed joined the Falcons."),
+    "succession_phrases": lambda: toolkit.role_facts(
         "Martin Oakes retired and was succeeded as chief executive by Leila Haddad."
     ),
-    "agent_verbs": lambda: entity.role_facts("The bridge was built by Thomas Telford."),
-    "agent_classes": lambda: entity.role_facts("The airport is owned by Eastway Holdings."),
-    "sale_verbs": lambda: entity.role_facts("The council sold the airport to Eastway Holdings."),
-    "role_link_phrases": lambda: entity.role_facts("Anna Berg became chair."),
-    "leading_roles": lambda: entity.roles_confirmed(
+    "agent_verbs": lambda: toolkit.role_facts("The bridge was built by Thomas Telford."),
+    "agent_classes": lambda: toolkit.role_facts("The airport is owned by Eastway Holdings."),
+    "sale_verbs": lambda: toolkit.role_facts("The council sold the airport to Eastway Holdings."),
+    "role_link_phrases": lambda: toolkit.role_facts("Anna Berg became chair."),
+    "leading_roles": lambda: toolkit.roles_confirmed(
         "Daniel Okafor leads Brightwell Foods.",
         ["The chief executive of Brightwell Foods is Daniel Okafor."],
     ),
-    "generic_subjects": lambda: entity.role_conflicts(
+    "generic_subjects": lambda: toolkit.role_conflicts(
         "The ferry is run by Halden Council.",
         [
             "The Wey Ferry carries foot passengers across the river. The service is operated "
             "by Riverlink Boats."
         ],
     ),
-    "leads_now": lambda: entity.role_conflicts(
+    "leads_now": lambda: toolkit.role_conflicts(
         "Kelder Rovers are led by Rhys Calloway.",
         [
             "Kelder Rovers are a rugby club. Rhys Calloway stepped down and was succeeded as "
             "captain by Ines Varga."
         ],
     ),
-    "role_past_words": lambda: entity.transition_conflicts(
+    "role_past_words": lambda: entity_consistency.transition_conflicts(
         "Quillon was originally headquartered in Dunmore.",
         ["Quillon moved its headquarters from Dunmore to Ashby in 2020."],
     ),
-    "transition_verbs": lambda: entity.transition_conflicts(
+    "transition_verbs": lambda: entity_consistency.transition_conflicts(
         "Quillon is headquartered in Dunmore.",
         ["Quillon moved its headquarters from Dunmore to Ashby in 2020."],
     ),
-    "sports": lambda: entity.kind_conflicts(
+    "sports": lambda: entity_consistency.kind_conflicts(
         "Kelder Rovers are a rugby club.", ["Kelder Rovers are a football club."]
     ),
-    "feature_verbs": lambda: entity.absent_features(
+    "feature_verbs": lambda: entity_consistency.absent_features(
         "Marlow Street Library has a cafe.", ["Marlow Street Library opened in 1901."]
     ),
-    "maker_verbs": lambda: entity.absent_features(
+    "maker_verbs": lambda: entity_consistency.absent_features(
         "Port Ellis was founded by local fishermen.", ["Port Ellis is a town on the coast."]
     ),
-    "text_nouns": lambda: entity.claim_subject("The passage describes the Kestrel Bridge."),
-    "kind_words": lambda: entity.role_conflicts(
+    "text_nouns": lambda: toolkit.claim_subject("The passage describes the Kestrel Bridge."),
+    "kind_words": lambda: toolkit.role_conflicts(
         "The Kelder Cup is sponsored by Harrow Vale FC.",
         ["The Kelder Cup is sponsored by Harrow Vale Rovers."],
     ),
-    "named_thing_words": lambda: entity.role_facts("Teams play in the Premier League."),
-    "topic_stopwords": lambda: entity.role_facts("Anna Berg has served as chair since 2019."),
+    "named_thing_words": lambda: toolkit.role_facts("Teams play in the Premier League."),
+    "topic_stopwords": lambda: toolkit.role_facts("Anna Berg has served as chair since 2019."),
     "free_phrases": lambda: _judge(
         "numeric_consistency",
         "Entry to the gallery costs 12 pounds.",
@@ -224,7 +230,7 @@ PROBES: dict[str, Callable[[], object]] = {
         "Fenwick Public Library holds 210,000 books and lends e-readers to members. "
         "Membership is free for residents of Fenwick.",
     ),
-    "ordinal_words": lambda: local.ordinals("The team finished fourth."),
+    "ordinal_words": lambda: numeric_consistency.ordinals("The team finished fourth."),
     "event_classes": lambda: _judge(
         "numeric_consistency",
         "The University of Kestrel Bay was founded in 1972.",
@@ -268,10 +274,10 @@ PROBES: dict[str, Callable[[], object]] = {
         "The museum is open on Mondays.",
         "The museum is open every day except Monday.",
     ),
-    "ended_verbs": lambda: local.ended(
+    "ended_verbs": lambda: negation_polarity.ended(
         "The zoo has a reptile house.", ["The reptile house was closed in 2023."]
     ),
-    "ended_tense_words": lambda: local.ended(
+    "ended_tense_words": lambda: negation_polarity.ended(
         "The zoo had a reptile house.", ["The reptile house was closed in 2023."]
     ),
     "ceased_support": lambda: _judge(

@@ -177,13 +177,15 @@ def audit(
 @app.command()
 def runs(db: DbOption = DEFAULT_DB) -> None:
     """List the runs in the ledger, oldest first."""
+    from auditor.clock import utc
     from auditor.report.render import terminal_safe
     from ledger import open_ledger
     from ledger.url import mask_url
 
     table = Table(title=f"Runs in {terminal_safe(mask_url(db))}")
-    for column in ("run id", "kind", "status", "answers", "as of", "created"):
-        table.add_column(column)
+    for column in ("run id", "kind", "status", "answers", "as of", "created (UTC)"):
+        # ids and dates are never cut (fits 80 columns: the time to the minute)
+        table.add_column(column, no_wrap=True)
     with open_ledger(db, create=False) as ledger:
         for run in ledger.list_runs():
             table.add_row(
@@ -192,7 +194,7 @@ def runs(db: DbOption = DEFAULT_DB) -> None:
                 run.status,
                 f"{run.n_answers_done}/{run.n_answers}",
                 run.as_of.date().isoformat() if run.as_of else "-",
-                run.created_at.isoformat(timespec="seconds") if run.created_at else "-",
+                utc(run.created_at).strftime("%Y-%m-%d %H:%M") if run.created_at else "-",
             )
     Console().print(table)
 
@@ -213,6 +215,10 @@ def report(
     ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B.")] = 2000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="table: also say what each figure counts (below it)."),
+    ] = False,
 ) -> None:
     """Build a run's report card from the ledger (95% cluster-bootstrap intervals).
 
@@ -236,7 +242,8 @@ def report(
         )
     if fmt == "table":
         console = Console(file=io.StringIO(), width=100) if out else Console()
-        print_report(full, console)  # card, flagged claims, agreement with human audits
+        # card, flagged claims, agreement with human audits; definitions with --explain
+        print_report(full, console, explain=explain)
         if full.comparison is not None:
             for table in comparison_tables(full.comparison):
                 console.print(table)

@@ -28,38 +28,51 @@ _FORMATS = ("jsonl", "text")
 
 
 def load_answers(path: Path) -> Iterator[tuple[int, Answer]]:
-    """``(line, Answer)`` for each line of an answers file; errors name file, line, field."""
+    """``(line, Answer)`` for each line of an answers file, once the whole file is read;
+    errors name file, line and field, every bad line of the file together."""
+    from auditor.jsonl import BadLines
+
+    bad = BadLines(path)
+    out: list[tuple[int, Answer]] = []
+    seen: dict[str, int] = {}
+    for line, record in read_jsonl(path, bad=bad):
+        with bad.collect():
+            out.append((line, _answer(path, line, record, seen)))
+    bad.check()
+    if not seen:
+        raise InputError("no answers (the file is empty)", file=str(path))
+    yield from out
+
+
+def _answer(path: Path, line: int, record: dict[str, Any], seen: dict[str, int]) -> Answer:
+    """One line of an answers file, checked (:func:`load_answers`)."""
     from auditor.answers import ANSWER_FIELDS
     from auditor.jsonl import check_fields
 
-    seen: dict[str, int] = {}
-    for line, record in read_jsonl(path):
-        check_fields(record, ANSWER_FIELDS, file=path, line=line)
-        raw_id = require(record, "id", (str, int), file=path, line=line)
-        if isinstance(raw_id, bool):
-            raise InputError("expected str, got bool", file=str(path), line=line, field="id")
-        answer_id = str(raw_id)
-        question = require(record, "question", str, file=path, line=line, optional=True) or ""
-        text = require(record, "answer", str, file=path, line=line)
-        for field, value in (("id", answer_id), ("question", question), ("answer", text)):
-            if any("\ud800" <= ch <= "\udfff" for ch in value):
-                raise InputError(
-                    "not valid Unicode (lone surrogate escape)",
-                    file=str(path),
-                    line=line,
-                    field=field,
-                )
-        if answer_id in seen:
+    check_fields(record, ANSWER_FIELDS, file=path, line=line)
+    raw_id = require(record, "id", (str, int), file=path, line=line)
+    if isinstance(raw_id, bool):
+        raise InputError("expected str, got bool", file=str(path), line=line, field="id")
+    answer_id = str(raw_id)
+    question = require(record, "question", str, file=path, line=line, optional=True) or ""
+    text = require(record, "answer", str, file=path, line=line)
+    for field, value in (("id", answer_id), ("question", question), ("answer", text)):
+        if any("\ud800" <= ch <= "\udfff" for ch in value):
             raise InputError(
-                f"duplicate id {answer_id!r} (first on line {seen[answer_id]})",
+                "not valid Unicode (lone surrogate escape)",
                 file=str(path),
                 line=line,
-                field="id",
+                field=field,
             )
-        seen[answer_id] = line
-        yield line, Answer(id=answer_id, question=question, answer=text)
-    if not seen:
-        raise InputError("no answers (the file is empty)", file=str(path))
+    if answer_id in seen:
+        raise InputError(
+            f"duplicate id {answer_id!r} (first on line {seen[answer_id]})",
+            file=str(path),
+            line=line,
+            field="id",
+        )
+    seen[answer_id] = line
+    return Answer(id=answer_id, question=question, answer=text)
 
 
 def extraction_record(extraction: Extraction) -> dict[str, Any]:

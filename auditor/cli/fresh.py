@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from auditor.cli import app
 from auditor.cli._common import DEFAULT_DB, DEFAULT_INDEX, DbOption, IndexOption
@@ -70,13 +69,14 @@ def impact(
     document it cited appeared; grouped by run and answer, with both versions' dates and
     digests and a character diff of the passage. Read from the ledger; nothing is judged.
     """
-    from auditor.freshness import find_impact
+    from auditor.freshness import find_impact, index_version_order
     from ledger import open_ledger
 
     if fmt not in ("table", "json"):
         raise InputError(f"unsupported format {fmt!r} (table, json)", field="--format")
     manifest = None
     pairs: list[tuple[str, str]] = []
+    order = None
     if index is not None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from auditor.retrieval import store
@@ -84,8 +84,9 @@ def impact(
 
         gen = store.require_generation(index)
         manifest = store.read_json(gen / store.MANIFEST)
-        versions = read_versions(gen, manifest)
+        versions = read_versions(gen, manifest)  # in the index's version order
         pairs = [(v.doc_id, v.digest) for v in versions]
+        order = index_version_order(versions)
     with open_ledger(db, create=False) as ledger:
         report = find_impact(
             ledger,
@@ -95,6 +96,7 @@ def impact(
             index_manifest=manifest,
             index_versions=pairs,
             override_answer_dates=override_answer_dates,
+            version_order=order,
         )
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_list(), indent=2) + "\n")
@@ -130,10 +132,10 @@ def impact(
                         f"      {change.kind}: {change.doc_id}@{old.version} sha256 "
                         f"{old.digest[:12]} (published {_day(old.visible_from)}{ended})"
                     )
-                    if new is not None:
+                    for later in change.chain or ((new,) if new is not None else ()):
                         line += (
-                            f" -> {new.version} sha256 {new.digest[:12]} (published "
-                            f"{_day(new.visible_from)})"
+                            f" -> {later.version} sha256 {later.digest[:12]} (published "
+                            f"{_day(later.visible_from)})"
                         )
                     typer.echo(line)
                     if change.diff is not None:
@@ -249,9 +251,10 @@ def trend(
 ) -> None:
     """Factuality over time: support precision, stale, contradicted and decidable rates
     of a series of runs over their as-of dates (95% intervals), and the paired change
-    between consecutive runs on their shared claims (improved / worse / unresolved).
-    The html format is one self-contained file with the plot."""
-    from auditor.freshness import build_trend, trend_html, trend_rows
+    between consecutive runs on their shared claims (improved / worse / unresolved),
+    with the label transitions. The tables fit 80 columns; the html format is one
+    self-contained file with the plot and the same tables."""
+    from auditor.freshness import build_trend
     from ledger import open_ledger
 
     if fmt not in ("table", "json", "html"):
@@ -267,24 +270,29 @@ def trend(
             seed=seed,
         )
     if fmt == "table":
-        from auditor.freshness import TREND_FIGURES
+        import io
 
-        console = Console(file=out.open("w", encoding="utf-8")) if out else Console()
-        rows, changes = trend_rows(result)
-        table = Table(title="Runs over time (value [95% CI])")
-        for column in ("run", "kind", "as of", "claims", *TREND_FIGURES):
-            table.add_column(column)
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
-        paired = Table(title="Paired change between consecutive runs (shared claims)")
-        for column in ("runs", "shared", "figure", "delta", "95% CI", "verdict"):
-            paired.add_column(column)
-        for row in changes:
-            paired.add_row(*row)
-        console.print(paired)
+        from auditor.cli._common import write_text_atomic
+        from auditor.report.trend_render import trend_tables
+
+        # legible at 80 columns: the runs, one table per figure (value, paired change
+        # and verdict), the label transitions; dates are never cut
+        console = Console(file=io.StringIO(), width=100) if out else Console()
+        for table in trend_tables(result):
+            console.print(table)
+        console.print(
+            f"Intervals: 95% cluster bootstrap over answers (B = {bootstrap}, seed {seed}); "
+            "changes are paired on the claims both runs share."
+        )
+        if out:
+            write_text_atomic(out, console.file.getvalue())  # type: ignore[attr-defined]
         return
-    text = trend_html(result) if fmt == "html" else json.dumps(result.to_dict(), indent=2) + "\n"
+    if fmt == "html":
+        from auditor.report.trend_render import trend_page
+
+        text = trend_page(result)  # legible at 800 pixels; label transitions included
+    else:
+        text = json.dumps(result.to_dict(), indent=2) + "\n"
     if out:
         out.write_text(text, encoding="utf-8")
     else:

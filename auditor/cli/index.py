@@ -283,7 +283,7 @@ def search(
     """Retrieve evidence for each query; one JSON line per query on stdout, best hits first."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.clock import as_of_or_default
-    from auditor.jsonl import check_fields, read_jsonl, require, write_jsonl
+    from auditor.jsonl import BadLines, check_fields, read_jsonl, require, write_jsonl
     from auditor.retrieval import MODES, EvidenceIndex
 
     if fmt.lower() != "jsonl":
@@ -293,14 +293,17 @@ def search(
     cutoff = as_of_or_default(as_of, field="--as-of")
     ids: list[Any] = []
     texts: list[str] = []
-    for line, record in read_jsonl(queries):
-        check_fields(record, ("id", "text"), file=queries, line=line)
-        qid = require(record, "id", (str, int), file=queries, line=line)
-        text = require(record, "text", str, file=queries, line=line)
-        if not text.strip():
-            raise InputError("empty query text", file=str(queries), line=line, field="text")
-        ids.append(qid)
-        texts.append(text)
+    bad = BadLines(queries)  # every bad line, before any result is written
+    for line, record in read_jsonl(queries, bad=bad):
+        with bad.collect():
+            check_fields(record, ("id", "text"), file=queries, line=line)
+            qid = require(record, "id", (str, int), file=queries, line=line)
+            text = require(record, "text", str, file=queries, line=line)
+            if not text.strip():
+                raise InputError("empty query text", file=str(queries), line=line, field="text")
+            ids.append(qid)
+            texts.append(text)
+    bad.check()
     if not texts:
         raise InputError("no queries (the file is empty)", file=str(queries))
     idx = EvidenceIndex.open(index)

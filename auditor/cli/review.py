@@ -126,9 +126,9 @@ def review_import(
     from ledger import open_ledger
 
     refuse_memory_ledger(db, "review import")
-    from auditor.jsonl import read_jsonl
+    from auditor.human_audit import read_audits
 
-    if next(iter(read_jsonl(file)), None) is None:
+    if not read_audits(file, run=run):  # every bad line named, before the ledger is opened
         raise InputError("no audits (the file is empty)", file=str(file))
     with open_ledger(db, create=False) as ledger:
         added = import_audits(ledger, file, run=run)

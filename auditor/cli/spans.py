@@ -24,7 +24,7 @@ import typer
 
 from auditor.cli import app
 from auditor.errors import InputError
-from auditor.jsonl import read_jsonl, require
+from auditor.jsonl import BadLines, read_jsonl, require
 from auditor.spans import (
     METRICS,
     SpanBatch,
@@ -57,34 +57,38 @@ def _check_format(fmt: str) -> str:
 
 
 def _read_span_file(path: Path) -> dict[str, tuple[int, str | None, list[Any]]]:
-    """id -> (line, text or None, raw spans); errors name file, line and field.
+    """id -> (line, text or None, raw spans); errors name file, line and field, every
+    bad line of the file together (:class:`auditor.jsonl.InputErrors`).
 
     Checks one line at a time (the reference path: :func:`_SpanFile.read` falls back to
-    it to name the first bad line).
+    it to name the bad lines).
     """
     out: dict[str, tuple[int, str | None, list[Any]]] = {}
     fname = str(path)
-    for line, rec in read_jsonl(path):
-        item_id = require(rec, "id", (str, int), file=fname, line=line)
-        key = str(item_id)
-        if key in out:
-            raise InputError(
-                f"duplicate id {key!r} (first on line {out[key][0]})",
-                file=fname,
-                line=line,
-                field="id",
-            )
-        text = require(rec, "text", str, file=fname, line=line, optional=True)
-        spans = require(rec, "spans", list, file=fname, line=line)
-        try:
-            batch_from_lists(
-                [spans], name="spans", text_lengths=None if text is None else [len(text)]
-            )
-        except SpanValidationError as exc:
-            raise InputError(
-                exc.detail.replace("spans[0] ", ""), file=fname, line=line, field="spans"
-            ) from None
-        out[key] = (line, text, spans)
+    bad = BadLines(path)
+    for line, rec in read_jsonl(path, bad=bad):
+        with bad.collect():
+            item_id = require(rec, "id", (str, int), file=fname, line=line)
+            key = str(item_id)
+            if key in out:
+                raise InputError(
+                    f"duplicate id {key!r} (first on line {out[key][0]})",
+                    file=fname,
+                    line=line,
+                    field="id",
+                )
+            text = require(rec, "text", str, file=fname, line=line, optional=True)
+            spans = require(rec, "spans", list, file=fname, line=line)
+            try:
+                batch_from_lists(
+                    [spans], name="spans", text_lengths=None if text is None else [len(text)]
+                )
+            except SpanValidationError as exc:
+                raise InputError(
+                    exc.detail.replace("spans[0] ", ""), file=fname, line=line, field="spans"
+                ) from None
+            out[key] = (line, text, spans)
+    bad.check()
     return out
 
 
@@ -175,7 +179,7 @@ class _SpanFile:
         check of all the spans (numpy).
 
         Anything unusual (a line that is not a typed span object, a duplicate id, a bad
-        span) sends the file through :func:`_read_span_file`, which names the first bad
+        span) sends the file through :func:`_read_span_file`, which names every bad
         line (file, line, field) or, for what only it accepts, gives the result.
         """
         with _gc_paused():

@@ -49,7 +49,7 @@ from auditor.entailment.data import (
     load_mix,
 )
 from auditor.errors import InputError
-from auditor.judges._text import sentences as split_sentences
+from auditor.text import sentences as split_sentences
 
 SUMMEDITS_DOMAINS = ("news", "podcast", "sales_call", "sales_email", "samsum")
 #: share of documents held out of training, per source (the project's evaluation sets

@@ -23,8 +23,11 @@ from auditor.freshness.impact import (
     ImpactedClaim,
     ImpactReport,
     VersionInfo,
+    VersionOrder,
+    chain_of,
     char_diff,
     find_impact,
+    index_version_order,
 )
 from auditor.freshness.reaudit import SCORE_TOLERANCE, ReauditResult, evidence_change, reaudit
 from auditor.freshness.render import trend_html, trend_rows
@@ -41,10 +44,13 @@ __all__ = [
     "Trend",
     "TrendPoint",
     "VersionInfo",
+    "VersionOrder",
     "build_trend",
+    "chain_of",
     "char_diff",
     "evidence_change",
     "find_impact",
+    "index_version_order",
     "reaudit",
     "series_runs",
     "trend_html",

@@ -2,13 +2,17 @@
 
 :func:`find_impact` lists the claims of earlier runs whose deciding evidence changed (a
 version they rested on was superseded or withdrawn, or a new version of a document they
-cited appeared), from the ledger alone: no judge runs.
+cited appeared), from the ledger alone: no judge runs. A document's versions are followed
+in the order its chain has in the index (by start date, ``valid_from`` else
+``published_at``, as :mod:`auditor.retrieval.versions` orders them), so a change names the
+immediate successor of the version a claim rested on and every later version up to the one
+current at the date looked at.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -69,10 +73,21 @@ class EvidenceChange:
     doc_id: str
     old: VersionInfo
     new: VersionInfo | None
+    """For ``superseded``, the immediate successor of ``old`` in the document's version
+    chain; for ``new_version``, the first successor new to the claim's run."""
     old_passage: str
     new_passage: str | None
     diff: str | None
-    """Character diff of the passage: ``[-removed-]{+added+}`` marks in context."""
+    """Character diff of the passage against ``new``: ``[-removed-]{+added+}`` marks."""
+    chain: tuple[VersionInfo, ...] = ()
+    """Every successor of ``old`` visible at the date looked at, in chain order: ``new``
+    (or, for ``new_version``, the versions before it that the run knew) up to the version
+    current then."""
+
+    @property
+    def current(self) -> VersionInfo | None:
+        """The version of the document current at the date looked at (None: withdrawn)."""
+        return self.chain[-1] if self.chain else self.new
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +95,7 @@ class EvidenceChange:
             "doc_id": self.doc_id,
             "old": self.old.to_dict(),
             "new": self.new.to_dict() if self.new else None,
+            "chain": [v.to_dict() for v in self.chain],
             "old_passage": self.old_passage,
             "new_passage": self.new_passage,
             "diff": self.diff,
@@ -105,7 +121,8 @@ class ImpactedClaim:
         """One line: what changed."""
         parts = []
         for c in self.changes:
-            new = f" -> {c.new.version} ({c.new.digest[:12]})" if c.new else ""
+            later = c.chain or ((c.new,) if c.new else ())
+            new = "".join(f" -> {v.version} ({v.digest[:12]})" for v in later)
             parts.append(f"{c.kind}: {c.doc_id}@{c.old.version} ({c.old.digest[:12]}){new}")
         return "; ".join(parts)
 
@@ -185,6 +202,28 @@ def _best_passage(chunks: Sequence[Mapping[str, Any]], old_text: str) -> str | N
     )
 
 
+VersionOrder = Callable[[Sequence[str]], Mapping[str, Sequence[str]]]
+"""``order(doc_ids) -> {doc_id: version digests in chain order}``: a document's version
+chain as the evidence index keeps it (:meth:`auditor.retrieval.EvidenceIndex.versions`)."""
+
+
+def index_version_order(versions: Iterable[Any]) -> VersionOrder:
+    """The :data:`VersionOrder` of an index's versions (``doc_id`` and ``digest`` of each,
+    in the index's version order, as :meth:`~auditor.retrieval.EvidenceIndex.versions`
+    lists them). The versions are read when first asked for."""
+    chains: dict[str, list[str]] | None = None
+
+    def order(doc_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
+        nonlocal chains
+        if chains is None:
+            chains = {}
+            for v in versions:
+                chains.setdefault(str(v.doc_id), []).append(str(v.digest))
+        return {d: chains[d] for d in doc_ids if d in chains}
+
+    return order
+
+
 def find_impact(
     ledger: Ledger,
     *,
@@ -194,6 +233,7 @@ def find_impact(
     index_manifest: Mapping[str, Any] | None = None,
     index_versions: Iterable[tuple[str, str]] = (),
     override_answer_dates: bool = False,
+    version_order: VersionOrder | None = None,
 ) -> ImpactReport:
     """The claims of ``runs`` (ids or prefixes; default every audit run) whose deciding
     evidence changed by ``as_of`` (default :func:`auditor.clock.default_as_of`, today
@@ -205,12 +245,17 @@ def find_impact(
     :func:`auditor.decision.evidence_relevant`); the answer's own contexts never change.
 
     A claim audited as of ``T0`` by a run that finished at ``F`` is impacted when, for a
-    document its retrieved evidence cites, the ledger holds a version it did not cite that
-    is visible at ``as_of`` and new to it (ingested after ``F``, or published after
-    ``T0``): ``superseded`` when it rested on a current version of that document,
-    ``new_version`` when it cited only superseded ones; or when a current version it
-    rested on has ``valid_to`` in ``(T0, as_of]`` and nothing newer: ``withdrawn``.
-    With ``since``, only changes ingested, published or ending at or after ``since``.
+    document its deciding evidence cites, the version it rested on has successors in the
+    document's version chain that are visible at the date looked at, one of them new to
+    it (ingested after ``F``, or published after ``T0``): ``superseded`` when it rested on
+    a current version of that document (``new``: the immediate successor), ``new_version``
+    when it cited only superseded ones (``new``: the first successor new to it); or when a
+    current version it rested on has ``valid_to`` in ``(T0, as_of]`` and nothing newer:
+    ``withdrawn``. With ``since``, only changes ingested, published or ending at or after
+    ``since``.
+
+    The chain is ``version_order`` (the index's own order, :func:`index_version_order`),
+    else the ledger's dates ordered as the index orders them (:func:`chain_of`).
 
     Two indexed queries find the versions that changed in the window and the evidence rows
     citing their documents; cost grows with the changes, not with the ledger.
@@ -230,22 +275,23 @@ def find_impact(
         return ImpactReport(when, since, (), (), 0, index_info)
     finished = [utc(r.finished_at or r.created_at or when) for r in infos]
     starts = [utc(r.as_of) for r in infos if r.as_of is not None]
+    if override_answer_dates:
+        # an answer's own date may lie before its run's: looked at as of ``when``, what was
+        # published since that date is new to its claims
+        own = ledger.earliest_answer_as_of(run_ids)
+        if own is not None:
+            starts.append(own)
     created_since = since or min(finished)
-    low = since or (min(starts) if starts else datetime.min.replace(tzinfo=UTC))
-    low = min(low, when)
+    low = min(since or (min(starts) if starts else _EARLIEST), when)
     changed = ledger.changed_versions(created_since=created_since, window=(low, when))
-    by_doc: dict[str, list[VersionInfo]] = {}
-    for row in changed:
-        by_doc.setdefault(row["doc_id"], []).append(VersionInfo.of(row))
-    if not by_doc:
+    changed_docs = sorted({row["doc_id"] for row in changed})
+    if not changed_docs:
         return ImpactReport(when, since, run_ids, (), 0, index_info)
-    rows = [
-        r for r in ledger.citing_evidence(sorted(by_doc), run_ids=list(run_ids)) if r["deciding"]
-    ]
-    known = ledger.document_versions(sorted(by_doc))
-    version_of = {
-        (v["doc_id"], v["digest"]): VersionInfo.of(v) for vs in known.values() for v in vs
-    }
+    rows = [r for r in ledger.citing_evidence(changed_docs, run_ids=list(run_ids)) if r["deciding"]]
+    known = ledger.document_versions(changed_docs)
+    order = version_order(changed_docs) if version_order is not None else {}
+    chains = {doc_id: chain_of(known.get(doc_id, []), order.get(doc_id)) for doc_id in known}
+    version_of = {(v.doc_id, v.digest): v for chain in chains.values() for v in chain}
     finished_of = {r.run_id: utc(r.finished_at or r.created_at or when) for r in infos}
     as_of_of = {r.run_id: utc(r.as_of) if r.as_of is not None else None for r in infos}
     claims: list[ImpactedClaim] = []
@@ -258,22 +304,15 @@ def find_impact(
     # a claim's as-of date is its answer's (else its run's): first keep the claims that
     # would be impacted at the earliest possible date (a superset), then look up those
     # claims' dates and texts and decide
-    earliest = datetime.min.replace(tzinfo=UTC)
     # an answer's own date may lie after ``when``: the first pass looks at every date
-    latest = when if override_answer_dates else datetime.max.replace(tzinfo=UTC)
+    latest = when if override_answer_dates else _LATEST
     found = []
     for run_id, ids in claims_by_run.items():
         candidates = [
             cid
             for cid in ids
             if _claim_changes(
-                grouped[(run_id, cid)],
-                by_doc,
-                version_of,
-                earliest,
-                finished_of[run_id],
-                latest,
-                since,
+                grouped[(run_id, cid)], chains, _EARLIEST, finished_of[run_id], latest, since
             )
         ]
         info_of = ledger.claims_of(run_id, candidates)
@@ -283,29 +322,22 @@ def find_impact(
             looked_at = answer_as_of(first["answer_as_of"], when, override=override_answer_dates)
             assert looked_at is not None
             changes = _claim_changes(
-                grouped[(run_id, claim_id)],
-                by_doc,
-                version_of,
-                t0,
-                finished_of[run_id],
-                looked_at,
-                since,
+                grouped[(run_id, claim_id)], chains, t0, finished_of[run_id], looked_at, since
             )
             if changes:
                 found.append((run_id, claim_id, first, t0, changes))
     passages = ledger.chunk_texts(
-        sorted({old_row["chunk_id"] for *_, changes in found for _, _, old_row, _ in changes})
+        sorted({c.row["chunk_id"] for *_, changes in found for c in changes})
     )
     new_chunks = ledger.versions_chunks(
-        sorted(
-            {(new.doc_id, new.digest) for *_, changes in found for _, _, _, new in changes if new}
-        )
+        sorted({(c.new.doc_id, c.new.digest) for *_, changes in found for c in changes if c.new})
     )
     diffs: dict[tuple[str, str, str], tuple[str | None, str | None]] = {}
     for run_id, claim_id, first, t0, changes in found:
         built = []
-        for kind, doc_id, old_row, new in changes:
-            old = version_of[(doc_id, old_row["version_digest"])]
+        for change in changes:
+            old_row, new = change.row, change.new
+            old = version_of[(change.doc_id, old_row["version_digest"])]
             old_text = passages.get(old_row["chunk_id"], "")
             new_text = diff = None
             if new is not None:  # one diff per (passage, new version), however many cite it
@@ -316,13 +348,14 @@ def find_impact(
                 new_text, diff = diffs[key]
             built.append(
                 EvidenceChange(
-                    kind=kind,
-                    doc_id=doc_id,
+                    kind=change.kind,
+                    doc_id=change.doc_id,
                     old=old,
                     new=new,
                     old_passage=old_text,
                     new_passage=new_text,
                     diff=diff,
+                    chain=change.chain,
                 )
             )
         claims.append(
@@ -336,73 +369,111 @@ def find_impact(
             )
         )
     claims = _with_labels(ledger, claims)
-    order = {r: i for i, r in enumerate(run_ids)}
-    claims.sort(key=lambda c: (order[c.run_id], c.answer_id, c.claim_id))
-    return ImpactReport(
-        when, since, run_ids, tuple(claims), sum(len(v) for v in by_doc.values()), index_info
-    )
+    order_of_run = {r: i for i, r in enumerate(run_ids)}
+    claims.sort(key=lambda c: (order_of_run[c.run_id], c.answer_id, c.claim_id))
+    return ImpactReport(when, since, run_ids, tuple(claims), len(changed), index_info)
+
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
+
+
+def chain_of(
+    versions: Iterable[Mapping[str, Any]], order: Sequence[str] | None = None
+) -> list[VersionInfo]:
+    """One document's versions (ledger rows) in chain order: ``order`` (version digests in
+    the index's order) when it lists every one of them, else the order the index gives
+    them (:mod:`auditor.retrieval.versions`): dated versions by their start
+    (``valid_from``, else ``published_at``); an undated version with a ``valid_to`` (placed
+    before a dated version, ``--undated-order oldest``) just before the version starting
+    then, other undated versions after the dated ones (``--undated-order newest``), in
+    ingest order."""
+    infos = [VersionInfo.of(v) for v in versions]
+    if order is not None:
+        position = {digest: i for i, digest in enumerate(order)}
+        if all(v.digest in position for v in infos):
+            return sorted(infos, key=lambda v: position[v.digest])
+
+    def key(v: VersionInfo) -> tuple[datetime, int, datetime, str]:
+        start = v.valid_from if v.valid_from is not None else v.published_at
+        ingested = utc(v.created_at) if v.created_at is not None else _EARLIEST
+        if start is not None:
+            return (utc(start), 1, ingested, v.version)
+        if v.valid_to is not None:
+            return (utc(v.valid_to), 0, ingested, v.version)
+        return (_LATEST, 0, ingested, v.version)
+
+    return sorted(infos, key=key)
+
+
+@dataclass(frozen=True)
+class _Change:
+    kind: str
+    doc_id: str
+    row: Mapping[str, Any]
+    """The evidence row of the version the claim rested on."""
+    new: VersionInfo | None
+    chain: tuple[VersionInfo, ...]
 
 
 def _claim_changes(
     evidence: Sequence[Mapping[str, Any]],
-    by_doc: Mapping[str, list[VersionInfo]],
-    version_of: Mapping[tuple[str, str], VersionInfo],
+    chains: Mapping[str, Sequence[VersionInfo]],
     t0: datetime | None,
     finished: datetime,
     when: datetime,
     since: datetime | None,
-) -> list[tuple[str, str, Mapping[str, Any], VersionInfo | None]]:
-    """``(kind, doc_id, evidence row it rested on, new version)`` per changed document."""
-    out: list[tuple[str, str, Mapping[str, Any], VersionInfo | None]] = []
+) -> list[_Change]:
+    """The changes to the documents a claim's deciding ``evidence`` rows cite, one per
+    changed document."""
+    out: list[_Change] = []
     cited: dict[str, list[Mapping[str, Any]]] = {}
     for row in evidence:
         cited.setdefault(row["doc_id"], []).append(row)
     low = max((d for d in (t0, since) if d is not None), default=None)
+
+    def visible(v: VersionInfo) -> bool:
+        start = v.visible_from
+        return start is None or utc(start) <= when
+
+    def new_to_run(v: VersionInfo) -> bool:
+        start = v.visible_from
+        ingested_after = (
+            v.created_at is not None
+            and utc(v.created_at) > finished
+            and (since is None or utc(v.created_at) >= since)
+        )
+        published_after = start is not None and low is not None and utc(start) > low
+        return ingested_after or published_after
+
     for doc_id, doc_rows in cited.items():
-        digests = {r["version_digest"] for r in doc_rows}
-        current = [r for r in doc_rows if not r["superseded"]]
-        newest: VersionInfo | None = None
-        for v in by_doc.get(doc_id, []):
-            if v.digest in digests:
-                continue
-            start = v.visible_from
-            if start is not None and utc(start) > when:
-                continue  # not visible yet at the date looked at
-            ingested_after = (
-                v.created_at is not None
-                and utc(v.created_at) > finished
-                and (since is None or utc(v.created_at) >= since)
-            )
-            published_after = start is not None and low is not None and utc(start) > low
-            if not (ingested_after or published_after):
-                continue
-            key = (
-                utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
-                utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
-            )
-            if newest is None or key > _version_key(newest):
-                newest = v
-        if newest is not None:
-            rested = current[0] if current else doc_rows[-1]
-            out.append(("superseded" if current else "new_version", doc_id, rested, newest))
+        chain = chains.get(doc_id, ())
+        position = {v.digest: i for i, v in enumerate(chain)}
+        known_rows = [r for r in doc_rows if r["version_digest"] in position]
+        if not known_rows:
             continue
+        current = [r for r in known_rows if not r["superseded"]]
+        # the version it rested on: the latest current one it cited, else the latest cited
+        rested = max(current or known_rows, key=lambda r: position[r["version_digest"]])
+        later = tuple(v for v in chain[position[rested["version_digest"]] + 1 :] if visible(v))
+        fresh = [v for v in later if new_to_run(v)]
+        if fresh:
+            new = later[0] if current else fresh[0]
+            out.append(
+                _Change("superseded" if current else "new_version", doc_id, rested, new, later)
+            )
+            continue
+        if later:
+            continue  # replaced before the claim's date: nothing new to it
         for row in current:
-            rested_on = version_of.get((doc_id, row["version_digest"]))
-            if rested_on is None or rested_on.valid_to is None:
+            rested_on = chain[position[row["version_digest"]]]
+            if rested_on.valid_to is None:
                 continue
             end = utc(rested_on.valid_to)
             if end <= when and (low is None or end > low):
-                out.append(("withdrawn", doc_id, row, None))
+                out.append(_Change("withdrawn", doc_id, row, None, ()))
                 break
     return out
-
-
-def _version_key(v: VersionInfo) -> tuple[datetime, datetime]:
-    start = v.visible_from
-    return (
-        utc(start) if start is not None else datetime.min.replace(tzinfo=UTC),
-        utc(v.created_at) if v.created_at else datetime.min.replace(tzinfo=UTC),
-    )
 
 
 def _with_labels(ledger: Ledger, claims: list[ImpactedClaim]) -> list[ImpactedClaim]:

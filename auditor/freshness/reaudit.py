@@ -8,7 +8,8 @@ verdicts are carried over, each marked with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -16,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 from auditor.bridging import stored_run
 from auditor.clock import parse_datetime
 from auditor.config import AuditConfig
-from auditor.decision import deciding_flags, needs_judging
+from auditor.decision import SubjectCoverage, deciding_flags, needs_judging, signals_subject
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
 from auditor.evidence import Evidence, gather_evidence
 from auditor.executor import NewRun, ResultsOf, execute_run
 from auditor.extract.base import Extraction, Extractor
 from auditor.freshness._common import AUDIT_KINDS, _date, _iso
-from auditor.freshness.impact import find_impact
+from auditor.freshness.impact import find_impact, index_version_order
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
 from auditor.labels import ClaimSignals, LabelPolicy
 from auditor.reader_scores import preload as preload_reader_scores
@@ -96,30 +97,45 @@ def _component(info: Mapping[str, Any]) -> Component:
     )
 
 
-def _hits_key(items: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(
-        (h.chunk.chunk_id, h.document.doc_id, h.document.digest, bool(h.superseded), bool(h.inline))
-        for h in items
-    )
+def _passages(hits: Sequence[Any], *, dated: bool) -> tuple[tuple[Any, ...], ...]:
+    """What the judges and the label step read of each passage, in order: its document,
+    text and inline flag, and (``dated``: superseded passages) its version's dates. Not its
+    chunk id or version digest: a newer version with the same passage reads the same."""
+    out = []
+    for h in hits:
+        key: tuple[Any, ...] = (h.document.doc_id, h.chunk.text, bool(h.inline))
+        if dated:
+            doc = h.document
+            key += (_iso(doc.published_at), _iso(doc.valid_from), _iso(doc.valid_to))
+        out.append(key)
+    return tuple(out)
 
 
-def _close(a: Mapping[str, float], b: Mapping[str, float], keys: Iterable[str]) -> bool:
-    for key in keys:
-        x, y = a.get(key), b.get(key)
-        if (x is None) != (y is None):
-            return False
-        if x is not None and y is not None and abs(x - y) > SCORE_TOLERANCE:
+def _close(a: float | None, b: float | None) -> bool:
+    if (a is None) != (b is None):
+        return False
+    return a is None or b is None or abs(a - b) <= SCORE_TOLERANCE
+
+
+def _same_scores(
+    old: Evidence, new: Evidence, old_hits: Sequence[Any], new_hits: Sequence[Any]
+) -> bool:
+    """Relevance, coverage and sentence cosine of each passage, position by position."""
+    for a, b in zip(old_hits, new_hits, strict=True):
+        x, y = a.chunk.chunk_id, b.chunk.chunk_id
+        if not (
+            _close(old.relevance.get(x), new.relevance.get(y))
+            and _close(old.coverage.get(x), new.coverage.get(y))
+            and _close(old.sentence_relevance.get(x), new.sentence_relevance.get(y))
+        ):
             return False
     return True
 
 
-def _same_scores(old: Evidence, new: Evidence, hits: Sequence[Any]) -> bool:
-    keys = [h.chunk.chunk_id for h in hits]
-    return (
-        _close(old.relevance, new.relevance, keys)
-        and _close(old.coverage, new.coverage, keys)
-        and _close(old.sentence_relevance, new.sentence_relevance, keys)
-    )
+def _same(old: Evidence, new: Evidence, *, superseded: bool, dated: bool = True) -> bool:
+    a, b = (old.superseded, new.superseded) if superseded else (old.current, new.current)
+    dated = superseded and dated
+    return _passages(a, dated=dated) == _passages(b, dated=dated) and _same_scores(old, new, a, b)
 
 
 def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
@@ -138,52 +154,70 @@ def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
     )
 
 
-def _describe(old: Sequence[Any], new: Sequence[Any]) -> str:
-    before = {(h.chunk.chunk_id, h.superseded): h for h in old}
-    after = {(h.chunk.chunk_id, h.superseded): h for h in new}
+def _subject(claim: Claim, ev: Evidence) -> SubjectCoverage:
+    """What the claim's evidence as a whole says about its subject (it reads superseded
+    passages too: a topic named only there)."""
+    return signals_subject(ClaimAudit(claim, ev).signals())
 
-    def name(h: Any, superseded: bool) -> str:
+
+def _describe(
+    old: Sequence[Any], new: Sequence[Any], *, dated: bool = False, superseded: bool = False
+) -> str:
+    """The passages that left and came, by what the judges read of them (a newer version
+    of a passage with the same text is neither)."""
+
+    def name(h: Any) -> str:
         return f"{h.document.doc_id}@{h.document.version}" + (" (superseded)" if superseded else "")
 
-    gone = sorted({name(h, s) for (c, s), h in before.items() if (c, s) not in after})
-    came = sorted({name(h, s) for (c, s), h in after.items() if (c, s) not in before})
+    keys_old, keys_new = _passages(old, dated=dated), _passages(new, dated=dated)
+    left = Counter(keys_old) - Counter(keys_new)
+    added = Counter(keys_new) - Counter(keys_old)
+    gone = sorted({name(h) for k, h in zip(keys_old, old, strict=True) if left[k]})
+    came = sorted({name(h) for k, h in zip(keys_new, new, strict=True) if added[k]})
     parts = ([f"no longer {', '.join(gone)}"] if gone else []) + (
         [f"now {', '.join(came)}"] if came else []
     )
-    return "; ".join(parts) or "order, version dates or relevance changed"
+    return "; ".join(parts) or "the same passages in another order, or with other relevance"
 
 
-def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy | None = None) -> str | None:
-    """Why a claim must be judged again given its old and new evidence (None: its label
-    would come out the same, so its verdict can be carried over).
+def evidence_change(
+    old: Evidence,
+    new: Evidence,
+    policy: LabelPolicy | None = None,
+    *,
+    claim: Claim | None = None,
+) -> str | None:
+    """Why a claim must be judged again given its old and new evidence (None: everything
+    its judges and its label read is the same, so its verdict can be carried over).
 
-    The current evidence must be the same passages, versions, digests and flags, with
-    relevance, coverage and sentence cosines within :data:`SCORE_TOLERANCE` (the panel's
-    votes and the labelling rules read them). The superseded evidence must be the same
-    too, unless no superseded passage is relevant by ``policy`` before or after: the
-    labelling rules use the votes against superseded evidence only when one is relevant
-    (without ``policy`` it must always be the same)."""
-    if _hits_key(old.current) != _hits_key(new.current) or not _same_scores(old, new, new.current):
+    The judges read the texts of every current passage (deciding or not) and of every
+    superseded passage, in order; the label reads each passage's relevance, coverage and
+    sentence cosine, its document (the superseded margin compares versions of one
+    document) and, for a claim about its own period, a superseded version's dates
+    (:func:`auditor.steps.valid_at_claim_time`). So the current evidence must be the same
+    passages by document, text and inline flag, in the same order, with relevance,
+    coverage and sentence cosines within :data:`SCORE_TOLERANCE`: a passage of a newer
+    version whose text is unchanged reads the same. The superseded evidence must be the
+    same too (with the versions' dates when the claim states its own period, or when no
+    ``claim`` is given), unless no superseded passage is relevant by ``policy`` before or
+    after and (given ``claim``) its subject coverage is the same: the labelling rules read
+    the votes against superseded evidence only when one is relevant (a learned label
+    decision reads them always; without ``policy`` they must always be the same)."""
+    if not _same(old, new, superseded=False):
         return "evidence changed: " + _describe(old.current, new.current)
-    dates = [
-        tuple(
-            (_iso(h.document.published_at), _iso(h.document.valid_from), _iso(h.document.valid_to))
-            for h in ev.superseded
-        )
-        for ev in (old, new)
-    ]
-    same_old = (
-        _hits_key(old.superseded) == _hits_key(new.superseded)
-        and dates[0] == dates[1]
-        and _same_scores(old, new, new.superseded)
-    )
-    if same_old:
+    # a superseded version's dates are read only for a claim about its own period
+    dated = claim is None or ClaimAudit(claim, old).signals().states_time
+    if _same(old, new, superseded=True, dated=dated):
         return None
-    if policy is not None and not (
-        _superseded_relevant(old, policy) or _superseded_relevant(new, policy)
+    if (
+        policy is not None
+        and not (_superseded_relevant(old, policy) or _superseded_relevant(new, policy))
+        and (claim is None or _subject(claim, old) == _subject(claim, new))
     ):
         return None
-    return "superseded evidence changed: " + _describe(old.superseded, new.superseded)
+    return "superseded evidence changed: " + _describe(
+        old.superseded, new.superseded, dated=dated, superseded=True
+    )
 
 
 def _contexts(audits: Sequence[ClaimAudit]) -> dict[str, tuple[Context, ...]]:
@@ -300,18 +334,26 @@ def reaudit(
             {
                 c.claim_id: c.reason
                 for c in find_impact(
-                    ledger, runs=[parent], as_of=when, override_answer_dates=override_answer_dates
+                    ledger,
+                    runs=[parent],
+                    as_of=when,
+                    override_answer_dates=override_answer_dates,
+                    # the chains as the index keeps them, read only when a document changed
+                    version_order=lambda docs: index_version_order(auditor.index.versions())(docs),
                 ).claims
             }
             if only_impacted
             else {}
         )
-        claim_ids = [a.claim.id for a in stored.audits]
+        # what a carried claim keeps (a full re-audit carries nothing)
+        claim_ids = [a.claim.id for a in stored.audits] if only_impacted else []
         carry_votes, carry_stale = (
             _stored_votes(ledger, parent, info.components, claim_ids, superseded=s)
+            if claim_ids
+            else {}
             for s in (False, True)
         )
-        verdicts = {c.claim_id: c for c in ledger.claim_results(parent)}
+        verdicts = {c.claim_id: c for c in ledger.claim_results(parent)} if claim_ids else {}
         audits_of: dict[str, list[ClaimAudit]] = {}
         for audit in stored.audits:
             audits_of.setdefault(audit.claim.answer_id, []).append(audit)
@@ -333,12 +375,13 @@ def reaudit(
             for audit, evidence in zip(old, fresh, strict=True):
                 cid = audit.claim.id
                 why = (
-                    evidence_change(audit.evidence, evidence, config.policy)
+                    evidence_change(audit.evidence, evidence, config.policy, claim=audit.claim)
                     if only_impacted
                     else "full re-audit"
                 )
-                if why is None and cid in impacted:
-                    why = f"impacted: {impacted[cid]}"
+                if cid in impacted and (why is None or not why.startswith("full")):
+                    # named by impact: judged again, whatever else changed
+                    why = f"impacted: {impacted[cid]}" + ("" if why is None else f"; {why}")
                 if why is None:
                     merged.append(
                         _carried(
@@ -422,11 +465,21 @@ def reaudit(
 
 
 def _carried_reason(parent: str, audit: ClaimAudit, evidence: Evidence) -> str:
+    renewed = sum(
+        a.document.digest != b.document.digest
+        for a, b in zip(
+            (*audit.evidence.current, *audit.evidence.superseded),
+            (*evidence.current, *evidence.superseded),
+            strict=False,
+        )
+    )
+    newer = f" ({renewed} of them now in a newer version, same text)" if renewed else ""
     return (
-        f"the evidence its label rests on at {_date(evidence.as_of)} is what "
+        f"the passages its judges and label read at {_date(evidence.as_of)} are those "
         f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
-        f"same {len(evidence.current)} current passages, versions and digests; "
-        f"superseded passages the same or none relevant"
+        f"same {len(evidence.current)} current passages (document, text, relevance){newer}; "
+        f"superseded passages the same or none relevant; impact names none of its "
+        f"deciding evidence"
     )
 
 

@@ -1,8 +1,11 @@
-"""The judge interface and the registry of judge factories.
+"""The judge interface: :class:`Judge`, :class:`LocalJudge` and :func:`band`.
 
 A judge takes a batch of (claim, evidence) pairs and returns one :class:`Vote`
 per pair: 0 supported, 1 hallucinated/unsupported, 0.5 abstain. Failures are
 abstentions with the reason in ``Vote.error``; a judge never drops a pair.
+
+This module imports no judge: the built-in judges, the registry and
+:func:`~auditor.judges.catalog.build_judge` are in :mod:`auditor.judges.catalog`.
 """
 
 from __future__ import annotations
@@ -11,11 +14,10 @@ import asyncio
 import inspect
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from auditor.digest import content_digest
-from auditor.registry import Registry
 from auditor.types import ABSTAIN, Component, JudgePair, Vote
 
 
@@ -35,6 +37,11 @@ class Judge(ABC):
     name: str = "judge"
     version: str = "1"
     volatile_params: frozenset[str] = frozenset()
+    class_path: ClassVar[str | None] = None
+    """The ``module.Class`` path the digest names the class by when it is not where the
+    class lives now: a judge moved to another module keeps the path its digest was first
+    computed with, so its digest, the run ids and the stored votes keyed on it stay the
+    same. Read from the class itself, never inherited (a subclass is another judge)."""
 
     def __init__(self, **identity: Any) -> None:
         self._identity: dict[str, Any] = dict(identity)
@@ -72,11 +79,12 @@ class Judge(ABC):
 
     @property
     def digest(self) -> str:
-        """Content digest over the judge's class, name, version, parameters and identity."""
+        """Content digest over the judge's class (its :attr:`class_path`, else its module and
+        qualified name), name, version, parameters and identity."""
         cls = type(self)
         return content_digest(
             {
-                "class": f"{cls.__module__}.{cls.__qualname__}",
+                "class": vars(cls).get("class_path") or f"{cls.__module__}.{cls.__qualname__}",
                 "name": self.name,
                 "version": self.version,
                 "params": self.params,
@@ -150,37 +158,11 @@ class LocalJudge(Judge):
         return votes
 
 
-JudgeFactory = Callable[..., Judge]
-
-
-def register_judge(name: str) -> Callable[[JudgeFactory], JudgeFactory]:
-    """Decorator registering a judge factory (a class or function) under ``name``."""
-    return _JUDGES.register(name)
-
-
-def registered_judges() -> list[str]:
-    """Names of every registered judge."""
-    return _JUDGES.names()
-
-
-def build_judge(name: str, params: Mapping[str, Any] | None = None) -> Judge:
-    """Create a judge by registered name (or ``"package.module:Class"``, a judge defined
-    in another package) with keyword parameters."""
-    return _JUDGES.build(name, params)
-
-
-JUDGE_ENTRY_POINTS = "rag_auditor.judges"
-"""The entry-point group where other packages register judges (``name = "module:Class"``)."""
-
-
-def _load_builtin_judges() -> None:
-    import auditor.judges.entailment
-    import auditor.judges.entity
-    import auditor.judges.lexical_bm25
-    import auditor.judges.llm
-    import auditor.judges.local  # noqa: F401  (registers the built-in judges)
-
-
-_JUDGES: Registry[Judge] = Registry(
-    "judge", _load_builtin_judges, entry_points=JUDGE_ENTRY_POINTS, base=Judge
-)
+def band(value: float, support_at: float, reject_below: float) -> float:
+    """The vote of a support score: 0 (supported) at or above ``support_at``, 1 below
+    ``reject_below``, an abstention in between."""
+    if value >= support_at:
+        return 0.0
+    if value < reject_below:
+        return 1.0
+    return ABSTAIN

@@ -91,10 +91,10 @@ from auditor.entailment.model import (
     weights_labels,
 )
 from auditor.errors import ConfigError
-from auditor.judges._text import canonical_amounts, content_words, sentences, stem
-from auditor.judges.base import LocalJudge, register_judge
+from auditor.judges.base import LocalJudge
 from auditor.judges.wordlists import cleared_on_ablation
 from auditor.precision import DEFAULT_PRECISION, check_precision
+from auditor.text import canonical_amounts, content_words, entities, sentences, stem
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
@@ -118,8 +118,6 @@ class _Chunk:
 def predicate_words(claim: str) -> frozenset[str]:
     """The claim's content words that are not part of a name ("coach" of "Marta Sousa
     coaches Harrow Vale Rovers")."""
-    from auditor.judges.entity import entities
-
     names = entities(claim)
     names |= {stem(n) for n in names}
     return content_words(claim) - names
@@ -134,7 +132,6 @@ def coverage(claim: str, chunk: str) -> float:
     return len(wanted & content_words(chunk)) / len(wanted)
 
 
-@register_judge("entailment")
 class EntailmentJudge(LocalJudge):
     """Offline NLI cross-encoder (MiniLM-L6 fine-tuned on public NLI, claim and
     rule-made document-level data), read at window and sentence level."""

@@ -41,7 +41,7 @@ from typing import Any
 
 from auditor.digest import content_digest, sha256_text
 from auditor.errors import ConfigError
-from auditor.judges.base import Judge, register_judge
+from auditor.judges.base import Judge
 from auditor.llm.client import (
     LLMClient,
     LLMConfig,
@@ -167,7 +167,6 @@ def parse_label(text: str) -> str:
     return str(label)
 
 
-@register_judge("llm")
 class LLMJudge(Judge):
     """A judge behind an OpenAI-compatible endpoint (see the module docstring)."""
 

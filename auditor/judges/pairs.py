@@ -8,7 +8,7 @@ from typing import Any
 
 from auditor.errors import InputError
 from auditor.jsonl import read_jsonl, require
-from auditor.judges.base import build_judge
+from auditor.judges.catalog import build_judge
 from auditor.types import JudgePair
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from auditor.digest import content_digest, sha256_bytes
 from auditor.errors import ConfigError
-from auditor.judges.base import Judge, build_judge
+from auditor.judges.base import Judge
+from auditor.judges.catalog import build_judge
 from auditor.types import Component, JudgePair, Vote
 
 DEFAULT_PANEL = "panel.toml"

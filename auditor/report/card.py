@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from auditor.labels import stated_period
 from auditor.report.resample import cluster_codes, draw_counts, ratio_interval
+from auditor.text import stated_period
 from auditor.types import UNSUPPORTED_LABELS, Label
 from ledger import RunInfo
 

@@ -25,7 +25,7 @@ from auditor.report.agreement import (
 )
 from auditor.report.card import ReportCard, build_report_card, report_config
 from auditor.report.compare import Comparison, compare_runs
-from auditor.report.evidence import deciding_sentence
+from auditor.report.evidence import claim_evidence_view
 from auditor.report.render import deciding_text, md_escape, to_markdown
 from auditor.report.resample import cluster_codes, ratio_interval
 from auditor.types import UNSUPPORTED_LABELS, Label
@@ -47,7 +47,8 @@ class FullReport:
     notes: Sequence[str] = field(default_factory=list)
     flagged: Sequence[Mapping[str, Any]] = ()
     """Contradicted, not-supported, stale and unknown claims with their ids, the answer
-    text they flag and the evidence sentence that decided them."""
+    text they flag and the evidence sentence that decided them (or, when none decided
+    them, their nearest passages, flagged not relevant)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = self.card.to_dict()
@@ -75,8 +76,10 @@ def flagged_claims(
 ) -> list[dict[str, Any]]:
     """Every claim labelled contradicted, not_supported, stale or unknown, in answer order,
     with its id, the characters of the answer its error spans mark (the claim's span when
-    none) and the evidence sentence that decided it (:func:`deciding_sentence`, from
-    ``evidence`` and ``votes`` per claim id; None when the claim has no evidence)."""
+    none), the evidence sentence that decided it (``deciding_evidence``, from ``evidence``
+    and ``votes`` per claim id; None when no sentence decided it) and, only without one,
+    its nearest passages (``nearest_evidence``, each with ``relevant``; empty when
+    nothing was retrieved): :func:`auditor.report.evidence.claim_evidence_view`."""
     texts = {a["answer_id"]: a["answer"] for a in answers}
     flagged = []
     for c in claims:
@@ -84,7 +87,7 @@ def flagged_claims(
             continue
         text = texts.get(c.answer_id, "")
         spans = c.error_spans or c.spans
-        decided = deciding_sentence(
+        decided, nearest = claim_evidence_view(
             c.text,
             c.label,
             c.reason,
@@ -102,6 +105,7 @@ def flagged_claims(
                 "error_spans": [list(s) for s in spans],
                 "error_text": [text[a:b] for a, b in spans],
                 "deciding_evidence": decided,
+                "nearest_evidence": nearest,
             }
         )
     return flagged
@@ -339,18 +343,22 @@ def full_to_markdown(report: FullReport) -> str:
             "## Flagged claims",
             "",
             "Contradicted, not supported, stale and unknown claims; review one with "
-            "`auditor review add RUN CLAIM_ID --label ... --reviewer ...`.",
+            "`auditor review add RUN CLAIM_ID --label ... --reviewer ...`. A claim shows "
+            "the sentence that decided it; one that no sentence decided shows its nearest "
+            "passages, marked as such.",
             "",
-            "| claim id | answer | label | p | claim | error text | deciding evidence | reason |",
+            "| claim id | answer | label | p | claim | error text | deciding evidence / nearest "
+            "| reason |",
             "|---|---|---|---:|---|---|---|---|",
         ]
         for f in report.flagged:
             marked = " / ".join(f"**{md_escape(t)}**" for t in f["error_text"])
+            evidence = deciding_text(f.get("deciding_evidence"), f.get("nearest_evidence", ()))
             lines.append(
                 f"| `{md_escape(f['claim_id'][:16])}` | {md_escape(f['answer_id'])} | "
                 f"{md_escape(f['label'])} | {_num(f['p_hallucinated'])} | "
                 f"{md_escape(f['claim'])} | {marked} | "
-                f"{md_escape(deciding_text(f.get('deciding_evidence')))} | "
+                f"{md_escape(evidence)} | "
                 f"{md_escape(f['reason'] or '')} |"
             )
         lines.append("")

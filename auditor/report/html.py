@@ -22,20 +22,34 @@ import numpy as np
 from auditor.report.agreement import Agreement
 from auditor.report.compare import Comparison
 from auditor.report.full import FullReport
+from auditor.report.render import nearest_heading
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;
-max-width:1000px;color:#222;line-height:1.4}
+padding:0 1.5em;max-width:1000px;color:#222;line-height:1.4}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;
 margin-top:1.8em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ddd;padding:.25em .6em;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-th{background:#f4f4f4}.warn{background:#fff4e0;border-left:4px solid #e69500;padding:.4em .8em;
-margin:.4em 0}.note{color:#555;font-style:italic}
+th{background:#f4f4f4;white-space:nowrap}
+.warn{background:#fff4e0;border-left:4px solid #e69500;padding:.4em .8em;margin:.4em 0}
+.note{color:#555;font-style:italic}
 .improved{color:#1a7f37;font-weight:bold}.worse{color:#c62828;font-weight:bold}
 .unresolved{color:#666}code,pre{font-size:.85em}pre{background:#f7f7f7;padding:.8em;
-overflow:auto}img{max-width:100%}
+overflow:auto;white-space:pre-wrap;word-break:break-word}img{max-width:100%;height:auto}
+ol.flagged{list-style:none;padding:0;margin:.6em 0}
+li.flag{border:1px solid #ddd;border-left:4px solid #bbb;border-radius:4px;padding:.4em .8em;
+margin:.5em 0}li.flag p{margin:.25em 0}
+.flag-head{font-size:.88em;color:#555}.flag-claim{font-weight:600}
+.flag-error,.flag-reason{font-size:.88em;color:#555}.flag-evidence{font-size:.92em}
+.what{font-weight:600;color:#555}.what.nearest{font-style:italic}
+ul.nearest{margin:.2em 0;padding-left:1.3em}
+.label{display:inline-block;border-radius:10px;padding:0 .55em;font-size:.9em;font-weight:600;
+background:#eaeef2;color:#24292f}.l-contradicted{background:#ffebe9;color:#a40e26}
+.l-not_supported{background:#fff1e5;color:#953800}.l-stale{background:#fbefff;color:#6e40c9}
+.l-unknown{background:#eaeef2;color:#424a53}
+.scroll{overflow-x:auto;max-width:100%}
 """
 
 
@@ -159,7 +173,8 @@ def _table(
             for cell, num in zip(row, numeric, strict=True)
         )
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+    # a table wider than a narrow window scrolls on its own, not the whole page
+    return f'<div class="scroll"><table><tr>{head}</tr>{"".join(body)}</table></div>'
 
 
 def _fmt(x: float | None, ci: Sequence[float] | None = None) -> str:
@@ -214,6 +229,7 @@ def to_html(report: FullReport, *, review_base: str | None = DEFAULT_REVIEW_BASE
     card = report.card
     head = [
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Report card - run {escape(card.run_id[:12])}</title>",
         f"<style>{_CSS}</style></head><body>",
     ]
@@ -277,34 +293,7 @@ def report_body(report: FullReport, *, review_base: str | None = DEFAULT_REVIEW_
             )
             + ".</p>"
         )
-        out.append(
-            _table(
-                [
-                    "claim id",
-                    "answer",
-                    "label",
-                    "p",
-                    "claim",
-                    "error text",
-                    "deciding evidence",
-                    "reason",
-                ],
-                [
-                    [
-                        _claim_cell(card.run_id, f["claim_id"], review_base),
-                        escape(f["answer_id"]),
-                        escape(f["label"]),
-                        _fmt(f["p_hallucinated"], None),
-                        escape(f["claim"]),
-                        " / ".join(f"<mark>{escape(t)}</mark>" for t in f["error_text"]),
-                        _deciding_html(f.get("deciding_evidence")),
-                        escape(f["reason"] or ""),
-                    ]
-                    for f in report.flagged
-                ],
-                [False, False, False, True, False, False, False, False],
-            )
-        )
+        out.append(_flagged_html(card.run_id, report.flagged, review_base))
     out.append("<h2>Support precision over time</h2>")
     if report.history:
         out.append(history_plot(report.history, card.run_id))
@@ -408,16 +397,79 @@ def _claim_cell(run_id: str, claim_id: str, review_base: str | None) -> str:
     return f'<a href="{escape(review_link(review_base, run_id, claim_id))}">{shown}</a>'
 
 
-def _deciding_html(decided: Mapping[str, Any] | None) -> str:
-    if not decided:
-        return '<span class="note">no evidence</span>'
-    where = f"{decided.get('doc_id')}@{decided.get('version')}"
-    if decided.get("superseded"):
-        where += ", superseded"
-    return (
-        f"&ldquo;{escape(str(decided['text']))}&rdquo; <small>({escape(where)}; "
-        f"{escape(str(decided.get('via')))})</small>"
-    )
+def _marked(text: str, marks: Sequence[str]) -> tuple[str, list[str]]:
+    """``text`` escaped with each of ``marks`` it holds in <mark> (the first occurrence
+    after the previous one), and the marks it does not hold."""
+    out, rest, at = [], [], 0
+    for m in marks:
+        i = text.find(m, at) if m else -1
+        if i < 0:
+            rest.append(m)
+            continue
+        out.append(escape(text[at:i]) + f"<mark>{escape(m)}</mark>")
+        at = i + len(m)
+    return "".join(out) + escape(text[at:]), rest
+
+
+def _flagged_html(
+    run_id: str, flagged: Sequence[Mapping[str, Any]], review_base: str | None
+) -> str:
+    """Flagged claims as a list of blocks, one per claim (a table of eight columns wraps
+    every cell into a tall narrow column on a narrow window): label, stacked
+    probability, claim id (linked to the review queue) and answer; the claim with its
+    error text marked; the deciding sentence or the nearest passages; the label's reason."""
+    items = []
+    for f in flagged:
+        label = str(f.get("label") or "")
+        claim, rest = _marked(str(f.get("claim") or ""), f.get("error_text") or ())
+        errors = " / ".join(f"<mark>{escape(t)}</mark>" for t in rest)
+        items.append(
+            '<li class="flag">'
+            f'<div class="flag-head"><span class="label l-{escape(label)}">{escape(label)}</span>'
+            f" p {_fmt(f.get('p_hallucinated'), None)} &middot; claim "
+            f"{_claim_cell(run_id, str(f['claim_id']), review_base)} &middot; answer "
+            f"<code>{escape(str(f.get('answer_id')))}</code></div>"
+            f'<p class="flag-claim">{claim}</p>'
+            + (f'<p class="flag-error">error: {errors}</p>' if errors else "")
+            + f'<div class="flag-evidence">'
+            f"{_deciding_html(f.get('deciding_evidence'), f.get('nearest_evidence'), lead=True)}"
+            "</div>"
+            + (f'<p class="flag-reason">{escape(str(f["reason"]))}</p>' if f.get("reason") else "")
+            + "</li>"
+        )
+    return f'<ol class="flagged">{"".join(items)}</ol>'
+
+
+def _where(item: Mapping[str, Any]) -> str:
+    where = f"{item.get('doc_id')}@{item.get('version')}"
+    return where + ", superseded" if item.get("superseded") else where
+
+
+def _deciding_html(
+    decided: Mapping[str, Any] | None,
+    nearest: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    lead: bool = False,
+) -> str:
+    """The deciding sentence; without one, the nearest passages under a "nearest, not
+    relevant" heading (:func:`auditor.report.render.nearest_heading`). ``lead``: say
+    which it is before it ("deciding:")."""
+    if decided:
+        return (
+            ('<span class="what">deciding:</span> ' if lead else "")
+            + f"&ldquo;{escape(str(decided['text']))}&rdquo; <small>({escape(_where(decided))}; "
+            f"{escape(str(decided.get('via')))})</small>"
+        )
+    if nearest:
+        items = "".join(
+            f"<li>&ldquo;{escape(str(n['text']))}&rdquo; <small>({escape(_where(n))})</small></li>"
+            for n in nearest
+        )
+        return (
+            f'<span class="what nearest">{escape(nearest_heading(nearest))}:</span>'
+            f'<ul class="nearest">{items}</ul>'
+        )
+    return '<span class="note">no evidence retrieved</span>'
 
 
 def _comparison_html(c: Comparison) -> str:

@@ -50,7 +50,7 @@ class _Rows:
 class _Sentences:
     """Sentence rows of chunks, with their embeddings (the encoder of the chunk vectors).
 
-    Sentences are :func:`auditor.judges._text.sentence_spans` of each chunk's text, the
+    Sentences are :func:`auditor.text.sentence_spans` of each chunk's text, the
     split the embedding-similarity judge and the superseded-margin step compare a claim
     with. Only chunks of more than one sentence have rows: a one-sentence chunk's
     sentence is its own text, whose embedding is the chunk vector. Rows are ordered by

@@ -20,7 +20,7 @@ from typing import Any
 from auditor.clock import parse_datetime
 from auditor.digest import sha256_text
 from auditor.errors import InputError
-from auditor.jsonl import check_fields, read_jsonl, require
+from auditor.jsonl import BadLines, check_fields, read_jsonl, require
 from auditor.spans.unicode import nfc
 from auditor.types import DocumentVersion
 
@@ -75,7 +75,8 @@ def load_documents(
 
     Returns the versions in input order; a record repeating the text of the
     previous record with the same id is dropped (it is the same version).
-    Raises :class:`InputError` naming file, line and field on bad input.
+    Raises :class:`InputError` naming file, line and field on bad input; a JSONL file
+    with several bad lines names each (:class:`auditor.jsonl.InputErrors`).
     """
     defaults = _validate_defaults(
         published_at=published_at,
@@ -311,8 +312,11 @@ def _load_jsonl(
 ) -> list[DocumentVersion]:
     docs: list[DocumentVersion] = []
     file = str(path)
-    for line, record in read_jsonl(path):
-        docs.append(_record_to_version(record, defaults, source, file=file, line=line))
+    bad = BadLines(path)  # every bad line of the file is named, none is half-read
+    for line, record in read_jsonl(path, bad=bad):
+        with bad.collect():
+            docs.append(_record_to_version(record, defaults, source, file=file, line=line))
+    bad.check()
     return docs
 
 

@@ -248,8 +248,9 @@ def _write_growth(
     order = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
     if len(order) != n_old + len(plan.added):
         raise AuditorError(f"{old_gen}: version order does not add up (damaged index)")
-    touched = set(plan.rows)
-    valid_to = {k: v for k, v in catalog.valid_to.items() if int(k) not in touched}
+    # every stored override is kept (``plan.stored`` holds the versions with them
+    # applied): an override is replaced only where this ingest moved the value again
+    valid_to = dict(catalog.valid_to)
     for v in plan.versions:
         r = row_of[(v.doc_id, v.version)]
         if r < n_old and v.valid_to != plan.stored[r].valid_to:

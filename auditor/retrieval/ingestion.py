@@ -22,7 +22,6 @@ import auditor.retrieval.store as store
 from auditor import embedding
 from auditor.clock import parse_datetime
 from auditor.errors import AuditorError
-from auditor.judges._text import sentence_spans
 from auditor.retrieval._checks import _check_docs, _check_positive
 from auditor.retrieval.asof import version_times
 from auditor.retrieval.chunking import DEFAULT_MAX_CHARS, chunk_document
@@ -37,6 +36,7 @@ from auditor.retrieval.generation import (
 from auditor.retrieval.reader import _read_corpus, check_manifest, read_versions
 from auditor.retrieval.segments import Catalog
 from auditor.retrieval.versions import UNDATED_ORDERS, _file_source, _reconcile
+from auditor.text import sentence_spans
 from auditor.types import Chunk, DocumentVersion
 
 
@@ -128,7 +128,7 @@ def ingest(
     well); ``progress(done, total)`` is called with the texts embedded so far.
 
     The sentences of each multi-sentence chunk (the judges' split,
-    :func:`auditor.judges._text.sentence_spans`) are embedded in the same pass and
+    :func:`auditor.text.sentence_spans`) are embedded in the same pass and
     stored in the segment (``sentences.npy``), so audits look them up instead of
     encoding evidence; a rebuild also embeds those of old segments that lack them.
     """

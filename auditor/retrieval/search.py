@@ -158,7 +158,7 @@ class EvidenceIndex:
         return bool(self._corpus.sentences_known.all())
 
     def sentences(self, row: int) -> tuple[list[str], NDArray[np.float32]] | None:
-        """The sentences of the chunk at ``row`` (:func:`auditor.judges._text.sentences`
+        """The sentences of the chunk at ``row`` (:func:`auditor.text.sentences`
         of its text) and their embeddings stored at ingest, or ``None`` when its segment
         stores none. A one-sentence chunk's sentence is its text, with the chunk vector."""
         c = self._corpus

@@ -38,7 +38,7 @@ in the ledger) is the same in either form.
 ``sentence_spans.npy`` (int64 rows: chunk row in the segment, start, end in the
 version text) and ``sentences.npy`` (their float32 embeddings, same encoder as
 ``vectors.npy``) hold the sentences of the segment's multi-sentence chunks, split as
-the judges split evidence (:func:`auditor.judges._text.sentence_spans`); a
+the judges split evidence (:func:`auditor.text.sentence_spans`); a
 one-sentence chunk has no rows (its sentence is its text, its vector the chunk's).
 The manifest's segment entry counts them (``"sentences"``). A segment written before
 they were stored has neither file nor count: it still opens, its sentences are

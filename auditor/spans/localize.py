@@ -8,7 +8,7 @@ light normalisation), so it is fast and deterministic:
 1. tokenise the claim's answer spans into numbers and words;
 2. a number (``"3,200"`` equals ``"3200"``, ``"3.0"`` equals ``"3"``, ``"three"`` equals
    ``"3"``) is *unaligned* unless some evidence states the same value in the same slot
-   (:func:`auditor.judges._text.quantities`: "eight branches" is not aligned with "up 8
+   (:func:`auditor.text.quantities`: "eight branches" is not aligned with "up 8
    percent", "50 tanks" not with "50 metres"); a capitalised word (entity-like) or a
    content word (not a stopword, at least three letters) is *unaligned* when no evidence
    text contains it after the same normalisation (lower case, a light suffix stemmer);
@@ -24,9 +24,9 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from auditor.judges._text import Quantity, quantities, same_amount
 from auditor.spans._canonical import SpanValidationError, canonicalize
 from auditor.spans.unicode import nfc, nfc_map, snap_to_graphemes
+from auditor.text import Quantity, quantities, same_amount
 from auditor.types import Span
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from auditor.errors import InputError
-from auditor.jsonl import read_jsonl, require
+from auditor.jsonl import BadLines, read_jsonl, require
 from auditor.spans._canonical import (
     SpanBatch,
     SpanValidationError,
@@ -59,37 +59,50 @@ def load_annotated(
     items: list[AnnotatedItem] = []
     seen: set[str] = set()
     fname = str(path)
-    for line, rec in read_jsonl(path):
-        item_id = require(rec, "id", str, file=fname, line=line)
-        if item_id in seen:
-            raise InputError(f"duplicate id {item_id!r}", file=fname, line=line, field="id")
-        seen.add(item_id)
-        text = require(rec, "model_output_text", str, file=fname, line=line)
-        ann = require(rec, "annotations", dict, file=fname, line=line)
-        names = [str(k) for k in ann]
-        lists = list(ann.values())
-        try:
-            batch = batch_from_lists(
-                lists,
-                name="annotations",
-                ids=names,
-                text_lengths=[len(text)] * len(lists),
-                clip=clip,
-            )
-        except SpanValidationError as exc:
-            raise InputError(exc.detail, file=fname, line=line, field="annotations") from None
-        if clip and warnings_out is not None:
-            for k, j, span in spans_past_text(lists, [len(text)] * len(lists)):
-                warnings_out.append(
-                    f"{fname}, line {line}: item {item_id!r} annotator {names[k]!r} span {j} "
-                    f"{list(span)} ends past the text (length {len(text)}); clipped"
-                )
-        items.append(
-            AnnotatedItem(
-                item_id, text, tuple((names[k], batch.spans(k)) for k in range(len(names)))
-            )
-        )
+    bad = BadLines(path)  # every bad line of the file is named together
+    for line, rec in read_jsonl(path, bad=bad):
+        with bad.collect():
+            items.append(_annotated(rec, fname, line, seen, clip, warnings_out))
+    bad.check()
     return items
+
+
+def _annotated(
+    rec: dict[str, Any],
+    fname: str,
+    line: int,
+    seen: set[str],
+    clip: bool,
+    warnings_out: list[str] | None,
+) -> AnnotatedItem:
+    """One line of a Mu-SHROOM file, checked (:func:`load_annotated`)."""
+    item_id = require(rec, "id", str, file=fname, line=line)
+    if item_id in seen:
+        raise InputError(f"duplicate id {item_id!r}", file=fname, line=line, field="id")
+    seen.add(item_id)
+    text = require(rec, "model_output_text", str, file=fname, line=line)
+    ann = require(rec, "annotations", dict, file=fname, line=line)
+    names = [str(k) for k in ann]
+    lists = list(ann.values())
+    try:
+        batch = batch_from_lists(
+            lists,
+            name="annotations",
+            ids=names,
+            text_lengths=[len(text)] * len(lists),
+            clip=clip,
+        )
+    except SpanValidationError as exc:
+        raise InputError(exc.detail, file=fname, line=line, field="annotations") from None
+    if clip and warnings_out is not None:
+        for k, j, span in spans_past_text(lists, [len(text)] * len(lists)):
+            warnings_out.append(
+                f"{fname}, line {line}: item {item_id!r} annotator {names[k]!r} span {j} "
+                f"{list(span)} ends past the text (length {len(text)}); clipped"
+            )
+    return AnnotatedItem(
+        item_id, text, tuple((names[k], batch.spans(k)) for k in range(len(names)))
+    )
 
 
 def _reference_masks(masks: npt.NDArray[np.bool_], reference: str) -> npt.NDArray[np.bool_]:

@@ -46,10 +46,10 @@ import numpy as np
 from auditor.digest import content_digest
 from auditor.entailment.model import QUANTIZE_BY_DEFAULT
 from auditor.errors import ConfigError
-from auditor.judges._text import content_words
 from auditor.precision import DEFAULT_PRECISION, PRECISIONS, check_precision
 from auditor.spans._canonical import canonicalize
 from auditor.spans.localize import localize_error
+from auditor.text import content_words
 from auditor.types import Component, Span
 
 Scorer = Callable[[Sequence[str], Sequence[str]], np.ndarray]

@@ -18,7 +18,7 @@ from typing import Any
 from auditor.errors import InputError
 from auditor.human_audit import HumanAudit, add_audits
 from auditor.report.agreement import human_agreement, reviewer_agreement
-from auditor.report.evidence import deciding_sentence
+from auditor.report.evidence import claim_evidence_view
 from auditor.report.full import support_history
 from auditor.web.queue import (
     Page,
@@ -211,6 +211,7 @@ def _evidence_dict(
         "text": e["text"],
         "relevance": e["score"],
         "coverage": e.get("coverage"),
+        "deciding": bool(e.get("deciding", True)),
         "superseded": bool(e["superseded"]),
         "inline": bool(e["inline"]),
         "source": e["source"],
@@ -239,9 +240,11 @@ def claim_details(
     with_segments: bool = False,
 ) -> list[dict[str, Any]]:
     """Everything a reviewer sees of ``claims`` (one page): the answer with the claim's
-    characters and error spans, the question, the evidence passages with the deciding
-    sentence, every vote with its raw output, the stacked probability, the rule that
-    decided the label, and every human audit. Three ledger queries for the whole page."""
+    characters and error spans, the question, the evidence passages (each flagged
+    ``deciding`` or not) with the deciding sentence marked or, when no sentence decided
+    the claim, its nearest passages (``nearest_evidence``), every vote with its raw
+    output, the stacked probability, the rule that decided the label, and every human
+    audit. Three ledger queries for the whole page."""
     ids = [c.claim_id for c in claims]
     evidence = ledger.claim_evidence(run_id, claim_ids=ids) if ids else {}
     votes = ledger.claim_votes(run_id, claim_ids=ids) if ids else {}
@@ -254,7 +257,7 @@ def claim_details(
         answer = answers.get(c.answer_id, {})
         passages = evidence.get(c.claim_id, [])
         claim_votes = votes.get(c.claim_id, [])
-        decided = deciding_sentence(c.text, c.label, c.reason, passages, claim_votes)
+        decided, nearest = claim_evidence_view(c.text, c.label, c.reason, passages, claim_votes)
         item: dict[str, Any] = {
             "id": c.claim_id,
             "run_id": run_id,
@@ -272,6 +275,7 @@ def claim_details(
             "answer": answer.get("answer", ""),
             "evidence": [_evidence_dict(e, decided, with_segments) for e in passages],
             "deciding_evidence": decided,
+            "nearest_evidence": nearest,
             "votes": [
                 {
                     "judge": v["judge_name"],

@@ -6,10 +6,11 @@ value after `` = `` (``twenty = 20``, ``hrs = hour``); a line ``[name]`` starts 
 (``number_words``: numbers, tens, multipliers). A *pattern* list (its header says so)
 holds regular-expression alternatives, one per line, exactly as the pattern they are
 joined into reads them (:func:`one_of`); every other list holds literal words. The
-judges read the lists only through :func:`words`, :func:`entries`, :func:`mapping`,
-:func:`pairs`, :func:`sections` and :func:`one_of` (or through values built from them by
-a function wrapped in :func:`derived`), so that :func:`ablated` reaches every use of a
-group.
+judges and the text toolkit they share (:mod:`auditor.text`; this module imports nothing
+of the project, so the toolkit may import it) read the lists only through :func:`words`,
+:func:`entries`, :func:`mapping`, :func:`pairs`, :func:`sections` and :func:`one_of` (or
+through values built from them by a function wrapped in :func:`derived`), so that
+:func:`ablated` reaches every use of a group.
 
 Ablation is for measurement only (``bench/ablate_rule_groups.py``): under
 ``with ablated("antonyms"):`` every accessor returns an empty list for that group, each

@@ -31,7 +31,11 @@
     var el = claims[i];
     el.classList.add("current");
     el.focus({ preventScroll: true });
-    if (!quiet) { el.scrollIntoView({ block: "start" }); }
+    if (quiet) { return; }
+    el.scrollIntoView({ block: "start" });
+    // the address names the claim only once the reviewer has moved: a fragment set while
+    // the page loads makes the browser scroll to it when loading ends (a page that opens
+    // scrolled past its own header)
     if (window.history && window.history.replaceState) {
       window.history.replaceState(null, "", "#" + el.id);
     }

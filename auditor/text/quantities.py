@@ -1,29 +1,21 @@
-"""Text normalisation shared by the local judges: tokens, content words, numbers."""
+"""Numbers and quantities: numbers in words and digits, each in the slot it fills.
+
+:func:`quantities` reads the numbers of a text with the unit or noun each counts
+("eight branches" -> 8 ``branch``, "an hour and a half" -> 90 ``minute``, "8:45 am" ->
+525 ``clock``); :func:`same_amount` and :func:`same_slot` compare two of them;
+:func:`canonical_amounts` writes amounts of money with their currency sign. The word
+lists they read (number words, unit spellings, slot cues, ...) live in
+``auditor/judges/wordlists/``.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
-import Stemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from auditor.judges.wordlists import NEVER, alternation, derived, entries, mapping, pairs, words
+from auditor.text.words import MONTH_NAMES, WEEKDAYS, stem, stop_words
 
-from auditor.judges.wordlists import (
-    NEVER,
-    alternation,
-    cleared_on_ablation,
-    derived,
-    entries,
-    mapping,
-    pairs,
-    words,
-)
-
-_WORD = re.compile(r"[A-Za-z0-9]+(?:[.,][0-9]+)*%?")
-# a sentence ends after . ! ? before a capital, digit, quote or bracket, and at every line
-# break: a table row, list item or heading without a full stop is a sentence of its own
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|[^\S\n]*\n\s*")
 _NUMBER = re.compile(
     r"(?<![A-Za-z])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|per cent|million|billion|"
     r"thousand)?",
@@ -68,74 +60,6 @@ def _number_word() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(map(re.escape, found)) + r")\b", re.IGNORECASE)
 
 
-@derived
-def negations() -> frozenset[str]:
-    """The negation cues (``negation_cues.txt``)."""
-    return words("negation_cues")
-
-
-@derived
-def stop_words() -> frozenset[str]:
-    """scikit-learn's English stop words, the negation cues left out."""
-    return frozenset(ENGLISH_STOP_WORDS) - negations()
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens (numbers keep their separators)."""
-    found = _WORD.findall(text.replace("n't", " not").replace("n\u2019t", " not"))
-    return [t.replace(",", "").lower() if t[0].isdigit() else t.lower() for t in found]
-
-
-_SNOWBALL = Stemmer.Stemmer("english")
-
-
-@lru_cache(maxsize=262144)
-def stem(word: str) -> str:
-    """The Snowball (Porter2) English stem of a lower-case word: plural and tense
-    variants meet ("ferries"/"ferry", "minutes"/"minute", "taking"/"takes")."""
-    return str(_SNOWBALL.stemWord(word))
-
-
-@cleared_on_ablation
-@lru_cache(maxsize=65536)
-def content_words(text: str) -> frozenset[str]:
-    """Stemmed content words of ``text`` (stop words dropped, negations kept out)."""
-    stops, negated = stop_words(), negations()
-    return frozenset(stem(t) for t in tokens(text) if t not in stops and t not in negated)
-
-
-def sentences(text: str) -> list[str]:
-    """A cheap regex sentence split (evidence passages are short)."""
-    parts = [p.strip() for p in _SENTENCE.split(text) if p.strip()]
-    return parts or ([text.strip()] if text.strip() else [])
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Spans ``[start, end)`` of :func:`sentences` in ``text`` (each part whitespace
-    trimmed, none empty): ``sentences(text) == [text[s:e] for s, e in spans]``.
-
-    The evidence index stores these spans (and their embeddings) per chunk at ingest;
-    the judges look the embeddings up by the exact sentence text, so a split that
-    disagreed would cost an encoding, never a wrong vector. (:func:`sentences` keeps
-    its own, faster, implementation: the judges call it on every evidence passage.)
-    """
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for match in _SENTENCE.finditer(text):
-        _trimmed(text, pos, match.start(), spans)
-        pos = match.end()
-    _trimmed(text, pos, len(text), spans)
-    return spans
-
-
-def _trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
-    part = text[start:end]
-    body = part.strip()
-    if body:
-        first = start + len(part) - len(part.lstrip())
-        spans.append((first, first + len(body)))
-
-
 def numbers(text: str) -> frozenset[float]:
     """Normalised numeric values: "3,200" == "3200"; "2.5 million" == 2500000; "40%" == 40;
     number words up to twenty and the tens ("four" == 4)."""
@@ -149,12 +73,6 @@ def numbers(text: str) -> frozenset[float]:
     values = _number_words()
     found.update(values[m.group(1).lower()] for m in _number_word().finditer(text))
     return frozenset(found)
-
-
-def negation_count(text: str) -> int:
-    """How many negation cues the text holds."""
-    negated = negations()
-    return sum(1 for t in tokens(text) if t in negated)
 
 
 # --- numbers in their slots -------------------------------------------------------------
@@ -263,21 +181,6 @@ def unit_stems() -> dict[str, str]:
 
 
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-MONTH_NAMES = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NAMED_BEFORE = re.compile(r"(?<![\w.])([A-Z][A-Za-z]*[a-z])\s$")
 
 

@@ -1,34 +1,24 @@
-"""BM25 alignment and n-gram overlap judges (lexical, order-aware in different ways).
+"""The ``bm25_alignment`` judge: BM25 of the claim against its best evidence sentence,
+relative to a perfect match.
 
-``bm25_alignment`` scores the claim as a query against every evidence sentence,
-with IDF computed over the pair's own evidence sentences, and normalises the best
-sentence's score by the claim's score against itself: rare claim words that the
-evidence never states weigh most. ``bigram_overlap`` is the share of the claim's
-word bigrams found in the evidence: sensitive to word order and swapped
-relations that bag-of-words judges miss.
+The claim is scored as a query against every evidence sentence, with IDF computed over
+the pair's own evidence sentences, and the best sentence's score is normalised by the
+claim's score against itself: rare claim words that the evidence never states weigh
+most.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Sequence
 
 import numpy as np
 
-from auditor.judges._text import sentences, stem, stop_words, tokens
-from auditor.judges.base import LocalJudge, register_judge
+from auditor.judges.base import LocalJudge, band
+from auditor.text import sentences, stem, stop_words, tokens
 from auditor.types import ABSTAIN, JudgePair
 
 Result = tuple[float, dict[str, float], str]
-
-
-def _band(value: float, support_at: float, reject_below: float) -> float:
-    if value >= support_at:
-        return 0.0
-    if value < reject_below:
-        return 1.0
-    return ABSTAIN
 
 
 def _terms(text: str) -> list[str]:
@@ -69,12 +59,14 @@ def bm25_ratio(
     return float(min(scores[best] / self_score, 1.5)), sents[best]
 
 
-@register_judge("bm25_alignment")
 class BM25AlignmentJudge(LocalJudge):
     """BM25 of the claim against its best evidence sentence, relative to a perfect match."""
 
     name = "bm25_alignment"
     version = "3"  # 2: Snowball stems; 3: a line is a sentence
+    # the digest names the class where it was first published (lexical_bm25.py): moving it
+    # changed no digest, no run id and no stored vote
+    class_path = "auditor.judges.lexical_bm25.BM25AlignmentJudge"
 
     def __init__(self, support_at: float = 0.6, reject_below: float = 0.35) -> None:
         super().__init__(support_at=support_at, reject_below=reject_below)
@@ -86,36 +78,9 @@ class BM25AlignmentJudge(LocalJudge):
         ratio, sentence = bm25_ratio(pair.claim, pair.evidence)
         if not sentence:
             return ABSTAIN, {}, json.dumps({"reason": "no terms"})
-        vote = _band(ratio, self.support_at, self.reject_below)
+        vote = band(ratio, self.support_at, self.reject_below)
         return (
             vote,
             {"support": ratio},
             json.dumps({"ratio": round(ratio, 4), "sentence": sentence}, sort_keys=True),
         )
-
-
-def _bigrams(text: str) -> set[tuple[str, str]]:
-    words = [stem(t) for t in tokens(text)]
-    stops = stop_words()
-    return {(a, b) for a, b in itertools.pairwise(words) if not (a in stops and b in stops)}
-
-
-@register_judge("bigram_overlap")
-class BigramOverlapJudge(LocalJudge):
-    """Share of the claim's word bigrams (not both stop words) found in one evidence passage."""
-
-    name = "bigram_overlap"
-    version = "2"  # 2: Snowball stems
-
-    def __init__(self, support_at: float = 0.6, reject_below: float = 0.3) -> None:
-        super().__init__(support_at=support_at, reject_below=reject_below)
-        self.support_at, self.reject_below = support_at, reject_below
-
-    def score(self, pair: JudgePair) -> Result:
-        grams = _bigrams(pair.claim)
-        if not pair.evidence or not grams:
-            return ABSTAIN, {}, json.dumps({"reason": "no evidence" if grams else "no bigrams"})
-        evidence = set().union(*(_bigrams(text) for text in pair.evidence))
-        share = len(grams & evidence) / len(grams)
-        vote = _band(share, self.support_at, self.reject_below)
-        return vote, {"support": share}, json.dumps({"share": round(share, 4)})

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import re
 
-from auditor.judges._text import sentences, stop_words
+from auditor.text.names import NAME_PATTERN
+from auditor.text.sentences import sentences
+from auditor.text.words import stop_words
 
-NAME_PATTERN = (
-    r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,})(?:\s+(?:of|de|van|von|la|du|del)?\s*"
-    r"(?:[A-Z][A-Za-z'\-]*[A-Za-z]|[A-Z]{2,}))*"
-)
-"""A name: a run of capitalised words or acronyms, joined by "of", "de", "van", ..."""
 _PRONOUN = re.compile(r"^(?:He|She|It|They|Its|His|Her|Their)\b")
 _LEAD_NAME = re.compile(rf"\s*({NAME_PATTERN})")
 _VERB_NEXT = re.compile(
