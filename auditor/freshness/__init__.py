@@ -13,8 +13,8 @@ and factuality over time.
   the paired change between consecutive runs on their shared claims.
 
 One module per part: :mod:`~auditor.freshness.impact`, :mod:`~auditor.freshness.reaudit`,
-:mod:`~auditor.freshness.trend` and :mod:`~auditor.freshness.render` (a trend's table rows
-and HTML page). The names below are re-exported here: ``from auditor.freshness import X``.
+:mod:`~auditor.freshness.trend`; a trend is drawn by :mod:`auditor.report.trend_render`
+(``trend_html`` here). The names below are re-exported here: ``from auditor.freshness import X``.
 """
 
 from auditor.freshness._common import AUDIT_KINDS
@@ -30,8 +30,8 @@ from auditor.freshness.impact import (
     index_version_order,
 )
 from auditor.freshness.reaudit import SCORE_TOLERANCE, ReauditResult, evidence_change, reaudit
-from auditor.freshness.render import trend_html, trend_rows
 from auditor.freshness.trend import TREND_FIGURES, Trend, TrendPoint, build_trend, series_runs
+from auditor.report.trend_render import trend_page as trend_html
 
 __all__ = [
     "AUDIT_KINDS",
@@ -54,5 +54,4 @@ __all__ = [
     "reaudit",
     "series_runs",
     "trend_html",
-    "trend_rows",
 ]
