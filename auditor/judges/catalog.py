@@ -32,7 +32,12 @@ def _load_builtin_judges() -> None:
     from auditor.judges.embedding_similarity import EmbeddingSimilarityJudge
     from auditor.judges.entailment import EntailmentJudge
     from auditor.judges.entity_consistency import EntityConsistencyJudge
+    from auditor.judges.factcg import FactCGJudge
+    from auditor.judges.hf_classifier import HFClassifierJudge
+    from auditor.judges.hhem import HHEMJudge
+    from auditor.judges.lettucedetect import LettuceDetectJudge
     from auditor.judges.llm import LLMJudge
+    from auditor.judges.minicheck import MiniCheckJudge
     from auditor.judges.negation_polarity import NegationPolarityJudge
     from auditor.judges.numeric_consistency import NumericConsistencyJudge
 
@@ -46,6 +51,12 @@ def _load_builtin_judges() -> None:
         "bigram_overlap": BigramOverlapJudge,
         "entailment": EntailmentJudge,
         "llm": LLMJudge,
+        # checkpoint judges (docs/checkpoint-judges.md): torch and transformers load on use
+        "hf_classifier": HFClassifierJudge,
+        "minicheck": MiniCheckJudge,
+        "hhem": HHEMJudge,
+        "factcg": FactCGJudge,
+        "lettucedetect": LettuceDetectJudge,
     }
     for name, judge in builtin.items():
         _JUDGES.register(name)(judge)
