@@ -3,7 +3,7 @@ measurement of ``bench/calibrate_shared.py fit-default`` run once with nothing a
 (``none``, the baseline) and once per rule group with that group's word list empty
 (:func:`auditor.judges.wordlists.ablated`), each paired against the baseline.
 
-    python bench/ablate_rule_groups.py OUT_DIR [--groups antonyms,role_words+role_verbs]
+    python bench/ablate_rule_groups.py OUT_DIR [--groups antonyms,role_words+feature_verbs]
         [--limit 150] [--eval-limit 150]
         [--sets wice,summedits:news,summedits:samsum,factcheck] [--eval-sets ...]
         [--fit-side stacker] [--kind votes] [--system votes] [--authored dev]
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import sys
@@ -158,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, ablate in runs:
         started = time.time()
         print(f"== {name}: ablating {', '.join(ablate) or 'nothing'}", file=sys.stderr, flush=True)
-        stacker = args.out / f"{name}.stacker.json"
+        stem = name if len(name) <= 80 else f"{len(ablate)}-groups-{_short_digest(name)}"
+        stacker = args.out / f"{stem}.stacker.json"
         stacker.unlink(missing_ok=True)  # so that "previous" is the shipped stacker
         with ablated(*ablate):
             summary = cs.fit_default(
@@ -173,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 fit_side=args.fit_side,
             )
             rows, figures = authored(args.authored, domains) if args.authored else (None, None)
-        path = args.out / f"{name}.json"
+        path = args.out / f"{stem}.json"
         path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
         run: dict[str, Any] = {"ablated": list(ablate), "file": path.name}
         if figures is not None:
@@ -193,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "ablation.json").write_text(json.dumps(results, indent=1) + "\n")
     print_table(results)
     return 0
+
+
+def _short_digest(text: str) -> str:
+    """A file name for a run whose name is too long for one."""
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def _items(path: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.extract import build_extractor
-from auditor.text import content_words, quantities, stem
+from auditor.text import content_words, stem
 from auditor.types import ABSTAIN, Answer
 from tests.test_judges_slots import judge
 
@@ -64,13 +64,6 @@ def test_south_against_northern_is_a_clear_conflict() -> None:
     assert value == 0.0
 
 
-def test_support_withdrawn_negates_support() -> None:
-    value, _, raw = judge("negation_polarity", "Pinewood 4.0 still supports Python 3.8.", RELEASE)
-    assert value == 1.0 and raw["negation_flip"] is True
-    value, _, _ = judge("negation_polarity", "Pinewood 4.0 supports Python 3.10.", RELEASE)
-    assert value == 0.0
-
-
 def test_a_weekday_claim_is_anchored_without_its_weekday() -> None:
     # "offered" is "run" in other words: all but one of the other words are there
     value, scores, raw = judge(
@@ -81,25 +74,6 @@ def test_a_weekday_claim_is_anchored_without_its_weekday() -> None:
     # the sentence is about tours, not lectures: nothing about the claim, no vote
     value, _, _ = judge("negation_polarity", "Public lectures are given on Sundays.", OBSERVATORY)
     assert value == ABSTAIN
-
-
-def test_a_single_one_is_a_number_in_its_slot() -> None:
-    assert [(q.value, q.unit) for q in quantities("funded by a single university")] == [
-        (1.0, "university")
-    ]
-    value, scores, raw = judge(
-        "numeric_consistency",
-        "The Corvid Observatory is funded by a single university.",
-        OBSERVATORY,
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0
-    assert raw["conflicts"] == ["1 university vs 3 university"]
-    value, _, _ = judge(
-        "numeric_consistency",
-        "The Corvid Observatory is funded by three universities.",
-        OBSERVATORY,
-    )
-    assert value == 0.0
 
 
 def test_a_name_qualifying_the_same_noun_is_a_conflict() -> None:
@@ -132,103 +106,10 @@ def test_it_after_a_described_named_referent_is_that_referent() -> None:
     assert "The Corvid Observatory is funded by a single university" in texts
 
 
-def test_a_weekday_claim_against_every_day() -> None:
-    cafe = "The boathouse cafe is open daily from 9am to 6pm."
-    value, scores, raw = judge(
-        "negation_polarity", "The boathouse cafe is closed on Tuesdays.", cafe
-    )
-    assert value == 1.0 and scores.get("conflict") == 1.0 and raw["antonyms"] == [stem("closed")]
-    value, _, _ = judge("negation_polarity", "The boathouse cafe is open on Tuesdays.", cafe)
-    assert value == 0.0
-    # the exception names the day: "closed on Tuesdays" is what it says
-    value, _, _ = judge(
-        "negation_polarity",
-        "The boathouse cafe is closed on Tuesdays.",
-        "The boathouse cafe is open daily from 9am to 6pm, except on Tuesdays.",
-    )
-    assert value == 0.0
-
-
-def test_a_single_ticket_is_no_count_and_people_in_a_place_are_people() -> None:
-    assert [(q.value, q.unit) for q in quantities("A single fare is 1.80 pounds")] == [
-        (1.8, "pound")
-    ]
-    value, _, _ = judge(
-        "numeric_consistency",
-        "Port Valmo has roughly 310,000 inhabitants.",
-        "The capital is Port Valmo, home to about 310,000 people.",
-    )
-    assert value == 0.0
-    value, _, _ = judge(
-        "numeric_consistency",
-        "The trams carried 14 million riders in 2023.",
-        "The Saltford tram network carried 14 million passengers in 2023.",
-    )
-    assert value == 0.0
-
-
-def test_a_player_who_joined_from_a_team_plays_for_the_page_team() -> None:
-    page = (
-        "The Ostrava Falcons are an ice hockey team that plays in the Czech Extraliga. "
-        "Goalkeeper Jan Hruby joined from the Brno Comets in 2023."
-    )
-    value, scores, raw = judge("entity_consistency", "Jan Hruby plays for the Brno Comets.", page)
-    assert value == 1.0 and scores["conflict"] == 1.0
-    assert raw["role_conflicts"] == ["team: falcons ostrava"]
-    value, _, raw = judge("entity_consistency", "Jan Hruby plays for the Ostrava Falcons.", page)
-    assert value == 0.0 and raw["roles_confirmed"] is True
-
-
-MERIDIAN = (
-    "Meridian Foods is a food manufacturer based in Leeds. The company employs 3,400 "
-    "people at 9 factories. Its chief executive is Daniel Okafor, and the chair is Ruth "
-    "Adeyemi."
-)
-
-
-def test_a_role_of_an_unnamed_thing_is_about_the_passage_naming_the_holder() -> None:
-    value, scores, raw = judge(
-        "entity_consistency", "Ruth Adeyemi is the chief executive.", MERIDIAN
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0
-    assert raw["role_conflicts"] == ["chief_executive: daniel okafor"]
-    value, _, raw = judge("entity_consistency", "Daniel Okafor is the chief executive.", MERIDIAN)
-    assert value == 0.0 and raw["roles_confirmed"] is True
-    # a thing the claim does name must be the one the passage is about
-    value, scores, _ = judge(
-        "entity_consistency", "Ruth Adeyemi is the chief executive of Harlow Mills.", MERIDIAN
-    )
-    assert scores.get("conflict", 0.0) == 0.0
-
-
-def test_any_leading_role_confirms_leading() -> None:
-    for holder in ("Daniel Okafor", "Ruth Adeyemi"):
-        value, _, raw = judge("entity_consistency", f"{holder} leads the company.", MERIDIAN)
-        assert value == 0.0 and raw["roles_confirmed"] is True
-
-
 LIBRARY = (
     "Fenwick Public Library holds 210,000 books and lends e-readers to members. "
     "Membership is free for residents of Fenwick."
 )
-
-
-def test_a_price_against_free_is_a_conflict() -> None:
-    value, scores, raw = judge(
-        "numeric_consistency", "Library membership costs 20 pounds a year.", LIBRARY
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0 and raw["conflicts"] == ["20 pound vs free"]
-    # the price of something the sentence does not call free stays a missing detail
-    value, scores, raw = judge(
-        "numeric_consistency", "Library e-readers cost 20 pounds to borrow.", LIBRARY
-    )
-    assert scores.get("conflict", 0.0) == 0.0 and raw["missing"] == ["20 pound"]
-    value, _, _ = judge(
-        "numeric_consistency",
-        "Library membership costs 20 pounds a year for non-residents.",
-        LIBRARY + " Non-residents pay 20 pounds a year.",
-    )
-    assert value == 0.0
 
 
 def test_one_shared_word_does_not_make_a_name_swap() -> None:
@@ -242,39 +123,6 @@ def test_one_shared_word_does_not_make_a_name_swap() -> None:
         "Marie Curie won the Nobel Prize in Physics in 1903.",
     )
     assert value == 1.0 and scores["contradiction"] == 1.0
-
-
-SOCIETY = (
-    "Clearwater Savings is a building society based in Dunmore. Imogen Hale chairs the "
-    "society; Robert Nkemelu stepped down in April 2025 and was succeeded as chief "
-    "executive by Grace Ofori."
-)
-
-
-def test_running_it_is_leading_it() -> None:
-    value, scores, raw = judge(
-        "entity_consistency", "Robert Nkemelu runs the society as chief executive.", SOCIETY
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0
-    assert "leader: grace ofori" in raw["role_conflicts"]
-    value, _, raw = judge("entity_consistency", "Grace Ofori runs the society.", SOCIETY)
-    assert value == 0.0 and raw["roles_confirmed"] is True
-
-
-def test_shows_are_performances() -> None:
-    value, _, raw = judge(
-        "numeric_consistency",
-        "The Old Mill Theatre stages roughly 180 shows every year.",
-        "The Old Mill Theatre seats 420 people and stages about 180 performances a year.",
-    )
-    # shows and performances counted per year are how often: times (numeric v15)
-    assert value == 0.0 and raw["matched"] == ["180 time"]
-    value, _, raw = judge(
-        "numeric_consistency",
-        "The Old Mill Theatre has staged 180 shows since it opened.",
-        "The Old Mill Theatre has staged about 180 performances since it opened.",
-    )
-    assert value == 0.0 and raw["matched"] == ["180 performance"]
 
 
 def test_how_often_stated_once_in_the_passage_is_the_slot() -> None:

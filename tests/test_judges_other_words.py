@@ -15,7 +15,6 @@ from auditor.text import (
     claim_subject,
     quantities,
     role_conflicts,
-    role_facts,
     role_stated,
     roles_confirmed,
     subject_in_evidence,
@@ -64,61 +63,11 @@ def test_a_name_renamed_within_is_a_clear_conflict(claim: str, page: str, rename
         ("The Kestrel Bay Rivercats won the league.", "The Rivercats won the league in 2019."),
         ("Its collection includes the lifeboat Grace Darling II.", MUSEUM),
         ("The museum's collection includes the lifeboat Grace Darling.", MUSEUM),
-        # the same last word in a sentence about something else
-        (
-            "The Rivercats play in the Premier Basketball League.",
-            "The Premier Hockey League was founded in 1990. The National Basketball League "
-            "has twelve teams.",
-        ),
     ],
 )
 def test_a_shortened_or_unrelated_name_is_no_renaming(claim: str, page: str) -> None:
     _, scores, raw = judge("entity_consistency", claim, page)
     assert raw["conflicts"] == [] and "conflict" not in scores
-
-
-def test_a_holder_sharing_only_a_surname_is_another_holder() -> None:
-    # every word of "Tom Whitaker" is in the page ("Tom Ferris", "Lena Whitaker")
-    value, scores, raw = judge(
-        "entity_consistency", "The Rivercats are coached by Tom Whitaker.", TEAM
-    )
-    assert value == 1.0
-    assert raw["role_conflicts"] == ["coach: lena whitaker"] and scores["conflict"] == 1.0
-    _, scores, raw = judge("entity_consistency", "The Rivercats are coached by Whitaker.", TEAM)
-    assert raw["role_conflicts"] == [] and "conflict" not in scores
-
-
-def test_who_owns_it_is_a_role() -> None:
-    assert [(f.role, f.holder) for f in role_facts("The club's owner is the Mbeki family.")] == [
-        ("by:oper", frozenset({"mbeki"}))
-    ]
-    _, scores, raw = judge("entity_consistency", "The team is owned by the Whitaker family.", TEAM)
-    assert raw["role_conflicts"] == ["by:oper: mbeki"] and scores["conflict"] == 1.0
-    _, scores, raw = judge("entity_consistency", "The team is owned by the Mbeki family.", TEAM)
-    assert raw["role_conflicts"] == [] and "conflict" not in scores
-
-
-def test_a_role_after_a_possessive() -> None:
-    # "the museum's director": the holder stands before "is"
-    facts = role_facts("Hannah Okoro is the museum's director.")
-    assert [(f.role, f.holder) for f in facts] == [("director", frozenset({"hannah", "okoro"}))]
-    _, scores, raw = judge("entity_consistency", "Hannah Okoro is the museum's director.", MUSEUM)
-    assert raw["role_conflicts"] == ["director: price samuel"] and scores["conflict"] == 1.0
-    _, scores, raw = judge("entity_consistency", "Samuel Price is the museum's director.", MUSEUM)
-    assert raw["role_conflicts"] == [] and "conflict" not in scores
-
-
-def test_permission_said_in_other_words() -> None:
-    # "welcome" is "permitted": the sentence is about the claim, and says the opposite
-    value, scores, raw = judge(
-        "negation_polarity", "Horse riders are welcome on the greenway.", GREENWAY
-    )
-    assert value == 1.0 and scores["contradiction"] == 1.0 and raw["negation_flip"]
-    value, _, _ = judge("negation_polarity", "Horses are not allowed on the greenway.", GREENWAY)
-    assert value == 0.0
-    # one claim word ("riders") the sentence does not hold: a flip, not a clear conflict
-    _, scores, _ = judge("negation_polarity", "Horse riders are welcome on the greenway.", GREENWAY)
-    assert "conflict" not in scores
 
 
 def claim_texts(answer: str) -> list[str]:
@@ -160,18 +109,12 @@ ASHBY = (
     "Ashby Borough Council has 42 councillors. The leader of the council is Dev Malhotra of "
     "the Labour group. The council's chief executive is Karen Doyle."
 )
-FERRY = (
-    "The Wey Ferry carries foot passengers across the river. The service is operated by "
-    "Riverlink Boats. Its managing director is Sam Lee."
-)
 
 
 @pytest.mark.parametrize(
     "claim,page,conflict",
     [
-        # who runs or leads it, against the role that leads it
-        ("Marco Ruiz leads St Mary's Hospital.", HOSPITAL, ["leader: falk owen"]),
-        ("St Mary's Hospital is run by Dr Helen Marsh.", HOSPITAL, ["leader: falk owen"]),
+        # who leads it, against the role that leads it
         ("The school's head is Mr David Lowe.", SCHOOL, ["leader: joanna kemp"]),
         # who leads the government, not the head of state (the holder's party is whose
         # the holder is, not what the role is about)
@@ -182,8 +125,6 @@ FERRY = (
         ),
         # an explicit leader decides before any other leading role the claim's holder has
         ("Karen Doyle leads Ashby Borough Council.", ASHBY, ["leader: dev malhotra"]),
-        # "run by" an organisation, against the page's operator ("the service" is the ferry)
-        ("The ferry is run by Halden Council.", FERRY, ["by:oper: boats riverlink"]),
         # having led it is no conflict with who leads it now
         ("St Mary's Hospital was led by Marco Ruiz.", HOSPITAL, []),
     ],
@@ -194,19 +135,9 @@ def test_who_runs_or_leads_it_against_the_role_that_leads_it(
     assert role_conflicts(claim, [page]) == conflict
 
 
-@pytest.mark.parametrize(
-    "claim,page",
-    [
-        ("Dr Owen Falk runs St Mary's Hospital.", HOSPITAL),
-        ("St Mary's Hospital is run by Dr Owen Falk.", HOSPITAL),
-        ("Mrs Joanna Kemp is the head of the school.", SCHOOL),
-        ("Elena Vasquez leads the government of Serrania.", SERRANIA),
-        ("Dev Malhotra leads Ashby Borough Council.", ASHBY),
-        ("The ferry is run by Riverlink Boats.", FERRY),
-    ],
-)
-def test_the_holder_of_a_role_that_leads_it_runs_it(claim: str, page: str) -> None:
-    assert role_conflicts(claim, [page]) == [] and roles_confirmed(claim, [page])
+def test_the_holder_of_a_role_that_leads_it_leads_it() -> None:
+    claim = "Elena Vasquez leads the government of Serrania."
+    assert role_conflicts(claim, [SERRANIA]) == [] and roles_confirmed(claim, [SERRANIA])
 
 
 def test_a_role_the_evidence_fills_makes_it_relevant() -> None:
@@ -214,58 +145,6 @@ def test_a_role_the_evidence_fills_makes_it_relevant() -> None:
     assert role_stated("The school's head is Mr David Lowe.", [SCHOOL])
     assert not role_stated("The school's head is Mr David Lowe.", [HOSPITAL])
     assert not role_stated("The school has 310 pupils.", [SCHOOL])
-
-
-@pytest.mark.parametrize(
-    "claim,vote",
-    [
-        ("The library depends only on Pillow.", 0.0),
-        ("The library has runtime dependencies.", 1.0),
-    ],
-)
-def test_only_x_is_no_x_apart_from_x(claim: str, vote: float) -> None:
-    page = "quillpdf is an open-source Python library. It has no runtime dependencies"
-    page += " apart from Pillow." if vote == 0.0 else "."
-    value, _, _ = judge("negation_polarity", claim, page)
-    assert value == vote
-
-
-def test_a_rating_with_its_object() -> None:
-    value, scores, raw = judge(
-        "negation_polarity", "Ofsted rated the school outstanding in 2022.", SCHOOL
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0 and raw["antonyms"] == ["outstand"]
-    value, _, _ = judge("negation_polarity", "Ofsted rated the school good in 2022.", SCHOOL)
-    assert value == 0.0
-
-
-def test_staff_employees_and_versions_fill_their_slots() -> None:
-    assert [(q.value, q.unit) for q in quantities("has about 2,100 employees")] == [
-        (2100.0, "staff")
-    ]
-    assert [(q.value, q.unit) for q in quantities("Version 2.0 needs Python 3.9")] == [
-        (2.0, "version"),
-        (3.9, "#python"),
-    ]
-    # a number after a capitalised word names which one, unless the word says how many
-    assert [(q.value, q.unit) for q in quantities("Route 7 runs to Marsh End.")] == [
-        (7.0, "#route")
-    ]
-    assert [(q.value, q.unit) for q in quantities("About 1,200 attendees")] == [(1200.0, "person")]
-    page = "Route 7 runs between Halden bus station and Marsh End."
-    value, _, _ = judge("numeric_consistency", "Route 7 links Halden bus station.", page)
-    assert value == 0.0
-    value, scores, _ = judge("numeric_consistency", "Route 8 links Halden bus station.", page)
-    assert value == 1.0 and scores["conflict"] == 1.0
-    value, _, _ = judge("numeric_consistency", "The hospital has about 2,100 employees.", HOSPITAL)
-    assert value == 0.0
-    value, scores, _ = judge(
-        "numeric_consistency", "The hospital has about 2,400 employees.", HOSPITAL
-    )
-    assert value == 1.0 and scores["contradiction"] == 1.0
-    page = "Version 2.0 requires Python 3.9 or later."
-    value, _, _ = judge("numeric_consistency", "Version 2.0 needs Python 3.9 or newer.", page)
-    assert value == 0.0
 
 
 STADIUM = (
@@ -283,16 +162,6 @@ def test_the_opposite_word_where_the_claims_would_stand() -> None:
     # an opposite alone does not make a sentence about the claim
     value, _, _ = judge("negation_polarity", "The roof is artificial.", STADIUM)
     assert value == ABSTAIN
-
-
-def test_a_capacity_is_the_people_it_holds() -> None:
-    assert [(q.value, q.unit) for q in quantities("It has a capacity of 9,800.")] == [
-        (9800.0, "person")
-    ]
-    # a thousands separator is no year
-    assert [(q.value, q.unit) for q in quantities("a capacity of 1,500")] == [(1500.0, "person")]
-    value, _, _ = judge("numeric_consistency", "Riverside Park holds 9,800 spectators.", STADIUM)
-    assert value == 0.0
 
 
 @pytest.mark.parametrize(
@@ -321,70 +190,6 @@ GALLERY = (
     "The Kestrel Art Gallery holds around 3,000 works. Entry is free, but special "
     "exhibitions cost 12 pounds. It was founded in 1889 by the shipowner Henry Lister."
 )
-
-
-def test_a_price_in_another_clause_of_a_sentence_that_calls_it_free() -> None:
-    value, scores, raw = judge(
-        "numeric_consistency", "Entry to the gallery costs 12 pounds.", GALLERY
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0 and raw["conflicts"] == ["12 pound vs free"]
-    value, _, _ = judge("numeric_consistency", "Special exhibitions cost 12 pounds.", GALLERY)
-    assert value == 0.0
-    # a sentence with no contrast to split: "free" may be said of someone else in it
-    page = "Adult tickets cost 18 pounds and children under three enter free."
-    value, _, _ = judge("numeric_consistency", "Adult admission costs 18 pounds.", page)
-    assert value == 0.0
-
-
-def test_the_name_before_a_passive_role_is_what_it_is_about() -> None:
-    # "was founded in 1889" names no founder: no conflict with Henry Lister
-    assert role_facts("The Kestrel Art Gallery was founded in 1889.") == []
-    _, scores, raw = judge(
-        "entity_consistency", "The Kestrel Art Gallery was founded in 1889.", GALLERY
-    )
-    assert raw["role_conflicts"] == [] and "conflict" not in scores
-    assert [(f.role, f.holder) for f in role_facts("Henry Lister was the founder.")] == [
-        ("founder", frozenset({"henry", "lister"}))
-    ]
-
-
-def test_a_verb_cue_before_a_number_or_a_preposition_leads_nothing() -> None:
-    # "It runs 23 routes" was read as Tidewell Buses leading something: a conflict with
-    # "The company is led by managing director Helen Marsh" in every version
-    for sentence in (
-        "Tidewell Buses runs 23 routes across the Carrick Valley.",
-        "The Merrow Sound ferry runs every hour in summer.",
-        "Tidewell Buses runs a fleet of 140 buses.",
-    ):
-        assert [f for f in role_facts(sentence) if f.role == "leader"] == [], sentence
-    (fact,) = role_facts("Marco Ruiz runs St Mary's Hospital.")
-    assert (fact.role, fact.holder) == ("leader", frozenset({"marco", "ruiz"}))
-    evidence = (
-        "Tidewell Buses is a regional bus company. It runs 23 routes with a fleet of 140 "
-        "buses. Helen Marsh is the managing director of Tidewell Buses."
-    )
-    vote, scores, _ = judge(
-        "entity_consistency", "Tidewell Buses is led by managing director Helen Marsh.", evidence
-    )
-    assert vote == 0.0 and not scores.get("conflict")
-
-
-def test_sailings_counted_per_day_are_times_a_day() -> None:
-    assert [(q.value, q.unit) for q in quantities("There are eight sailings a day.")] == [
-        (8.0, "time")
-    ]
-    assert [(q.value, q.unit) for q in quantities("Eight sailings left the port.")] == [
-        (8.0, "sailing")
-    ]
-    ferry = "In summer it sails eight times a day; in winter it sails five times a day."
-    vote, scores, raw = judge(
-        "numeric_consistency", "In summer there are eight sailings a day.", ferry
-    )
-    assert vote == 0.0 and scores["match"] == 1.0, raw
-    vote, scores, raw = judge(
-        "numeric_consistency", "In summer there are six sailings a day.", ferry
-    )
-    assert vote == 1.0 and scores["conflict"] == 1.0, raw
 
 
 def test_a_clear_match_needs_numbers_that_count_something_about_the_claim() -> None:
@@ -462,27 +267,6 @@ def test_a_refusal_after_a_lead_in_and_its_own_its() -> None:
     assert ("Therefore, 37 + 63 = 100.", True) in got
     # a thing's "its" is its own, not the last subject's
     assert ("The centre opens its doors at 6:30 am", True) in got
-
-
-def test_an_owner_described_before_its_name_is_the_holder() -> None:
-    (fact,) = role_facts(
-        "Kestwick Regional Airport is owned by a private company, Northgate Aviation Ltd."
-    )
-    assert (fact.role, fact.holder) == ("by:oper", frozenset({"northgate", "aviation"}))
-    vote, scores, raw = judge(
-        "entity_consistency",
-        "Kestwick Regional Airport is owned by a private company, Northgate Aviation Ltd.",
-        "Kestwick Regional Airport lies 8 kilometres north of Kestwick and is owned by "
-        "Kestwick County Council.",
-    )
-    assert vote == 1.0 and scores["conflict"] == 1.0, raw
-    vote, scores, raw = judge(
-        "entity_consistency",
-        "Kestwick Regional Airport is owned by its council, Kestwick County Council.",
-        "Kestwick Regional Airport lies 8 kilometres north of Kestwick and is owned by "
-        "Kestwick County Council.",
-    )
-    assert vote == 0.0 and not scores.get("conflict"), raw
 
 
 def test_banned_against_allowed_is_a_flip() -> None:
@@ -604,13 +388,8 @@ GARDEN = "Admission is £9 for adults and free for children under 16."
 BREWERY = "Brewery tours run on Saturday afternoons and cost £15, including three tasters."
 
 
-def test_an_age_after_younger_than_and_no_unit_from_a_contraction() -> None:
-    assert [(q.value, q.unit) for q in quantities("Kids younger than five don't pay")] == [
-        (5.0, "age")
-    ]
+def test_no_unit_from_a_contraction() -> None:
     assert [q.unit for q in quantities("The 3 don't work")] == [None]
-    value, scores, _ = judge("numeric_consistency", "Kids younger than five don't pay.", FERRY)
-    assert value == 0.0 and scores["support"] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -694,7 +473,7 @@ def test_won_is_no_negation() -> None:
     assert value == 1.0
 
 
-def test_a_claim_saying_both_opposites_flips_neither_and_takes_place_is_one_verb() -> None:
+def test_a_claim_saying_both_opposites_flips_neither() -> None:
     value, _, _ = judge(
         "negation_polarity", "Loaves from the day before are sold at half price after 4pm.", BAKERY
     )
@@ -703,22 +482,6 @@ def test_a_claim_saying_both_opposites_flips_neither_and_takes_place_is_one_verb
         "negation_polarity", "The shops sell loaves at half price before 4pm.", BAKERY
     )
     assert value == 1.0
-    ski = "Night skiing is offered on Friday evenings on the nursery slope."
-    value, scores, _ = judge(
-        "negation_polarity", "Night skiing takes place on Saturday evenings.", ski
-    )
-    assert value == 1.0 and scores["conflict"] == 1.0
-
-
-def test_people_a_company_employs_are_its_staff() -> None:
-    assert [q.unit for q in quantities("The chain employs 95 people.")] == ["staff"]
-    assert [q.unit for q in quantities("The hall holds 95 people.")] == ["person"]
-    value, scores, _ = judge("numeric_consistency", "The chain has ninety-five staff.", BAKERY)
-    assert value == 0.0 and scores["support"] == 1.0
-    value, scores, _ = judge("numeric_consistency", "The chain has 45 staff.", BAKERY)
-    assert value == 1.0 and scores["support"] == 0.0
-    value, scores, _ = judge("numeric_consistency", "The chain employs 45 people.", BAKERY)
-    assert value == 1.0 and scores["conflict"] == 1.0
 
 
 def test_a_number_counts_the_nouns_of_its_noun_phrase() -> None:

@@ -381,11 +381,8 @@ def test_superseded_support_with_reworded_current_version_is_stale(
         "chair",
         "premier",
         "coach",
-        "team",
         "coach-page",
-        "head-words",
         "trustees-words",
-        "team-pronoun",
     ],
 )
 def test_a_role_given_to_someone_else_is_contradicted(labels: dict, answer_id: str) -> None:
@@ -395,11 +392,6 @@ def test_a_role_given_to_someone_else_is_contradicted(labels: dict, answer_id: s
 @pytest.mark.parametrize("answer_id", ["chair-ok", "premier-ok", "length-ok", "course-ok"])
 def test_the_right_holder_or_number_stays_supported(labels: dict, answer_id: str) -> None:
     assert only(labels, answer_id) == "supported"
-
-
-def test_a_rank_in_the_same_slot_is_a_conflict(labels: dict) -> None:
-    # "finished first" against "finished third in the league last season"
-    assert only(labels, "rank") == "contradicted"
 
 
 def test_a_conflict_with_the_cited_context_is_weighed_before_support(labels: dict) -> None:
@@ -436,44 +428,23 @@ def test_a_negation_agreeing_with_its_clause_is_supported(labels: dict) -> None:
     assert only(labels, "tuition-ok") == "supported"
 
 
-def test_a_pronoun_after_a_described_named_referent(labels: dict) -> None:
-    # "It" after "The observatory has 64 staff" is the Corvid Observatory, not the telescope
-    rows = dict(labels["funding"])
-    assert rows["The Corvid Observatory is funded by a single university"] == "contradicted"
-
-
-def test_a_weekday_exception_dropped_from_the_current_version_is_stale(labels: dict) -> None:
-    # the 2021 version closed the cafe on Tuesdays; the current one is open daily
-    assert only(labels, "cafe") == "stale"
-
-
-def test_a_holder_who_retired_since_the_old_version_is_stale(labels: dict) -> None:
-    # the 2023 version named her director; the current one says she retired
-    assert only(labels, "director") == "stale"
-    assert only(labels, "director-ok") == "supported"
-
-
-@pytest.mark.parametrize("answer_id", ["league", "owner", _reader_miss("horses", "unknown")])
+@pytest.mark.parametrize("answer_id", ["league", _reader_miss("horses", "unknown")])
 def test_a_renamed_name_another_owner_or_permission_denied_is_contradicted(
     labels: dict, answer_id: str
 ) -> None:
-    # "Premier" / "National Basketball League"; the Whitaker / Mbeki family; "welcome" /
-    # "not permitted"
+    # "Premier" / "National Basketball League"; "welcome" / "not permitted"
     assert only(labels, answer_id) == "contradicted"
 
 
-@pytest.mark.parametrize("answer_id", ["run-by", "school-head", "rated", "pitch"])
-def test_a_leading_role_or_a_rating_said_otherwise_is_contradicted(
-    labels: dict, answer_id: str
-) -> None:
-    # "run by" / "chief executive"; "the school's head" / "the headteacher" (a role the
-    # page fills is relevant however little else the claim shares with it); "outstanding"
-    # / "good"
+@pytest.mark.parametrize("answer_id", ["school-head", "pitch"])
+def test_a_role_the_page_fills_said_otherwise_is_contradicted(labels: dict, answer_id: str) -> None:
+    # "the school's head" / "the headteacher" (a role the page fills is relevant however
+    # little else the claim shares with it)
     assert only(labels, answer_id) == "contradicted"
 
 
-@pytest.mark.parametrize("answer_id", ["employees", "run-by-ok", "capacity-ok"])
-def test_staff_as_employees_and_a_chief_executive_who_runs_it_are_supported(
+@pytest.mark.parametrize("answer_id", ["run-by-ok", "capacity-ok"])
+def test_a_chief_executive_who_runs_it_and_a_capacity_are_supported(
     labels: dict, answer_id: str
 ) -> None:
     assert only(labels, answer_id) == "supported"
@@ -498,22 +469,6 @@ def test_numbers_matched_in_their_slots_support_a_claim_lexical_members_doubt(
     # dentists" and "two hygienists" in their slots and nothing reads a conflict
     rows = labels["staff-ok"]
     assert len(rows) == 3 and {label for _, label in rows} == {"supported"}, rows
-
-
-def test_a_holder_the_update_replaced_is_stale_though_the_company_runs_routes(
-    labels: dict,
-) -> None:
-    # "It runs 23 routes" is no leading role of Tidewell Buses (it was read as one: a
-    # conflict with the claim in both versions, so contradicted)
-    assert dict(labels["md-stale"]) == {
-        "Tidewell Buses operates 23 routes": "supported",
-        "Tidewell Buses is led by managing director Helen Marsh": "stale",
-    }
-
-
-def test_sailings_a_day_are_times_a_day(labels: dict) -> None:
-    assert only(labels, "sailings-ok") == "supported"
-    assert only(labels, "sailings") == "contradicted"
 
 
 def test_a_meta_sentences_topic_and_another_range_of_days_make_a_stale_claim(

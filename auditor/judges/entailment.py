@@ -137,7 +137,7 @@ class EntailmentJudge(LocalJudge):
     rule-made document-level data), read at window and sentence level."""
 
     name = "entailment"
-    version = "15"  # 12: prune; 13: Snowball; 14: "£18"; 15: a line is a sentence
+    version = "16"  # 14: "£18"; 15: a line is a sentence; 16: no "one" units (word lists)
     volatile_params = frozenset({"batch_size", "weights"})  # cannot change a vote
 
     def __init__(

@@ -7,17 +7,13 @@ import json
 import re
 from collections.abc import Sequence
 
-from auditor.judges import wordlists as wl
 from auditor.judges.base import LocalJudge
-from auditor.judges.wordlists import derived
 from auditor.text import (
     CLOCK_UNITS,
     DURATION_UNITS,
     Quantity,
     anchor_sentences,
-    clause_about,
     content_words,
-    currency_signs,
     quantities,
     same_amount,
     same_noun,
@@ -48,15 +44,18 @@ class NumericConsistencyJudge(LocalJudge):
     two bare years) and no evidence sentence states the claimed one; that is a clear
     conflict (``scores["conflict"]``) which the labelling step weighs before support. A
     number whose slot no evidence fills is missing support (``scores["missing_detail"]``
-    when some sentence is about the claim), not a refutation. A rank ("finished second")
-    is contradicted when a sentence about the claim gives another rank in the same slot
-    (the same word before or after it: "finished fourth") and none gives the claimed one
+    when some sentence is about the claim), not a refutation. A rank in digits ("finished
+    2nd") is contradicted when a sentence about the claim gives another rank in the same
+    slot (the same word before or after it: "finished 4th") and none gives the claimed one
     (:func:`ordinals`; ranks are never missing support). Abstains when the claim holds no
     number and no rank in conflict.
     """
 
     name = "numeric_consistency"
-    version = "22"  # 21: "4,300 emergency food parcels"; 22: a line is a sentence
+    # 22: a line is a sentence; 23: 14 word-list groups that changed no held-out vote and
+    # no authored dev label removed (ranks in words, "free", event classes, slot cues,
+    # counted classes, "twice a day", ...): votes identical to their ablation
+    version = "23"
     # the digest names the class where it was first published (local.py): moving it
     # changed no digest, no run id and no stored vote
     class_path = "auditor.judges.local.NumericConsistencyJudge"
@@ -108,20 +107,6 @@ class NumericConsistencyJudge(LocalJudge):
             elsewhere = q.unit is not None and any(
                 e.unit is not None and same_amount(q, e) for e in every_q
             )
-            free = _said_free(pair, claim_text) if q.unit in currency_signs() else {}
-            stating = [
-                s
-                for s, qs in zip(anchors, anchor_q, strict=True)
-                if any(same_amount(q, e) for e in qs)
-            ]
-            if stating and all(
-                s in free and not any(same_amount(q, e) for e in quantities(free[s]))
-                for s in stating
-            ):
-                # "Entry to the gallery costs 12 pounds" against "Entry is free, but special
-                # exhibitions cost 12 pounds": the amount is another clause's
-                conflicts.append(f"{shown} vs free")
-                continue
             if in_anchor or (not anchors and elsewhere):
                 matched.append(shown)
                 anchored = anchored and in_anchor
@@ -148,8 +133,6 @@ class NumericConsistencyJudge(LocalJudge):
                     rivals = [f"{next(iter(intervals)):g} interval"]
             if rivals and not elsewhere:
                 conflicts.append(f"{shown} vs {', '.join(sorted(set(rivals)))}")
-            elif free and not elsewhere:
-                conflicts.append(f"{shown} vs free")
             else:
                 missing.append(shown)
         if conflicts:
@@ -186,13 +169,6 @@ def _passages_about(pair: JudgePair, claim: str, q: Quantity) -> list[str]:
     return [t for t in pair.evidence if 2 * len(words & content_words(t)) >= len(words)]
 
 
-@derived
-def _free() -> re.Pattern[str]:
-    """Something said to cost nothing ("Membership is free for residents", "children enter
-    free", "free of charge"), not "free to choose" or "free from" (``free_phrases.txt``)."""
-    return re.compile(r"\b" + wl.one_of("free_phrases"), re.I)
-
-
 def _number_words(text: str, found: Sequence[Quantity]) -> frozenset[str]:
     """Content words (stems) that write the quantities' numbers or times of day in words
     ("forty-five" of "forty-five pounds", "afternoon" of "four in the afternoon"), not
@@ -206,41 +182,8 @@ def _number_words(text: str, found: Sequence[Quantity]) -> frozenset[str]:
     return frozenset(words)
 
 
-@derived
-def _price_words() -> frozenset[str]:
-    """Stems of the words that state a price: what it is the price of decides which clause
-    is about it (``price_words.txt``)."""
-    return frozenset(stem(w) for w in wl.entries("price_words"))
-
-
-def _said_free(pair: JudgePair, claim: str) -> dict[str, str]:
-    """The sentences whose clause about a price claim, read without its amount and price
-    words, says it is free ("Library membership costs 20 pounds a year" against
-    "Membership is free for residents of Fenwick"), each with that clause."""
-    amounts = _amount_stems(claim, quantities(claim))
-    price = _price_words()
-    claim_words = content_words(claim) - amounts - price
-    clauses = {
-        sentence: clause_about(claim_words, sentence, 0.5)
-        for _, sentence in anchor_sentences(pair.claim, pair.evidence, 0.5, ignore=amounts | price)[
-            :3
-        ]
-    }
-    free = _free()
-    return {s: clause for s, clause in clauses.items() if free.search(clause)}
-
-
-@derived
-def _ordinal_words() -> dict[str, int]:
-    """Each rank in words with its value (``ordinal_words.txt``)."""
-    return {w: int(v) for w, v in wl.pairs("ordinal_words")}
-
-
-@derived
-def _ordinal() -> re.Pattern[str]:
-    """A rank: in words ("fourth") or in digits ("3rd"), not before a comma."""
-    in_words = "|".join(map(re.escape, _ordinal_words())) or "(?!)"
-    return re.compile(r"\b(?:(" + in_words + r")|(\d{1,3})(?:st|nd|rd|th))\b(?!\s*,)", re.I)
+_ORDINAL = re.compile(r"\b(\d{1,3})(?:st|nd|rd|th)\b(?!\s*,)", re.I)
+"""A rank in digits ("3rd"), not before a comma."""
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9]+")
@@ -249,16 +192,16 @@ Rank = tuple[int, str | None, str | None]
 
 
 def ordinals(sentence: str) -> list[Rank]:
-    """The ranks in ``sentence`` ("finished fourth", "the 3rd largest") with their slot:
-    the nearest content word before and after (stemmed). "Second" after a number (a unit
-    of time) and a leading "First," (an enumeration) are no ranks."""
+    """The ranks in ``sentence`` ("finished 4th", "the 3rd largest") with their slot: the
+    nearest content word before and after (stemmed). A rank right after a number and one
+    before a comma ("1st, ...": an enumeration) are no ranks."""
     out = []
-    stops, values = stop_words(), _ordinal_words()
-    for m in _ordinal().finditer(sentence):
+    stops = stop_words()
+    for m in _ORDINAL.finditer(sentence):
         before = _WORD_RE.findall(sentence[: m.start()])
         if before and before[-1][0].isdigit():
             continue
-        value = values[m.group(1).lower()] if m.group(1) else int(m.group(2))
+        value = int(m.group(1))
         left = next((stem(w.lower()) for w in reversed(before) if w.lower() not in stops), None)
         after = _WORD_RE.findall(sentence[m.end() :])
         right = next((stem(w.lower()) for w in after if w.lower() not in stops), None)
@@ -273,8 +216,8 @@ def _same_rank_slot(a: Rank, b: Rank) -> bool:
 
 def _rank_conflicts(ranks: list[Rank], anchors: list[str], evidence: Sequence[str]) -> list[str]:
     """Ranks of the claim that an evidence sentence about it gives another value in the
-    same slot (the same word before or after: "finished second" against "finished
-    fourth"), when no evidence sentence gives the claimed one there."""
+    same slot (the same word before or after: "finished 2nd" against "finished 4th"), when
+    no evidence sentence gives the claimed one there."""
     if not ranks:
         return []
     stated = [r for text in evidence for s in sentences(text) for r in ordinals(s)]
@@ -299,21 +242,14 @@ def _event_words(sentence: str, q: Quantity, before: int = 2, after: int = 2) ->
     clauses share one: "founded in 2009" is not contradicted by "stepped down as chair in
     March 2025"."""
 
-    stops, events = stop_words(), _event_class()
+    stops = stop_words()
 
     def kept(text: str) -> list[str]:
         return [w for w in _WORD_RE.findall(text) if w.islower() and w not in stops]
 
     left = kept(_CLAUSE_END.split(sentence[: q.start])[-1])[-before:]
     right = kept(_CLAUSE_END.split(sentence[q.end :])[0])[:after]
-    return frozenset(events.get(stem(w), stem(w)) for w in left + right)
-
-
-@derived
-def _event_class() -> dict[str, str]:
-    """Stems that date the same event ("founded in 1965" against "established in 1972"),
-    each with the event (``event_classes.txt``)."""
-    return {stem(w): event for w, event in wl.pairs("event_classes")}
+    return frozenset(stem(w) for w in left + right)
 
 
 def _show(q: Quantity) -> str:

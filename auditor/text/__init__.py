@@ -79,7 +79,6 @@ from auditor.text.quantities import (
 )
 from auditor.text.roles import (
     RoleFact,
-    placed_in_past,
     role_conflicts,
     role_cue_words,
     role_facts,
@@ -137,7 +136,6 @@ __all__ = [
     "numbers",
     "opens_with_other_name",
     "own_subject_not",
-    "placed_in_past",
     "quantities",
     "resolved_sentences",
     "role_conflicts",

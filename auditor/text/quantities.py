@@ -4,7 +4,7 @@
 ("eight branches" -> 8 ``branch``, "an hour and a half" -> 90 ``minute``, "8:45 am" ->
 525 ``clock``); :func:`same_amount` and :func:`same_slot` compare two of them;
 :func:`canonical_amounts` writes amounts of money with their currency sign. The word
-lists they read (number words, unit spellings, slot cues, ...) live in
+lists they read (number words, unit spellings, currencies, duration phrases) live in
 ``auditor/judges/wordlists/``.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from auditor.judges.wordlists import NEVER, alternation, derived, entries, mapping, pairs, words
+from auditor.judges.wordlists import NEVER, derived, entries, mapping, pairs
 from auditor.text.words import MONTH_NAMES, WEEKDAYS, stem, stop_words
 
 _NUMBER = re.compile(
@@ -47,8 +47,8 @@ def _number_words() -> dict[str, float]:
 
 @derived
 def _ones() -> frozenset[str]:
-    """The number words of value one ("one"): a quantity only before a unit
-    (``one_units.txt``) or a hyphen ("one-hour")."""
+    """The number words of value one ("one"): a quantity only before a hyphen
+    ("one-hour")."""
     return frozenset(w for w, v in _word_values().items() if v == 1.0)
 
 
@@ -135,32 +135,14 @@ def word_number(raw: str) -> float | None:
     return value
 
 
-@derived
-def _slot_cues() -> dict[str, re.Pattern[str]]:
-    """Per unit, the words right before a number that give it that unit
-    (``number_slot_cues.txt``): "a capacity of" (``person``), "employs" a number of
-    people (``staff``), "version" (``version``), "aged", "under-", "children under" (``age``)."""
-    return {
-        unit: re.compile(pattern, re.IGNORECASE)
-        for unit, pattern in pairs("number_slot_cues", "before")
-    }
-
-
-@derived
-def _people() -> frozenset[str]:
-    """The units of people ("employs 95 people", "men", "women": its staff)."""
-    return frozenset(entries("number_slot_cues", "people"))
-
-
 _AFTER = re.compile(r"\s*(?:-\s*)?([A-Za-z%]+(?:'[a-z]+)?)")
 _BEFORE = re.compile(r"([A-Za-z%]+)[\s-]*$")
 
 
 @derived
 def _unit_aliases() -> dict[str, str]:
-    """Each spelling of a unit and each noun of a counted class, with its unit
-    (``unit_spellings.txt``, then ``unit_classes.txt``)."""
-    return mapping("unit_spellings") | mapping("unit_classes")
+    """Each spelling of a unit with its unit (``unit_spellings.txt``)."""
+    return mapping("unit_spellings")
 
 
 @derived
@@ -171,8 +153,9 @@ def _measures() -> frozenset[str]:
 
 @derived
 def unit_stems() -> dict[str, str]:
-    """Stems of the words that name one unit, mapped to the unit's stem ("employe" ->
-    "staff", "spectat" -> "person"): the same word when a sentence about a number is sought."""
+    """Stems of the words that name one unit, mapped to the unit's stem ("metr" ->
+    "meter", "kilometr" -> "kilomet"): the same word when a sentence about a number is
+    sought."""
     return {
         stem(word): stem(unit)
         for word, unit in _unit_aliases().items()
@@ -186,20 +169,9 @@ _NAMED_BEFORE = re.compile(r"(?<![\w.])([A-Z][A-Za-z]*[a-z])\s$")
 
 @derived
 def _not_a_name() -> frozenset[str]:
-    """Capitalised words before a number that do not name what it numbers ("About 1,200"):
-    stop words, months, weekdays and ``number_qualifiers.txt``."""
-    return frozenset({*stop_words(), *MONTH_NAMES, *WEEKDAYS, *entries("number_qualifiers")})
-
-
-@derived
-def _unit_stop() -> frozenset[str]:
-    """The stop words that are no unit after a number (``stop_word_units.txt``: "am", "per")."""
-    return stop_words() - words("stop_word_units")
-
-
-@derived
-def _one_units() -> frozenset[str]:
-    return words("one_units")
+    """Capitalised words before a number that do not name what it numbers ("In 2023",
+    "May 14"): stop words, months and weekdays."""
+    return frozenset({*stop_words(), *MONTH_NAMES, *WEEKDAYS})
 
 
 @dataclass(frozen=True)
@@ -249,80 +221,6 @@ _INTERVAL = re.compile(
 )
 """How often, as the minutes between two runs ("every hour", "every half hour", "every
 20 minutes": unit ``interval``), apart from how long something lasts."""
-
-
-@derived
-def _times() -> dict[str, float]:
-    """How many times each word of ``frequency_words.txt`` says ("twice": 2)."""
-    return {w: float(v) for w, v in pairs("frequency_words")}
-
-
-@derived
-def _frequency() -> re.Pattern[str]:
-    """How often in words: "once a week", "twice a day", "twice as large" (unit ``time``, as
-    "three times a day")."""
-    times = _times()
-    if not times:
-        return NEVER
-    every = "|".join(map(re.escape, times))
-    several = "|".join(re.escape(w) for w, v in times.items() if v > 1)
-    pattern = (
-        r"\b(" + every + r")(?=\s+(?:(?:a|an|per|every|each)\s+(?:day|week|month|year|"
-        r"fortnight|hour|night|season|term|decade|century|weekend|morning|afternoon|evening)|daily|"
-        r"weekly|monthly|yearly|annually)\b)"
-    )
-    if several:
-        pattern += r"|\b(" + several + r")(?=\s+as\b)"
-    return re.compile(pattern, re.I)
-
-
-@derived
-def _occurrences() -> frozenset[str]:
-    """Nouns that count how often something happens: "eight sailings a day" is "eight times
-    a day" (unit ``time``; ``occurrence_nouns.txt``)."""
-    return words("occurrence_nouns")
-
-
-def _age_before() -> re.Pattern[str]:
-    """What makes the number after it an age: "aged", "under-"/"over-" ("under-18s"), "under
-    the age of", or people under, over, younger or older than it ("juniors under eighteen",
-    "visitors over 65", "kids younger than five")."""
-    return _slot_cues().get("age", NEVER)
-
-
-@derived
-def _unmarked_plurals() -> frozenset[str]:
-    return words("unmarked_plurals")
-
-
-def _counts_no_thing(unit: str | None, after: str) -> bool:
-    """Whether the words after a number leave it counting nothing: no unit, the "s" of
-    "under-18s", or a word that is neither a plural noun nor a unit ("juniors under
-    eighteen pay"), so the age it follows (:func:`_age_before`) is what it states."""
-    word = after.strip(" -").lower()
-    if unit is None or word == "s":
-        return True
-    return unit not in _measures() and not word.endswith("s") and word not in _unmarked_plurals()
-
-
-_PER_PERIOD = re.compile(
-    r"\s+(?:a|an|per|each|every)\s+(?:day|week|month|year|fortnight|hour|night|weekday|"
-    r"weekend|season|term)\b",
-    re.I,
-)
-
-
-@derived
-def _single() -> re.Pattern[str]:
-    """One of something said without the number: "funded by a single university" (1
-    ``university``); not "a single ticket", which is a kind of ticket (``single_words.txt``)."""
-    said = entries("single_words")
-    if not said:
-        return NEVER
-    return re.compile(
-        r"\b(?:by|from|only|just|than)\s+(?:a|one)\s+" + alternation(said) + r"\s+([a-z]+)\b",
-        re.I,
-    )
 
 
 @derived
@@ -395,13 +293,6 @@ def _interval_minutes(m: re.Match[str]) -> float | None:
     return value * (60.0 if m.group("unit").lower().startswith("hour") else 1.0)
 
 
-def _cue(cues: dict[str, re.Pattern[str]], unit: str, text: str, at: int, within: int) -> bool:
-    """Whether the cue of ``unit`` (:func:`_slot_cues`) ends at ``at``, within ``within``
-    characters before it."""
-    pattern = cues.get(unit)
-    return pattern is not None and pattern.search(text, max(0, at - within), at) is not None
-
-
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with the slot each fills.
 
@@ -410,30 +301,20 @@ def quantities(text: str) -> list[Quantity]:
     ``meter``, "2.5 million passengers" -> ``passenger`` with the value scaled), a
     currency sign before it (``$4`` -> ``dollar``), or a month name next to a day
     ("14 May"). A bare year (1000-2100, no unit) gets the unit ``year``. "one" counts
-    only before a unit of measure ("one-hour", "one week"), not as in "one of".
+    only before a hyphen ("one-hour"), not as in "one of".
     How often something runs is the minutes between two runs ("every half hour" -> 30
-    ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``) and
-    "once"/"twice"/"thrice a week" are 1/2/3 ``time`` (as "three times a week"), and so
-    are sailings, departures, flights, performances, ... counted per day, week, ...
-    ("eight sailings a day" is 8 ``time``); "around the clock" and "24/7" are 24 hours;
-    "funded by a single university" is 1 ``university``; people counted at an event, in a ground or
-    in a place (people, spectators, visitors, fans, seats, inhabitants, residents) are one
-    unit, ``person``; riders are passengers, shows performances, employees and workers
-    staff. A number after "version" or "v" is the release (``version``), not a count, and
-    one after "capacity of" without a unit is the people it holds (``person``); a number
-    written with a thousands separator ("1,500") is never a year. A number right after a
-    capitalised word names which one ("Route 7", "Terminal 5", "NorthDev 2025": unit
-    ``#route``, ...), unless that word is a stop word, a month, a weekday or says how
-    many ("About", "Nearly"). Numbers written in several words count as one ("forty-five
-    pounds" 45 ``pound``, "eighty-five thousand homes" 85,000 ``home``, "two dozen" 24:
-    :func:`word_number`). A time of day is its minutes after midnight (``clock``: "8:45
-    am", "seven in the morning", "noon"; ``clock12`` when the half of the day is unsaid:
-    "a quarter to nine"). A number after "aged", "under-"/"over-" or
-    people under or over it is an ``age`` ("under-18s", "juniors under eighteen pay").
+    ``interval``). Durations in words are minutes ("an hour and a half" -> 90 ``minute``);
+    "around the clock" and "24/7" are 24 hours. A number written with a thousands
+    separator ("1,500") is never a year. A number right after a capitalised word names
+    which one ("Route 7", "Terminal 5", "NorthDev 2025": unit ``#route``, ...), unless
+    that word is a stop word ("About"), a month or a weekday. Numbers written in several
+    words count as one ("forty-five pounds" 45 ``pound``, "eighty-five thousand homes"
+    85,000 ``home``, "two dozen" 24: :func:`word_number`). A time of day is its minutes
+    after midnight (``clock``: "8:45 am", "seven in the morning", "noon"; ``clock12`` when
+    the half of the day is unsaid: "a quarter to nine").
     """
     out: list[Quantity] = []
     numbers, ones, aliases = _number_words(), _ones(), _unit_aliases()
-    cues = _slot_cues()
     phrases: list[tuple[int, int]] = []
     for m in _INTERVAL.finditer(text):
         minutes = _interval_minutes(m)
@@ -450,11 +331,6 @@ def quantities(text: str) -> list[Quantity]:
         if clock is not None and not any(s <= m.start() < e for s, e in phrases):
             phrases.append(m.span())
             out.append(Quantity(clock[0], clock[1], m.start(), m.end()))
-    times = _times()
-    for m in _frequency().finditer(text):
-        out.append(Quantity(times[m.group(0).lower()], "time", m.start(), m.end()))
-    for m in _single().finditer(text):
-        out.append(Quantity(1.0, _unit(m.group(1)), m.start(), m.end()))
     for m in _qty().finditer(text):
         if any(s <= m.start() < e for s, e in phrases):
             continue
@@ -487,22 +363,15 @@ def quantities(text: str) -> list[Quantity]:
                 unit = word.lower()
             elif (
                 word
-                and (word.lower() not in _unit_stop() or word == "%")
+                and (word.lower() not in stop_words() or word == "%")
                 and not word.lower().endswith("n't")  # "five don't pay": no unit
                 and (not word[0].isupper() or word.isupper() or word.lower() in aliases)
             ):  # "in 2023 Northwind": a name
                 unit = _unit(word)
                 end = after.end() if after else end
-                if unit in _occurrences() and _PER_PERIOD.match(text, end):
-                    unit = "time"  # "eight sailings a day": how often, as "eight times"
-                else:
-                    word_unit, nouns = unit, _following_nouns(text, end)
-        if unit in _people() and _cue(cues, "staff", text, m.start(), 30):
-            unit = "staff"  # "employs 95 people": its staff
+                word_unit, nouns = unit, _following_nouns(text, end)
         if m.group("cur"):
             unit = _unit(m.group("cur"))
-        elif _cue(cues, "version", text, m.start(), 10):
-            unit = "version"  # "Version 2.0 requires ...": which release, not a count
         elif (named := _NAMED_BEFORE.search(text, max(0, m.start() - 24), m.start())) and (
             named.group(1).lower() not in _not_a_name()
         ):
@@ -515,16 +384,7 @@ def quantities(text: str) -> list[Quantity]:
             before = _BEFORE.search(text[max(0, m.start() - 12) : m.start()])
             if before and before.group(1).lower() in MONTH_NAMES and value <= 31:
                 unit = before.group(1).lower()
-            elif _cue(cues, "person", text, m.start(), 16):
-                unit = "person"  # "a capacity of 9,800": the people it holds
-        if (
-            value <= 120
-            and _cue(cues, "age", text, m.start(), 40)
-            and _counts_no_thing(unit, text[m.end() : end])
-        ):
-            unit = "age"  # "under-18s", "children under five swim free", "aged 4 to 11"
-            end = m.end() + (text[m.end() : end].strip(" -").lower() == "s")
-        if low in ones and unit not in _one_units() and not m.group("hy"):
+        if low in ones and not m.group("hy"):
             continue
         if (
             unit is None
@@ -548,12 +408,7 @@ DURATION_UNITS = frozenset(_IN_MINUTES)
 def _measure(unit: str) -> bool:
     """Whether ``unit`` is a unit of measure or a currency ("p", "gb", "meter", "person"),
     not a word that merely follows a number ("runs", "came")."""
-    return len(unit) <= 2 or unit in _measures() or unit in _abbreviated_units()
-
-
-@derived
-def _abbreviated_units() -> frozenset[str]:
-    return words("unit_abbreviations")
+    return len(unit) <= 2 or unit in _measures()
 
 
 def same_amount(a: Quantity, b: Quantity) -> bool:
@@ -598,7 +453,7 @@ def _following_nouns(text: str, end: int) -> tuple[str, ...]:
     if m is None:
         return ()
     found: list[str] = []
-    stops = _unit_stop()
+    stops = stop_words()
     for word in m.groups():
         if not word or word in stops or word.endswith(("ed", "ing", "ly")):
             break

@@ -1,13 +1,14 @@
-"""Who holds which role: "Prime Minister Mira Kovac", "chaired by Anna Berg", "Sam Reed
-joined the Falcons".
+"""Who holds which role: "Prime Minister Mira Kovac", "chaired by Anna Berg", "opened in
+1931 by Queen Mary".
 
 :func:`role_facts` reads the roles one sentence gives (:class:`RoleFact`: the role, its
 holder, what it is about); :func:`role_conflicts`, :func:`roles_confirmed` and
 :func:`role_stated` compare the roles a claim gives with those of its evidence. The
 ``entity_consistency`` judge reads the conflicts and confirmations, the label step's
 relevance rule whether the evidence states the claim's role at all. The role words,
-verbs and phrases are word lists in ``auditor/judges/wordlists/`` (``role_words.txt``,
-``role_verbs.txt``, ...).
+the words that make a cue another role and the verbs of a sale are word lists in
+``auditor/judges/wordlists/`` (``role_words.txt``, ``role_qualifiers.txt``,
+``sale_verbs.txt``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from auditor.text.names import (
     non_name_words,
     share_a_name,
 )
-from auditor.text.pronouns import lead_name, resolved_sentences
+from auditor.text.pronouns import resolved_sentences
 from auditor.text.sentences import sentences
 from auditor.text.words import stem
 
@@ -54,21 +55,6 @@ def _cue() -> re.Pattern[str]:
 def role_cue_words() -> frozenset[str]:
     """Single words of the role cues ("ceo", "prime", "minister", ...)."""
     return frozenset(w for cues in _role_cues().values() for c in cues for w in c.split())
-
-
-@derived
-def _verb_cues() -> frozenset[str]:
-    """Cues that are verbs: the name after them is what the role is about ("Elena Sousa
-    coaches Harrow Vale Rovers"), the holder stands before (``role_verbs.txt``)."""
-    return wl.words("role_verbs")
-
-
-@derived
-def _no_object() -> re.Pattern[str]:
-    """What after a verb cue is no organisation it leads: "It runs 23 routes", "The ferry
-    runs every hour", "runs a fleet of 140 buses", "leads from the front"
-    (``no_object_words.txt``)."""
-    return re.compile(r"\s+(?:\d|" + wl.one_of("no_object_words") + r"\b)", re.IGNORECASE)
 
 
 @derived
@@ -100,54 +86,12 @@ _COMPOUND = re.compile(r"\s+(?!(?:of|is|was|has|since|at|for|and|by|the)\b)([a-z
 """The noun after "head" that makes another role of it ("head keeper", not "head of")."""
 
 
-@derived
-def _predecessor() -> re.Pattern[str]:
-    """A predecessor ("succeeding Dr Alan Pryce"): neither the holder of the sentence's role
-    nor what the role is about (``succession_phrases.txt``)."""
-    return re.compile(
-        r"\b"
-        + wl.one_of("succession_phrases", "predecessor")
-        + rf"(?!\s+by\b)\s+(?:the\s+)?({_NAME})"
-    )
-
-
-@derived
-def _left() -> re.Pattern[str]:
-    """Who left a role: "Martin Oakes retired in 2024 and was succeeded as chief executive
-    by Leila Haddad" (a predecessor, as with "succeeding")."""
-    return re.compile(
-        rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+|had\s+)?"
-        + wl.one_of("succession_phrases", "left")
-        + r"\b"
-    )
-
-
-@derived
-def _left_verb() -> re.Pattern[str]:
-    """The words :func:`_left` needs: a cheap test before its name-first search."""
-    return re.compile(r"\b" + wl.one_of("succession_phrases", "left") + r"\b")
-
-
 _RELATIVE = re.compile(r",\s+(?:who|which)\s+[^,]*,\s*$")
 
 
-@derived
-def _agent_class() -> dict[str, str]:
-    """Stems of passive verbs that name the same role ("run by", "operated by", "owned by",
-    "bought by"), each with its role's stem (``agent_classes.txt``)."""
-    return {stem(w): stem(role) for w, role in wl.pairs("agent_classes")}
-
-
-def _participle(section: str) -> str:
-    """A passive verb: an "-ed" form or one of ``agent_verbs.txt``'s section."""
-    return "|".join([r"[a-z]+ed", *wl.entries("agent_verbs", section)])
-
-
-@derived
-def _agent() -> re.Pattern[str]:
-    """A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
-    Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
-    return re.compile(rf"\b({_participle('named')}){_BY}({_NAME})")
+_AGENT = re.compile(rf"\b([a-z]+ed){_BY}({_NAME})")
+"""A passive agent: "opened in 1931 by Queen Mary", "designed by the architect Lena
+Fischer". Who did it is a role of its own (``by:open``), unless the verb is a role cue."""
 
 
 @derived
@@ -159,14 +103,12 @@ def _sold_to() -> re.Pattern[str]:
     )
 
 
-@derived
-def _agent_described() -> re.Pattern[str]:
-    """A passive agent described rather than named, in two or three words: "maintained by
-    the county council", "run by the local health board"."""
-    return re.compile(
-        rf"\b({_participle('described')})\s+by\s+the\s+((?:[a-z]+\s+){{1,2}}[a-z]+)"
-        r"(?=\s*(?:[,.;:)]|$)|\s+(?:and|since|until|in|from|for|on|at)\b)"
-    )
+_AGENT_DESCRIBED = re.compile(
+    r"\b([a-z]+ed)\s+by\s+the\s+((?:[a-z]+\s+){1,2}[a-z]+)"
+    r"(?=\s*(?:[,.;:)]|$)|\s+(?:and|since|until|in|from|for|on|at)\b)"
+)
+"""A passive agent described rather than named, in two or three words: "maintained by
+the county council"."""
 
 
 _AFFILIATION = re.compile(rf"({_NAME})\s+(?:of|from)\s+the\s+({_NAME})")
@@ -174,28 +116,11 @@ _AFFILIATION = re.compile(rf"({_NAME})\s+(?:of|from)\s+the\s+({_NAME})")
 group")."""
 
 
-@derived
-def _team() -> re.Pattern[str]:
-    """A player and the team he plays for ("Sam Reed joined the Falcons": ``team_verbs.txt``)."""
-    return re.compile(
-        rf"({_NAME})(?:,[^,]{{1,40}},)?\s+"
-        + wl.one_of("team_verbs", "member")
-        + rf"\s+(?:the\s+)?({_NAME})"
-    )
-
-
 _CO_HOLDER = re.compile(rf"(?:\s*,\s*|\s+and\s+|\s*&\s*)({_NAME})")
 
 
-@derived
-def _link() -> str:
-    """What links a holder before a role cue to it ("Anna Berg, the chair", "X became
-    president": ``role_link_phrases.txt``)."""
-    return (
-        r"(?:\s*,\s*|\s+"
-        + wl.one_of("role_link_phrases")
-        + r"\s+)(?:the\s+)?(?:\w+(?:['\u2019]s)?\s+)?"
-    )
+_LINK = r"\s*,\s*(?:the\s+)?(?:\w+(?:['\u2019]s)?\s+)?"
+"""What links a holder before a role cue to it ("Anna Berg, the chair")."""
 
 
 @derived
@@ -207,8 +132,8 @@ def _qualifiers() -> frozenset[str]:
 
 @dataclass(frozen=True)
 class RoleFact:
-    """``holder`` holds ``role`` (a role family, or ``team`` with ``holder`` the team and
-    ``about`` the player) in one sentence; name tokens are lower-cased. ``topic`` holds the
+    """``holder`` holds ``role`` (a role family, or ``by:<verb stem>`` for who did
+    something in the passive) in one sentence; name tokens are lower-cased. ``topic`` holds the
     sentence's other content words (stemmed; what the role is about when it names nothing:
     "the board of trustees"), ``pairs`` the adjacent pairs among them ("financ",
     "committe")."""
@@ -219,18 +144,14 @@ class RoleFact:
     """The sentence's other names, one token set per name."""
     topic: frozenset[str] = frozenset()
     pairs: frozenset[tuple[str, str]] = frozenset()
-    verb: str = ""
-    """The passive verb of a ``by:`` role, stemmed ("run" of "run by")."""
-    left: tuple[frozenset[str], ...] = ()
-    """Names the sentence says left a role ("Rhys Calloway stepped down and was succeeded
-    as chief executive by Ines Varga"), one token set per name."""
 
 
 def role_facts(sentence: str) -> list[RoleFact]:
     """Who holds which role in ``sentence``: "Prime Minister Mira Kovac", "Anna Berg, the
     chair", "chaired by Anna Berg", "the coach of the Rovers is Tom Bale", "Lena Fisk leads",
-    and team membership ("Sam Reed joined the Falcons"). Everything else named in the
-    sentence is what the role is ``about`` (the council, the country, the club)."""
+    and who did something in the passive ("opened in 1931 by Queen Mary") or bought it
+    ("sold the airport to Eastway Holdings"). Everything else named in the sentence is
+    what the role is ``about`` (the council, the country, the club)."""
     return list(_sentence_roles(sentence))
 
 
@@ -242,19 +163,12 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
     names = [(m.start(), m.end(), name_tokens(m.group(0))) for m in re.finditer(_NAME, sentence)]
     names = [(s, e, t) for s, e, t in names if t]
     cues = list(_cue().finditer(sentence))
-    family_of, verb_cues, qualifiers = _family(), _verb_cues(), _qualifiers()
+    family_of, qualifiers = _family(), _qualifiers()
     topic, pairs = _topic(sentence, [(s, e) for s, e, _ in names] + [c.span() for c in cues])
-    predecessors = {m.start(1) for m in _predecessor().finditer(sentence)}
-    if _left_verb().search(sentence):
-        predecessors |= {m.start(1) for m in _left().finditer(sentence)}
-    left = tuple(t for s, _, t in names if s in predecessors)
-    names = [(s, e, t) for s, e, t in names if s not in predecessors]
     facts: list[RoleFact] = []
     for cue in cues:
         family = family_of[cue.group(1).lower()]
         cs, ce = cue.span()
-        if cue.group(1).lower() in verb_cues and _no_object().match(sentence, ce):
-            continue
         qualifier = next(
             (w for w in re.findall(r"[a-z]+", sentence[:cs].lower())[-3:] if w in qualifiers),
             None,
@@ -268,13 +182,7 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         holder: frozenset[str] | None = None
         # "Prime Minister Mira Kovac", "chaired by Anna Berg", "led by ...", "coach: X"
         m = _HOLDER_AFTER.match(after)
-        if (
-            m
-            and cue.group(1).lower() not in verb_cues
-            and not re.match(r"\s+(?:of|for|at)\b", after)
-            # "the Premier Hockey League", "the President Hotel": a name, not a title
-            and not (cue.group(1)[0].isupper() and name_tokens(m.group(1)) & _named_things())
-        ):
+        if m and not re.match(r"\s+(?:of|for|at)\b", after):
             holder = name_tokens(m.group(1))
         if holder is None:  # "the prime minister of Freedonia is Jonas Alder", "the
             # leader of the council is Priya Sandhu"
@@ -286,10 +194,10 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
             )
             if m:
                 holder = name_tokens(m.group(1))
-        if holder is None:  # "Anna Berg, the chair", "Lena Fisk leads", "X became president"
+        if holder is None:  # "Anna Berg, the chair", "Lena Fisk leads"
             # "Anna Berg, who succeeded Peter Holm, chairs": the relative clause left out
             before = _RELATIVE.sub(" ", sentence[:cs])
-            m = re.search(rf"({_NAME}){_link()}$|({_NAME})\s+$", before)
+            m = re.search(rf"({_NAME}){_LINK}$|({_NAME})\s+$", before)
             passive = (
                 m is not None
                 and m.group(1) is not None
@@ -308,12 +216,12 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         if m is not None and m.string is after:  # "founded by Larry Page and Sergey Brin"
             holder = _with_co_holders(sentence, m.end() + ce, holder)
         facts.append(RoleFact(family, holder, (), topic, pairs))
-    agents = [(m.group(1), name_tokens(m.group(2)), m.end()) for m in _agent().finditer(sentence)]
+    agents = [(m.group(1), name_tokens(m.group(2)), m.end()) for m in _AGENT.finditer(sentence)]
     # the buyer owns it now: "the council sold the airport to Eastway Holdings"
     agents += [("owned", name_tokens(m.group(1)), m.end()) for m in _sold_to().finditer(sentence)]
     agents += [
         (m.group(1), words, m.end())
-        for m in _agent_described().finditer(sentence)
+        for m in _AGENT_DESCRIBED.finditer(sentence)
         if len(words := frozenset(w for w in m.group(2).split() if w not in non_name_words())) >= 2
     ]
     for verb, holder, end in agents:
@@ -321,11 +229,10 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
             continue
         holder = _with_co_holders(sentence, end, holder)
         verb_stem = stem(verb.lower())
-        role = _agent_class().get(verb_stem, verb_stem)
-        # the verb is the role, not what it is about ("run by" and "operated by" alike)
+        # the verb is the role, not what it is about
         about_words = topic - {verb_stem}
         about_pairs = frozenset(p for p in pairs if verb_stem not in p)
-        facts.append(RoleFact(f"by:{role}", holder, (), about_words, about_pairs, verb_stem))
+        facts.append(RoleFact(f"by:{verb_stem}", holder, (), about_words, about_pairs))
     # what a role is about: the sentence's names that hold none of its roles ("The manager
     # is Sean Brody, and the captain is Luis Ortega" names nothing the roles are about)
     holders = [f.holder for f in facts]
@@ -349,40 +256,6 @@ def _sentence_roles(sentence: str) -> tuple[RoleFact, ...]:
         )
         for f in facts
     ]
-    for m in _team().finditer(sentence):
-        player, team = name_tokens(m.group(1)), name_tokens(m.group(2))
-        if player and team and not player & team:
-            facts.append(RoleFact("team", team, (player,), topic, pairs))
-    return tuple(replace(f, left=left) for f in facts) if left else tuple(facts)
-
-
-@derived
-def _joined_from_pattern() -> re.Pattern[str]:
-    """A player who came from another team ("Goalkeeper Jan Hruby joined from the Brno
-    Comets in 2023"), in a page about the team he joined."""
-    return re.compile(
-        rf"({_NAME})(?:,[^,]{{1,40}},)?\s+(?:has\s+)?"
-        + wl.one_of("team_verbs", "joined from")
-        + rf"(?:\s+in\s+\d{{4}})?\s+from\s+(?:the\s+)?({_NAME})"
-    )
-
-
-@cleared_on_ablation
-@functools.lru_cache(maxsize=4096)
-def _joined_from(text: str) -> tuple[RoleFact, ...]:
-    """Team facts of a page about a team whose sentences say a player joined it from
-    another: the player's team is the page's ("The Ostrava Falcons are ... Jan Hruby joined
-    from the Brno Comets" puts Jan Hruby in the Falcons, not the Comets)."""
-    lead = lead_name(text)
-    team = name_tokens(lead) if lead else frozenset()
-    if not team:
-        return ()
-    facts = []
-    for sentence in sentences(text):
-        for m in _joined_from_pattern().finditer(sentence):
-            player, former = name_tokens(m.group(1)), name_tokens(m.group(2))
-            if player and not player & team and not former & team:
-                facts.append(RoleFact("team", team, (player,)))
     return tuple(facts)
 
 
@@ -403,20 +276,12 @@ def _topic(
         (stem(w.group(0).lower()) if not any(s <= w.start() < e for s, e in skip) else None)
         for w in WORD_PATTERN.finditer(sentence)
     ]
-    skipped, generic = _skip_stems(), _generic()
-    kept = [
-        None if w is None or w in skipped or w in generic or w[0].isdigit() else w for w in words
-    ]
+    skipped = _skip_stems()
+    kept = [None if w is None or w in skipped or w[0].isdigit() else w for w in words]
     pairs = frozenset(
         (a, b) for a, b in itertools.pairwise(kept) if a is not None and b is not None
     )
     return frozenset(w for w in kept if w is not None), pairs
-
-
-@derived
-def _generic() -> frozenset[str]:
-    """Stems of the words that say nothing of what a role is about (``topic_stopwords.txt``)."""
-    return frozenset(stem(w) for w in wl.entries("topic_stopwords"))
 
 
 @derived
@@ -452,9 +317,8 @@ def _same_subject(
     if not claim.topic:
         return False
     topic = stated.topic
-    if not stated.about and topic <= _generic_topic():
-        # "The headteacher is Joanna Kemp", "The service is operated by Riverlink Boats":
-        # about what the passage names
+    if not stated.about and not topic:
+        # "The headteacher is Joanna Kemp": about what the passage names
         topic = topic | {stem(w) for n in passage_names for w in n}
     shared = claim.topic & topic
     if len(shared) / len(claim.topic) < _TOPIC_COVERAGE:
@@ -466,34 +330,10 @@ def _same_subject(
     )
 
 
-@derived
-def _kind_words() -> frozenset[str]:
-    """Words that say what kind of thing a name is: two holders sharing only these are two
-    holders ("River Skell" and "River Tarrow"; ``kind_words.txt``)."""
-    return wl.words("kind_words")
-
-
-@derived
-def _named_things() -> frozenset[str]:
-    """Words that make a capitalised role word part of a name ("Premier League"):
-    ``kind_words.txt`` and ``named_thing_words.txt``."""
-    return _kind_words() | wl.words("named_thing_words")
-
-
 def _same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
-    """One holder's name inside the other's, or a shared word that is not a kind word,
-    unless both say what kind they are and the kinds differ ("Eastport City Council" and
-    "Eastport Athletic Club"), or each has a word of its own that is no kind word ("Lena
-    Whitaker" and "Tom Whitaker", "Harrow Vale Rovers" and "Dunmore Rovers")."""
-    if a <= b or b <= a:
-        return True
-    kinds = _kind_words()
-    kinds_a, kinds_b = a & kinds, b & kinds
-    if kinds_a and kinds_b and not kinds_a & kinds_b:
-        return False
-    if (a - b) - kinds and (b - a) - kinds:
-        return False
-    return bool((a & b) - kinds)
+    """One holder's name inside the other's ("Kovac" and "Mira Kovac"); two names that
+    each have a word of their own are two holders ("Lena Whitaker" and "Tom Whitaker")."""
+    return a <= b or b <= a
 
 
 def role_conflicts(claim: str, evidence: Sequence[str]) -> list[str]:
@@ -544,62 +384,13 @@ def _roles_of(claim: str, evidence: tuple[str, ...]) -> tuple[tuple[str, ...], b
         for names in (_name_sets(text),)
         for s in resolved_sentences(text)
         for f in role_facts(s)
-    ] + [(f, _name_sets(text)) for text in evidence for f in _joined_from(text)]
+    ]
     found: list[str] = []
     confirmed = 0
     spoken = False
-    past = _past_claim().search(claim) is not None
-    leads_now = _leads_now().search(claim) is not None and not past
-    leading, generic = _leading(), _generic_topic()
     for fact in claimed:
-        unnamed = not fact.about and fact.topic <= generic
+        unnamed = not fact.about and not fact.topic
         same = _same_role(fact, stated, unnamed)
-        if not same and fact.role == "by:oper" and fact.verb == "run":
-            # "The hospital is run by Dr Helen Marsh" against a page that names no
-            # operator but a chief executive: who runs it leads it
-            fact = replace(fact, role="leader")
-            same = _same_role(fact, stated, unnamed)
-        if (
-            fact.role == "leader"
-            and same
-            and not any(_same_holder(f.holder, fact.holder) for f in same)
-        ):
-            # "Karen Doyle leads Ashby Borough Council" against "The leader of the council
-            # is Dev Malhotra" (her role there, chief executive, does not make her leader)
-            found += [f"{fact.role}: {' '.join(sorted(f.holder))}" for f in same]
-            spoken = True
-            continue
-        if fact.role == "leader" and any(
-            f.role in leading
-            and _same_holder(f.holder, fact.holder)
-            # "leads the government" against "The government is led by Prime Minister ..."
-            and (_same_subject(fact, f, names) or unnamed or fact.topic & f.topic)
-            for f, names in stated
-        ):
-            confirmed += 1  # "Daniel Okafor leads the company" against "Its chief executive is"
-            spoken = True
-            continue
-        if fact.role == "leader" and not same and not past and not _WAS.search(claim):
-            # "Marco Ruiz runs the hospital" against "Its chief executive is Dr Owen Falk":
-            # a role that leads it, given to someone else now
-            same = [
-                f
-                for f, names in stated
-                if f.role in leading
-                and _same_subject(fact, f, names)
-                # what it leads, in the claim's words ("the government" is not the state)
-                and fact.topic <= f.topic | {stem(w) for n in names for w in n}
-            ]
-        if fact.role == "leader" and leads_now:
-            # "is led by Rhys Calloway" against "Rhys Calloway stepped down and was
-            # succeeded as chief executive by Ines Varga": whatever role he led it in
-            same += [
-                f
-                for f, names in stated
-                if f.role != fact.role
-                and any(_same_holder(gone, fact.holder) for gone in f.left)
-                and _same_subject(fact, f, names)
-            ]
         spoken = spoken or bool(same)
         if any(_same_holder(f.holder, fact.holder) for f in same):
             confirmed += 1
@@ -623,38 +414,3 @@ def _same_role(
             or (unnamed and any(_same_holder(n, fact.holder) for n in names))
         )
     ]
-
-
-@derived
-def _leading() -> frozenset[str]:
-    """Roles that lead what they are about: any of them confirms "X leads it"
-    (``leading_roles.txt``)."""
-    return wl.words("leading_roles")
-
-
-@derived
-def _generic_topic() -> frozenset[str]:
-    """What a claim may call the thing its passage is about without naming it (stems of
-    ``generic_subjects.txt``)."""
-    return frozenset(stem(w) for w in wl.entries("generic_subjects"))
-
-
-@derived
-def _leads_now() -> re.Pattern[str]:
-    """A claim that someone leads something now (the generic ``leader`` role)."""
-    return re.compile(r"\b" + wl.one_of("leads_now") + r"\b", re.IGNORECASE)
-
-
-_WAS = re.compile(r"\b(?:was|were|had been)\b", re.I)
-
-
-@derived
-def _past_claim() -> re.Pattern[str]:
-    """Words that place a claim in the past (``role_past_words.txt``)."""
-    return re.compile(r"\b" + wl.one_of("role_past_words") + r"\b", re.I)
-
-
-def placed_in_past(claim: str) -> bool:
-    """Whether the claim places itself in the past ("until", "formerly", "originally":
-    ``role_past_words.txt``): what it says held then, not now."""
-    return _past_claim().search(claim) is not None
