@@ -3,6 +3,8 @@
     python bench/bench_index_open.py prepare --work DIR [--data DIR] [--claims 10]
                                      [--docs 45000] [--seed 0]
     python bench/bench_index_open.py open --work DIR [--profile OUT.prof]
+    python bench/bench_index_open.py forms --work DIR [--chunks 200000] [--segments 4]
+                                     [--rounds 2]
 
 ``prepare`` builds an index of ``--docs`` one-sentence documents (the WiCE pool
 shape) without paying ~12 minutes of encoder CPU: the evidence sentences of the first
@@ -24,6 +26,21 @@ first on ``PYTHONPATH``) prints one JSON line: the import of the index module, t
 ``EvidenceIndex.open`` call and the first search (``lexical`` mode, one claim, k=5: no
 encoder is loaded, so the time is the index's own), each in seconds, plus peak memory.
 ``--profile`` writes a cProfile of the open and the search.
+
+``forms`` compares the two on-disk forms of one index in one process: it builds
+``--chunks`` synthetic one-chunk documents (``bench_scale.py``'s Zipf texts and
+precomputed random unit vectors: no encoder) in ``--segments`` ingests, copies the
+index and rewrites the copy in the older JSON form (``chunks.jsonl``, ``catalog.json``,
+``counts.npz`` + ``vocab.json``, no ``has_newer.npy``; the tests' rewriter), then opens
+each form in turn, ``--rounds`` times alternately, and times the open and the first
+search (lexical, five queries, k=10: the BM25 tables are read, no encoder is loaded),
+then opens and searches each once more under ``tracemalloc`` for the memory the
+open and the search allocated and still hold (``held_mb``) and at most (``peak_mb``):
+Python and numpy allocations, order-independent in one process, unlike RSS; the flat
+FAISS copy of the vectors (C++, the same in both forms) and page-cache pages of
+memory-mapped files are not counted. It prints one JSON object with each form's best
+times and memory, the binary/JSON ratios, and whether the hits and scores were
+identical.
 
 To compare two versions of the code (as docs/performance.md does): ``prepare`` once
 with each (``PYTHONPATH=<checkout>``; the same input gives the same manifest but for
@@ -178,6 +195,78 @@ def open_and_search(work: Path, profile: Path | None) -> dict[str, Any]:
     }
 
 
+def forms(work: Path, n_chunks: int, n_segments: int, rounds: int) -> dict[str, Any]:
+    """Build one index, keep a copy in the JSON form, time both opening (same process)."""
+    import gc
+    import itertools
+    import shutil
+    import tracemalloc
+
+    from bench_scale import SyntheticCorpus
+
+    from auditor.retrieval import ingest
+    from auditor.retrieval.search import EvidenceIndex
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.test_index_binary import _as_old_json
+
+    corpus = SyntheticCorpus()
+    binary, old = work / "binary", work / "json"
+    t0 = time.perf_counter()
+    if not binary.exists():
+        bounds = [n_chunks * i // n_segments for i in range(n_segments + 1)]
+        for lo, hi in itertools.pairwise(bounds):
+            ingest(corpus.documents(lo, hi), binary, encoder=corpus.encoder)
+    build_s = time.perf_counter() - t0
+    if not old.exists():
+        shutil.copytree(binary, old)
+        _as_old_json(old)
+    rng_texts = corpus.texts(0, 5)
+    queries = [" ".join(t.split()[3:9]) for t in rng_texts]
+    best: dict[str, dict[str, float]] = {}
+    hits: dict[str, Any] = {}
+    for _ in range(rounds):
+        for name, ix in (("json", old), ("binary", binary)):
+            gc.collect()
+            t1 = time.perf_counter()
+            idx = EvidenceIndex.open(ix)
+            t_open = time.perf_counter() - t1
+            t2 = time.perf_counter()
+            found = idx.search(queries, k=10, mode="lexical")
+            t_search = time.perf_counter() - t2
+            hits[name] = [[(h.chunk.chunk_id, h.score) for h in q] for q in found]
+            row = {"open_s": t_open, "first_search_s": t_search}
+            row["to_first_result_s"] = t_open + t_search
+            prev = best.get(name)
+            best[name] = row if prev is None else {k: min(prev[k], row[k]) for k in row}
+            del idx, found
+    for name, ix in (("json", old), ("binary", binary)):  # memory: one more, traced, pass
+        gc.collect()
+        tracemalloc.start()
+        idx = EvidenceIndex.open(ix)
+        idx.search(queries, k=10, mode="lexical")
+        held, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        best[name]["held_mb"] = held / 2**20
+        best[name]["peak_mb"] = peak / 2**20
+        del idx
+    ratio = {
+        k: round(best["binary"][k] / best["json"][k], 3) if best["json"][k] else None
+        for k in best["json"]
+    }
+    return {
+        "chunks": n_chunks,
+        "segments": n_segments,
+        "rounds": rounds,
+        "build_s": round(build_s, 1),
+        "json": {k: round(v, 3) for k, v in best["json"].items()},
+        "binary": {k: round(v, 3) for k, v in best["binary"].items()},
+        "binary_over_json": ratio,
+        "same_hits_and_scores": hits["json"] == hits["binary"],
+        "load": os.getloadavg()[0],
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -190,8 +279,15 @@ def main() -> None:
     o = sub.add_parser("open")
     o.add_argument("--work", type=Path, required=True)
     o.add_argument("--profile", type=Path, default=None)
+    f = sub.add_parser("forms")
+    f.add_argument("--work", type=Path, required=True)
+    f.add_argument("--chunks", type=int, default=200_000)
+    f.add_argument("--segments", type=int, default=4)
+    f.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
-    if args.cmd == "prepare":
+    if args.cmd == "forms":
+        print(json.dumps(forms(args.work, args.chunks, args.segments, args.rounds)))
+    elif args.cmd == "prepare":
         from calibrate_shared import data_dir
 
         info = prepare(args.work, data_dir(args.data), args.claims, args.docs, args.seed)

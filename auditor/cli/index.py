@@ -1,5 +1,6 @@
 """Commands: ``auditor ingest`` (documents -> evidence index + ledger), ``auditor search``
-and ``auditor compact`` (merge the index's segments)."""
+and ``auditor compact`` (merge the index's segments, or ``--convert`` an older index's
+JSON tables to the binary form)."""
 
 from __future__ import annotations
 
@@ -212,9 +213,9 @@ def _note_missing_tables(manifest: dict[str, Any], index: Path) -> None:
     missing = segments_without_tables(index, manifest) if manifest else 0
     if missing:
         typer.echo(
-            f"note: {missing} segment(s) of the index were written before the chunk and "
-            "version tables were stored in binary, so every open parses them; "
-            f"`auditor compact --index {index}` converts them once",
+            f"note: {missing} segment(s) of the index keep tables in the JSON form an "
+            "older version wrote, so opening or growing the index parses them; "
+            f"`auditor compact --convert --index {index}` converts them once",
             err=True,
         )
 
@@ -234,18 +235,35 @@ def compact(
             "its type (a pending ivfpq is trained when the index is large enough).",
         ),
     ] = None,
+    convert: Annotated[
+        bool,
+        typer.Option(
+            "--convert",
+            help="Do not merge: only rewrite the tables an older version stored as "
+            "JSON in the binary form (segments, manifest and results unchanged).",
+        ),
+    ] = False,
 ) -> None:
     """Merge the index's segments into one (content, digests and results unchanged).
 
     Each ingest adds a segment; compacting re-reads fewer files at open and re-trains
     an approximate (ivf, ivfpq) index on the whole corpus. An index written before
-    evidence sentence embeddings were stored at ingest gets them (encoded once). The
-    ledger is not touched.
+    evidence sentence embeddings were stored at ingest gets them (encoded once), and
+    tables an older version stored as JSON are written in the binary form. With
+    --convert only those tables are rewritten (no merge, no encoder). The ledger is not
+    touched.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from auditor.retrieval import store
     from auditor.retrieval.compaction import compact as compact_index
+    from auditor.retrieval.compaction import convert as convert_index
 
+    if convert:
+        if index_type is not None:
+            raise AuditorError("--convert does not rebuild the dense index; drop --index-type")
+        _, converted = convert_index(index)
+        typer.echo(f"index {index}: {converted} segment(s) converted to the binary tables")
+        return
     before = store.read_json(store.require_generation(index) / store.MANIFEST)
     manifest, notes = compact_index(index, index_type=index_type)
     for note in notes:

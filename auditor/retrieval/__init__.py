@@ -17,7 +17,7 @@ from auditor.retrieval.chunking import (
     chunk_spans,
     split_sentences,
 )
-from auditor.retrieval.compaction import compact
+from auditor.retrieval.compaction import compact, convert
 from auditor.retrieval.dense import INDEX_TYPES
 from auditor.retrieval.documents import load_documents, make_document
 from auditor.retrieval.ingestion import IngestResult, ingest
@@ -45,6 +45,7 @@ __all__ = [
     "chunk_id",
     "chunk_spans",
     "compact",
+    "convert",
     "ingest",
     "load_documents",
     "make_document",

@@ -19,11 +19,16 @@ import auditor.retrieval.dense as dense
 import auditor.retrieval.lexical as lexical
 import auditor.retrieval.store as store
 from auditor import embedding
-from auditor.digest import content_digest
 from auditor.errors import AuditorError
 from auditor.retrieval.asof import version_stamps, version_times
 from auditor.retrieval.corpus import _Corpus, _no_sentences, _Sentences
-from auditor.retrieval.segments import Catalog, write_versions
+from auditor.retrieval.segments import (
+    CORPUS_DIGEST_VERSION,
+    Catalog,
+    corpus_digest_from,
+    read_segment_hash,
+    write_versions,
+)
 from auditor.retrieval.tables import ids_to_bytes, write_tables
 from auditor.retrieval.versions import _file_source
 from auditor.types import Chunk, DocumentVersion
@@ -180,7 +185,7 @@ def _write_generation(
         ],
         max_chars=max_chars,
         stemmer=stemmer,
-        corpus_digest=content_digest([[v.doc_id, v.version, v.digest] for v in versions]),
+        corpus_digest=corpus_digest_from([read_segment_hash(temp / seg_name)]),
     )
     store.write_json(temp / store.MANIFEST, manifest)
     return manifest, tuple(notes)
@@ -314,7 +319,12 @@ def _write_growth(
         ],
         max_chars=int(old_manifest["chunking"]["max_chars"]),
         stemmer=stemmer,
-        corpus_digest=catalog.corpus_digest(order),
+        corpus_digest=corpus_digest_from(
+            [
+                *(catalog.segment_hash(i) for i in range(len(catalog.segments))),
+                read_segment_hash(temp / seg_name),
+            ]
+        ),
     )
     store.write_json(temp / store.MANIFEST, manifest)
     return manifest, tuple(notes)
@@ -410,6 +420,7 @@ def _manifest(
         "generation": generation,
         "created_at": datetime.now(UTC).isoformat(),
         "corpus_digest": corpus_digest,
+        "corpus_digest_version": CORPUS_DIGEST_VERSION,
     }
     if built_type != want_type:
         manifest["index_type_requested"] = want_type

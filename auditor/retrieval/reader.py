@@ -16,6 +16,7 @@ from auditor.clock import parse_datetime
 from auditor.errors import AuditorError
 from auditor.retrieval.asof import times_from_stamps, valid_to_stamp, version_stamps
 from auditor.retrieval.corpus import _Corpus, _no_sentences, _row_times, _Rows, _Sentences
+from auditor.retrieval.lexical import OLD_VOCAB
 from auditor.retrieval.tables import (
     TABLES,
     ChunkIds,
@@ -262,12 +263,23 @@ def segments_without_sentences(manifest: dict[str, Any]) -> int:
 
 
 def segments_without_tables(index_dir: Path, manifest: dict[str, Any]) -> int:
-    """How many segments of the current generation of ``index_dir`` have no binary chunk
-    and version tables (written before they existed; a format-1 index counts as one):
-    opening the index parses their JSON lines in full until a compact."""
+    """How many segments of the current generation of ``index_dir`` are stored (in part)
+    in the older JSON form (:func:`in_json_form`; a format-1 index counts as one): opening
+    or growing the index parses their JSON in full until ``auditor compact --convert``."""
     if int(manifest.get("format_version", 1)) == 1:
         return 1
     gen = store.current_generation(index_dir)
     if gen is None:
         return 0
-    return sum(not (gen / e["name"] / TABLES).is_file() for e in manifest.get("segments", []))
+    return sum(in_json_form(gen / e["name"]) for e in manifest.get("segments", []))
+
+
+def in_json_form(folder: Path) -> bool:
+    """Whether the segment ``folder`` keeps a table in the JSON form written before the
+    binary ones: no chunk and version tables (``chunks.jsonl``), the version catalogue as
+    ``catalog.json``, or BM25 counts as ``counts.npz`` and ``vocab.json``."""
+    return (
+        not (folder / TABLES).is_file()
+        or (folder / store.CATALOG_JSON).is_file()
+        or (folder / store.LEXICAL / OLD_VOCAB).is_file()
+    )

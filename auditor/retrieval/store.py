@@ -9,12 +9,13 @@ the live one::
                              of its document exists), valid_to.json (valid_to
                              changed since a segment was written), dense.faiss
                              (hnsw/ivf/ivfpq)
-    DIR/gen-000003/seg-000001/   versions.jsonl + catalog.json (the version records),
-                                 tables.json, chunks.npy, chunk_ids.npy,
-                                 version_offsets.npy, version_times.npy (binary
-                                 chunk and version tables), vectors.npy,
-                                 sentence_spans.npy, sentences.npy,
-                                 lexical/ (BM25 term counts)   one per ingest
+    DIR/gen-000003/seg-000001/   versions.jsonl + catalog/ (the version records and
+                                 their catalogue), digest.npy (the segment's
+                                 corpus-digest part), tables.json, chunks.npy,
+                                 chunk_ids.npy, version_offsets.npy,
+                                 version_times.npy (binary chunk and version
+                                 tables), vectors.npy, sentence_spans.npy,
+                                 sentences.npy, lexical/ (BM25 postings)   one per ingest
     DIR/.lock                held (flock) by a running ingest or compact
 
 A new generation is written completely (and fsynced) into ``DIR/.tmp-*``, renamed
@@ -74,6 +75,8 @@ LEXICAL = "lexical"
 ORDER = "order.npy"
 HAS_NEWER = "has_newer.npy"
 VALID_TO = "valid_to.json"
+CATALOG_JSON = "catalog.json"
+"""The catalogue as segments written before the binary one store it (read only)."""
 SEG_PREFIX = "seg-"
 LOCK = ".lock"
 TMP_PREFIX = ".tmp-"

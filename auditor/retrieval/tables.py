@@ -1,7 +1,7 @@
 """Binary chunk and version tables of an index segment, read without parsing records.
 
 A segment written by this code stores, next to ``versions.jsonl`` (the version
-records, with their text) and ``catalog.json``:
+records, with their text) and its catalogue (:mod:`auditor.retrieval.segments`):
 
 =====================  ==========================================================
 ``tables.json``        ``{"format": "auditor-segment-tables", "version": 1,
@@ -21,10 +21,17 @@ Opening an index memory-maps these arrays: the as-of masks need only the times, 
 search only the rows it returns, and a version record is read (one seek) when a hit
 or a caller asks for it. A segment without ``tables.json`` (written before these
 tables existed) stores its chunks as ``chunks.jsonl`` and is read in full as before.
+
+Variable-width text columns (the version catalogue, :mod:`auditor.retrieval.segments`;
+the BM25 vocabulary, :mod:`auditor.retrieval.lexical`) use one layout,
+:func:`write_strings` / :func:`read_strings`: ``NAME.npy`` (uint8, the values' UTF-8
+bytes end to end) and ``NAME.offsets.npy`` (int64 ``(n + 1,)``, where each value starts,
+then the total), both memory-mapped; a value is decoded when it is asked for.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -49,6 +56,7 @@ TABLES_FORMAT = "auditor-segment-tables"
 TABLES_VERSION = 1
 READABLE_TABLES = (1,)
 ID_BYTES = 16
+OFFSETS_SUFFIX = ".offsets.npy"
 
 _HEX_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -61,6 +69,73 @@ def ids_to_bytes(ids: Sequence[str]) -> NDArray[np.uint8] | None:
     if not all(isinstance(i, str) and _HEX_ID.fullmatch(i) for i in ids):
         return None
     return np.frombuffer(bytes.fromhex("".join(ids)), dtype=np.uint8).reshape(-1, ID_BYTES).copy()
+
+
+def write_strings(folder: Path, name: str, values: Sequence[str]) -> None:
+    """Write ``values`` as the string column ``name`` of ``folder`` (``NAME.npy``: the
+    UTF-8 bytes end to end, ``NAME.offsets.npy``: where each value starts, then the total)."""
+    encoded = [v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    np.save(folder / f"{name}.npy", np.frombuffer(b"".join(encoded), dtype=np.uint8))
+    np.save(folder / f"{name}{OFFSETS_SUFFIX}", offsets)
+
+
+def read_strings(folder: Path, name: str, n: int | None = None) -> StringColumn:
+    """The string column ``name`` of ``folder`` (memory-mapped; ``n``: the expected length).
+    A missing, truncated or inconsistent file is an :class:`AuditorError` naming it."""
+    offsets_path = folder / f"{name}{OFFSETS_SUFFIX}"
+    try:
+        offsets = np.load(offsets_path, mmap_mode="r")
+    except (OSError, ValueError) as exc:
+        raise AuditorError(
+            f"{offsets_path}: cannot read index table ({exc}; damaged index)"
+        ) from None
+    if offsets.ndim != 1 or offsets.dtype != np.int64 or len(offsets) < 1:
+        raise AuditorError(f"{offsets_path}: not a string offsets table (damaged index)")
+    count = len(offsets) - 1
+    if n is not None and count != n:
+        raise AuditorError(f"{offsets_path}: {count} values, expected {n} (damaged index)")
+    data = load_table(folder / f"{name}.npy", (int(offsets[-1]),), np.uint8)
+    return StringColumn(data, offsets)
+
+
+class StringColumn(Sequence[str]):
+    """A column of strings stored as UTF-8 bytes and offsets (see :func:`write_strings`)."""
+
+    def __init__(self, data: NDArray[np.uint8], offsets: NDArray[np.int64]) -> None:
+        self._data = data
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
+        return bytes(self._data[lo:hi]).decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def tolist(self) -> list[str]:
+        """Every value, decoded at once (one decode and slicing when the text is ASCII)."""
+        bounds = np.asarray(self._offsets, dtype=np.int64).tolist()
+        raw = bytes(self._data)
+        text = raw.decode("utf-8")
+        pairs = list(itertools.pairwise(bounds))
+        if len(text) == len(raw):  # ASCII: character offsets are the byte offsets
+            return [text[lo:hi] for lo, hi in pairs]
+        return [raw[lo:hi].decode("utf-8") for lo, hi in pairs]
 
 
 class ChunkIds(Sequence[str]):
@@ -162,6 +237,13 @@ def write_tables(
     )
 
 
+def record_offsets(folder: Path) -> list[int]:
+    """The byte offset of each record in the segment's ``versions.jsonl``, then its size
+    (scanned: for a segment without ``version_offsets.npy``)."""
+    with open(folder / store.VERSIONS, "rb") as fh:
+        return np.cumsum([0, *(len(line) for line in fh)], dtype=np.int64).tolist()
+
+
 def read_tables(folder: Path) -> SegmentTables | None:
     """The binary tables of the segment ``folder``, or ``None`` when it has none (a
     segment written before they existed: read ``chunks.jsonl``). A damaged or
@@ -180,10 +262,10 @@ def read_tables(folder: Path) -> SegmentTables | None:
     n_versions, n_chunks = meta.get("versions"), meta.get("chunks")
     if not isinstance(n_versions, int) or not isinstance(n_chunks, int):
         raise AuditorError(f"{marker}: 'versions' and 'chunks' must be integers (damaged index)")
-    chunks = _load(folder / CHUNK_TABLE, (n_chunks, 3), np.int64)
-    ids = _load(folder / CHUNK_IDS, (n_chunks, ID_BYTES), np.uint8)
-    offsets = _load(folder / VERSION_OFFSETS, (n_versions + 1,), np.int64)
-    times = _load(folder / VERSION_TIMES, (n_versions, 2), np.float64)
+    chunks = load_table(folder / CHUNK_TABLE, (n_chunks, 3), np.int64)
+    ids = load_table(folder / CHUNK_IDS, (n_chunks, ID_BYTES), np.uint8)
+    offsets = load_table(folder / VERSION_OFFSETS, (n_versions + 1,), np.int64)
+    times = load_table(folder / VERSION_TIMES, (n_versions, 2), np.float64)
     records = folder / store.VERSIONS
     try:
         size = records.stat().st_size
@@ -197,14 +279,16 @@ def read_tables(folder: Path) -> SegmentTables | None:
     return SegmentTables(folder, chunks, ids, offsets, times)
 
 
-def _load(path: Path, shape: tuple[int, ...], dtype: type[np.generic]) -> NDArray[Any]:
+def load_table(path: Path, shape: tuple[int, ...] | None, dtype: type[np.generic]) -> NDArray[Any]:
+    """The array ``path``, memory-mapped, checked to be ``dtype`` and (unless ``None``)
+    ``shape``; an :class:`AuditorError` naming the file otherwise."""
     try:
         arr = np.load(path, mmap_mode="r")
     except (OSError, ValueError) as exc:
         raise AuditorError(f"{path}: cannot read index table ({exc}; damaged index)") from None
-    if arr.shape != shape or arr.dtype != np.dtype(dtype):
+    if (shape is not None and arr.shape != shape) or arr.dtype != np.dtype(dtype):
         raise AuditorError(
-            f"{path}: expected {np.dtype(dtype).name} {shape}, found {arr.dtype.name} "
+            f"{path}: expected {np.dtype(dtype).name} {shape or ''}, found {arr.dtype.name} "
             f"{arr.shape} (damaged index)"
         )
     return arr
