@@ -52,7 +52,6 @@ def rules() -> RuleExtractor:
         ("I think Paris is lovely in spring.", "opinion"),
         ("That is a great question.", "opinion"),
         ("Please consult a doctor.", "instruction"),
-        ("You should check the official website.", "instruction"),
         ("It depends on many factors.", "hedge"),
         ("There is no definitive answer.", "hedge"),
         ("Here are some examples:", "meta"),

@@ -55,8 +55,11 @@ def make_claim(
     factual: bool,
     kind: str,
     topic: str | None = None,
+    cited_sources: Sequence[str] = (),
+    subject_unresolved: bool = False,
 ) -> Claim:
-    """Build a :class:`Claim` with its stable id (spans sorted, as tuples)."""
+    """Build a :class:`Claim` with its stable id (spans sorted, as tuples); the id does not
+    depend on the cited sources or the unresolved flag."""
     ordered = tuple(sorted((int(s), int(e)) for s, e in spans))
     return Claim(
         id=claim_id(answer_id, ordered, text),
@@ -66,6 +69,8 @@ def make_claim(
         factual=factual,
         kind=kind,
         topic=topic,
+        cited_sources=tuple(cited_sources),
+        subject_unresolved=subject_unresolved,
     )
 
 

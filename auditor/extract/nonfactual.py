@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from spacy.tokens import Span as SpacySpan
+    from spacy.tokens import Token
 
 _FLAGS = re.IGNORECASE
 
@@ -109,8 +110,7 @@ _OPINION = re.compile(
 
 _INSTRUCTION = re.compile(
     r"^(?:please\b.*|make sure\b.*|be sure\b.*|(?:do not|don't) forget\b.*|remember to\b.*"
-    r"|let's\b.*|you (?:should|must|need to|have to|will need to|may want to|might want to|"
-    r"can try|could try)\b.*)$",
+    r"|let's\b.*|you (?:may want to|might want to|can try|could try)\b.*)$",
     _FLAGS,
 )
 
@@ -260,11 +260,104 @@ def is_imperative(sent: SpacySpan) -> bool:
     return False
 
 
+_ADVISORY_MODALS = frozenset({"should", "ought", "could", "might"})
+"""Modal verbs that advise rather than state a rule ("must", "may" and "can" state one)."""
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
+_ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
+_INDEFINITE_ARTICLES = frozenset({"a", "an"})
+
+
+def _anchored(tokens: list[Token]) -> bool:
+    """Whether words carry something a document can confirm: a number or a name."""
+    return any(t.tag_ == "CD" or t.pos_ in {"NUM", "PROPN"} for t in tokens)
+
+
+def about_the_answer(sent: SpacySpan) -> str | None:
+    """``hedge`` or ``meta`` for a sentence in which the answer speaks about itself to the
+    reader: a clause has the first person singular as its subject, another addresses the
+    reader (its subject is "you", or it is an imperative), and no clause has any other
+    subject ("I may not have the latest details, so please check the website": one
+    hedge, not a claim and an instruction); ``hedge`` when the speaker's clause is modal
+    or negated. ``None`` otherwise ("I found that the bridge opened in 1994" has a
+    third-person clause, which states a fact; "I could not find the car in the car park"
+    tells the reader nothing about the answer)."""
+    subjects = [t for t in sent if t.dep_ in _SUBJECT_DEPS]
+    speaker = [t for t in subjects if t.lower_ == "i"]
+    if not speaker or any(t.lower_ not in {"i", "you"} for t in subjects):
+        return None
+    imperative = any(
+        t.tag_ == "VB"
+        and t.pos_ == "VERB"
+        and not any(c.dep_ in _SUBJECT_DEPS or c.tag_ in {"MD", "TO"} for c in t.children)
+        and t.dep_ in {"ROOT", "conj", "parataxis"}
+        for t in sent
+    )
+    if not imperative and not any(t.lower_ == "you" for t in subjects):
+        return None
+    verb = speaker[0].head
+    modal = any(c.tag_ == "MD" or c.dep_ == "neg" for c in verb.children)
+    return "hedge" if modal else "meta"
+
+
+def advice(sent: SpacySpan) -> bool:
+    """A sentence advising the reader with nothing a document could confirm: its main
+    verb has the reader as subject and an advisory modal, and no number or name
+    ("You should consult a doctor"; not "You should report it within 30 days", an
+    obligation the documents can state)."""
+    root = sent.root
+    subject = next((c for c in root.children if c.dep_ in _SUBJECT_DEPS), None)
+    return (
+        subject is not None
+        and subject.lower_ == "you"
+        and any(c.tag_ == "MD" and c.lower_ in _ADVISORY_MODALS for c in root.children)
+        and not _anchored(list(sent))
+    )
+
+
+def evaluative(head: Token) -> bool:
+    """Whether a clause only evaluates: a copula whose predicate is an adjective under a
+    degree adverb ("is very good"), or a relative clause commenting on what its sentence
+    said with an indefinite noun under an adjective (", which is a great perk"; a main
+    clause "Gold is a noble metal" classifies), with no number, name, compound,
+    prepositional phrase or clause that would give it checkable content ("is a 12-seat
+    venue", "is a good option for small groups")."""
+    if head.pos_ != "AUX" or any(
+        c.dep_ in {"prep", "advcl", "xcomp", "ccomp", "npadvmod"} for c in head.children
+    ):
+        return False
+    predicate = next((c for c in head.children if c.dep_ in {"attr", "acomp"}), None)
+    if predicate is None:
+        return False
+    words = list(predicate.subtree)
+    if _anchored(words) or any(
+        t.dep_ in {"prep", "compound", "relcl", "acl", "advcl", "conj", "punct"} for t in words
+    ):
+        return False
+    if predicate.dep_ == "acomp":
+        return predicate.tag_ in _ADJECTIVE_TAGS and any(
+            c.dep_ == "advmod" and c.tag_ == "RB" for c in predicate.children
+        )
+    return (
+        head.dep_ == "relcl"
+        and predicate.dep_ == "attr"
+        and any(c.dep_ == "det" and c.lower_ in _INDEFINITE_ARTICLES for c in predicate.children)
+        and any(c.dep_ == "amod" and c.tag_ in _ADJECTIVE_TAGS for c in predicate.children)
+    )
+
+
 def classify_sentence(sent: SpacySpan) -> str | None:
-    """The non-factual kind of a parsed sentence, or ``None`` (see :func:`classify_text`)."""
+    """The non-factual kind of a parsed sentence, or ``None`` (see :func:`classify_text`):
+    also an imperative, the answer speaking about itself (:func:`about_the_answer`) and
+    advice (:func:`advice`). A clause that only evaluates (:func:`evaluative`) is told
+    clause by clause by the extractor, since a sentence may hold a fact beside it."""
     kind = classify_text(sent.text)
     if kind is not None:
         return kind
     if is_imperative(sent):
+        return "instruction"
+    kind = about_the_answer(sent)
+    if kind is not None:
+        return kind
+    if advice(sent):
         return "instruction"
     return None

@@ -59,8 +59,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from auditor.extract.base import Extraction, Extractor, check_answers, clean_text, make_claim
-from auditor.extract.nonfactual import announces, classify_sentence, classify_text
+from auditor.extract.base import (
+    Extraction,
+    Extractor,
+    check_answers,
+    claim_id,
+    clean_text,
+    make_claim,
+)
+from auditor.extract.citations import Citation, attribution, mask_citations
+from auditor.extract.nonfactual import announces, classify_sentence, classify_text, evaluative
 from auditor.extract.segment import Block, segment
 from auditor.spans.unicode import NfcMap, nfc_map, snap_to_graphemes
 from auditor.types import Answer, Claim, Span
@@ -106,14 +114,18 @@ class _Sentence:
     sent: SpacySpan
     offset: int
     block: Block
+    cites: tuple[str, ...] = ()
+    """The references of the citation markers that follow the sentence or sit in it."""
 
 
 def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
-    """Sentences of every answer, parsed in one ``nlp.pipe`` batch."""
+    """Sentences of every answer, parsed in one ``nlp.pipe`` batch, citation markers
+    blanked out (:func:`~auditor.extract.citations.mask_citations`) and kept with the
+    sentence they follow."""
     nlp = load_nlp()
-    texts: list[str] = [clean_text(a.answer) for a in answers]
+    masked = [mask_citations(clean_text(a.answer)) for a in answers]
     jobs: list[tuple[str, tuple[int, Block]]] = []
-    for index, text in enumerate(texts):
+    for index, (text, _) in enumerate(masked):
         for block in segment(text):
             jobs.append((text[block.start : block.end], (index, block)))
     out: list[list[_Sentence]] = [[] for _ in answers]
@@ -121,7 +133,21 @@ def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
         _repair_parse(doc)
         for sent in _sentences(doc):
             out[index].append(_Sentence(sent, block.start, block))
+    for sentences, (_, citations) in zip(out, masked, strict=True):
+        _attach_citations(sentences, citations)
     return out
+
+
+def _attach_citations(sentences: list[_Sentence], citations: Sequence[Citation]) -> None:
+    """Give each citation's references to the last sentence that starts before it (the
+    first sentence for one that opens the answer)."""
+    if not sentences:
+        return
+    starts = [s.offset + s.sent.start_char for s in sentences]
+    for citation in citations:
+        index = max((i for i, start in enumerate(starts) if start <= citation.start), default=0)
+        sentence = sentences[index]
+        sentence.cites = (*sentence.cites, *citation.refs)
 
 
 def _repair_parse(doc: Doc) -> None:
@@ -234,7 +260,7 @@ _LEAD_IN = re.compile(
     r"on the other hand|that said|to summarize|to sum up|ultimately|of course|sure|"
     r"in other words|again|instead"
     # an attribution to the answer's own sources, not part of what it states
-    r"|(?:based on|according to|from|in|per) (?:the |my |these |your |what )?(?:(?:provided|given|"
+    r"|(?:based on|from|in) (?:the |my |these |your |what )?(?:(?:provided|given|"
     r"available|retrieved|supplied) )?(?:documents?|sources?|context|information|passages?|"
     r"search results|data|texts?|excerpts?|materials?|i (?:found|can (?:find|see)))"
     r"(?: (?:provided|given|available|above|i (?:have|found|was given)|"
@@ -428,6 +454,7 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
     units: list[_Unit] = []
     subject_of: dict[int, set[int]] = {}
     aux_of: dict[int, set[int]] = {}
+    scope_of: dict[int, set[int]] = {}
     work: list[tuple[Token, str, Token | None]] = [(root, "root", None)]
     while work:
         head, kind, gov = work.pop(0)
@@ -438,13 +465,22 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
             subject_of[head.i] = _np(subject) - excluded
             unit.subject = subject.i
         aux_of[head.i] = {c.i for c in head.children if c.dep_ in _AUX_DEPS}
+        scope_of[head.i] = _scope(head, subject, tokens)
+        if kind == "conj" and gov is not None:
+            # "If you book before May, you save 10% and get a drink": the condition, time
+            # or purpose that opens the first clause holds for the second as well
+            scope_of[head.i] |= scope_of.get(gov.i, set())
+            unit.tokens |= scope_of[head.i]
         if kind == "conj" and subject is None and gov is not None:
             borrowed = subject_of.get(gov.i, set())
             unit.tokens |= borrowed
             subject_of[head.i] = borrowed
             unit.subject = _subject_token(doc, borrowed)
-            if not aux_of[head.i] and head.tag_ in {"VBN", "VBG"}:
-                unit.tokens |= aux_of.get(gov.i, set())
+            shared = aux_of.get(gov.i, set())
+            if not aux_of[head.i] and (
+                head.tag_ in {"VBN", "VBG"} or any(doc[i].tag_ == "MD" for i in shared)
+            ):  # "must be over 16 and live in the county": "must" holds for both
+                unit.tokens |= shared
         elif kind == "conj" and subject is not None and gov is not None:
             gov_subject = _subject(gov)
             if gov_subject is not None and gov_subject.pos_ in {"PROPN", "NOUN"}:
@@ -473,6 +509,23 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
         for point, point_kind in points:
             work.append((point, point_kind, head))
     return units
+
+
+_SCOPE_DEPS = frozenset({"advcl", "prep", "npadvmod", "advmod"})
+"""Dependents that scope a whole clause when they open it: a condition ("If ..."), a
+time ("After 1 March,"), a purpose ("To enrol")."""
+
+
+def _scope(head: Token, subject: Token | None, region: set[int]) -> set[int]:
+    """The clause's own words that open it before its subject (or verb) and scope it."""
+    start = subject.left_edge.i if subject is not None else head.i
+    out: set[int] = set()
+    for child in head.children:
+        if child.dep_ in _SCOPE_DEPS and child.i < start:
+            out |= _subtree(child) & region
+    if out and max(out) + 1 in region and head.doc[max(out) + 1].text == ",":
+        out.add(max(out) + 1)
+    return out
 
 
 def _subject_token(doc: Doc, tokens: set[int]) -> int | None:
@@ -634,7 +687,7 @@ def _distribute(doc: Doc, unit: _Unit, limit: int) -> list[_Unit]:
 def _trim(doc: Doc, indices: list[int]) -> list[int]:
     while indices and (
         doc[indices[0]].text in _EDGE_PUNCT
-        or doc[indices[0]].dep_ in {"cc", "mark"}
+        or doc[indices[0]].dep_ == "cc"
         or doc[indices[0]].is_space
     ):
         indices = indices[1:]
@@ -700,6 +753,8 @@ class _Referent:
     kinds: frozenset[str] = frozenset()
     """Nouns the answer calls it by: the last word of its name, and what a copular
     sentence says it is ("Larchfield Academy is a private school" -> school)."""
+    rivals: frozenset[str] = frozenset()
+    """Subject pronouns its sentence leaves ambiguous (:func:`_rivals`): not resolved."""
 
 
 _FUNCTION_POS = frozenset({"SCONJ", "ADP", "CCONJ", "DET", "PART"})
@@ -890,7 +945,7 @@ def _resolve(
         itself = "its" if subject.pos_ == "NOUN" and not _plural(subject) else None
         _resolve_possessives(doc, unit, ref, skip=subject.i, own=itself)
     if low in _PRONOUNS and _agrees(_PRONOUNS[low], ref):
-        if low in {"he", "she"} and not ref.person:
+        if (low in {"he", "she"} and not ref.person) or low in ref.rivals:
             return
         if low == "it" and (_expletive_it(subject.head) or _titled(ref.text)):
             return  # "The school's head is Mrs Helen Carter. It has 310 pupils": not her
@@ -898,8 +953,11 @@ def _resolve(
         return
     for child in subject.children:
         if child.dep_ == "poss" and child.lower_ in _POSSESSIVES and child.i in unit.tokens:
-            if _agrees(_POSSESSIVES[child.lower_], ref) and not (
-                child.lower_ in {"his", "her"} and not ref.person
+            pronoun = next(p for p, own in _POSSESSIVE_OF.items() if own == child.lower_)
+            if (
+                _agrees(_POSSESSIVES[child.lower_], ref)
+                and not (child.lower_ in {"his", "her"} and not ref.person)
+                and pronoun not in ref.rivals
             ):
                 unit.replace[child.i] = _possessive(ref.text)
             return
@@ -1050,9 +1108,19 @@ def _sentence_initial(subject: Token, root: Token) -> bool:
 # ----------------------------------------------------------------------------- extraction
 
 
-def _lead_in_end(sent: SpacySpan) -> int:
+def _opener_end(sent: SpacySpan, attributed: frozenset[int]) -> int:
+    """Characters of ``sent`` that open it without stating anything: a discourse opener
+    (:data:`_LEAD_IN`), an attribution at its start ("According to the docs,"), or both."""
     match = _LEAD_IN.match(sent.text)
-    return sent.start_char + match.end() if match else sent.start_char
+    end = match.end() if match else 0
+    for token in sent:
+        if token.i not in attributed and token.idx - sent.start_char >= end:
+            break
+        if token.i in attributed:
+            end = max(end, token.idx + len(token.text) - sent.start_char)
+    while end < len(sent.text) and sent.text[end].isspace():
+        end += 1
+    return end
 
 
 def _effective_root(sent: SpacySpan, excluded: set[int]) -> Token:
@@ -1139,27 +1207,89 @@ def _titled_name(token: Token) -> bool:
     )
 
 
-def _answer_claims(
+@dataclass
+class _Produced:
+    """A claim of a sentence before its rewrite is checked (:func:`_ungrammatical`)."""
+
+    text: str
+    spans: list[Span]
+    topic: str | None = None
+    unresolved: bool = False
+    rewritten: bool = False
+    kind: str = "claim"
+
+
+@dataclasses.dataclass
+class _Draft:
+    """One answer's claims while it is read: those added, and per sentence its rewritten
+    claims, its one-claim fallback and its cited sources, kept until every rewrite of the
+    batch is parsed again (:func:`_ungrammatical`)."""
+
+    answer_id: str
+    claims: list[Claim] = dataclasses.field(default_factory=list)
+    seen: set[str] = dataclasses.field(default_factory=set)
+    pending: list[tuple[list[_Produced], _Produced, tuple[str, ...]]] = dataclasses.field(
+        default_factory=list
+    )
+
+    def add(
+        self,
+        text: str,
+        spans: Iterable[Span],
+        factual: bool,
+        kind: str,
+        topic: str | None = None,
+        sources: Sequence[str] = (),
+        unresolved: bool = False,
+    ) -> None:
+        claim = make_claim(
+            self.answer_id,
+            text,
+            list(spans),
+            factual=factual,
+            kind=kind,
+            topic=topic,
+            cited_sources=sources,
+            subject_unresolved=unresolved,
+        )
+        if claim.id not in self.seen and claim.spans:
+            self.seen.add(claim.id)
+            self.claims.append(claim)
+
+    def rewrites(self) -> list[str]:
+        """The texts of the claims that do not read as the answer wrote them."""
+        return [p.text for produced, _, _ in self.pending for p in produced if p.rewritten]
+
+    def finish(self, broken: set[str]) -> list[Claim]:
+        """The answer's claims, in answer order; a sentence with a rewrite in ``broken``
+        (no sentence) gives the sentence as written."""
+        for produced, fallback, sources in self.pending:
+            if any(p.rewritten and p.text in broken for p in produced):
+                produced = [fallback]
+            for p in produced[:MAX_CLAIMS_PER_SENTENCE]:
+                self.add(p.text, p.spans, p.kind == "claim", p.kind, p.topic, sources, p.unresolved)
+        self.claims.sort(key=lambda c: (c.spans[0], c.text))
+        return self.claims
+
+
+def _answer_draft(
     answer_id: str, sentences: list[_Sentence], *, atomic: bool, decontextualise: bool, detect: bool
-) -> list[Claim]:
-    claims: list[Claim] = []
-    seen: set[str] = set()
+) -> _Draft:
+    draft = _Draft(answer_id)
+    add, pending = draft.add, draft.pending
     referent: _Referent | None = None
     named: list[_Referent] = []  # proper-name referents so far, oldest first
 
-    def add(
-        text: str, spans: Iterable[Span], factual: bool, kind: str, topic: str | None = None
-    ) -> None:
-        claim = make_claim(answer_id, text, list(spans), factual=factual, kind=kind, topic=topic)
-        if claim.id not in seen and claim.spans:
-            seen.add(claim.id)
-            claims.append(claim)
-
     for sentence in sentences:
         sent, doc = sentence.sent, sentence.sent.doc
+        attributed = attribution(sent) if atomic else None
+        attributed_tokens = attributed.tokens if attributed is not None else frozenset()
+        sources = tuple(
+            dict.fromkeys((*sentence.cites, *(attributed.sources if attributed else ())))
+        )
         kind = classify_sentence(sent) if detect else None
-        lead = _LEAD_IN.match(sent.text) if detect and kind is None else None
-        rest = sent.text[lead.end() :] if lead is not None else ""
+        opened = _opener_end(sent, attributed_tokens)
+        rest = sent.text[opened:] if detect and kind is None and opened else ""
         if re.search(r"[^\W\d_]", rest):  # words after it, not "Therefore, 37 + 63 = 100."
             # "Based on the documents I have, I can't tell you about its uniform policy."
             kind = classify_text(rest)
@@ -1180,7 +1310,7 @@ def _answer_claims(
             kind = "meta"
         if kind is not None:
             text, spans = _whole(sentence)
-            add(text, spans, False, kind)
+            add(text, spans, False, kind, sources=sources)
             if kind == "meta" and decontextualise:
                 topic = _topic(sent)
                 if topic is not None:
@@ -1189,7 +1319,7 @@ def _answer_claims(
             continue
         if not atomic:
             text, spans = _whole(sentence)
-            add(text, spans, True, "claim")
+            add(text, spans, True, "claim", sources=sources)
             continue
         if _misparsed_name(sent):  # one claim, the sentence as written
             whole = _trim(doc, [t.i for t in sent if not t.is_space])
@@ -1198,9 +1328,10 @@ def _answer_claims(
                 _spans(doc, whole, sentence.offset),
                 True,
                 "claim",
+                sources=sources,
             )
             continue
-        lead_end = _lead_in_end(sent)
+        lead_end = sent.start_char + opened
         if tail is not None and mixed:
             # the refusal or lead-in is one non-factual claim; the rest is extracted as usual
             lead_end = sent.start_char + tail.start("rest")
@@ -1212,7 +1343,7 @@ def _answer_claims(
                 False,
                 lead_kind,
             )
-        excluded = {t.i for t in sent if t.idx < lead_end}
+        excluded = {t.i for t in sent if t.idx < lead_end} | attributed_tokens
         root = _effective_root(sent, excluded)
         units = _units(sent, excluded, root)
         has_verb = any(_verbal(t) for t in sent)
@@ -1224,7 +1355,7 @@ def _answer_claims(
                 else:
                     units[0].tokens |= unit.tokens
             units = keep
-        produced: list[tuple[str, list[Span], str | None]] = []
+        produced: list[_Produced] = []
         current = referent if referent is not None and referent.proper else None
         topic = (current or (named[-1] if named else None)) if decontextualise else None
         for unit in units:
@@ -1236,7 +1367,7 @@ def _answer_claims(
                     sorted(
                         i
                         for i in variant.tokens
-                        if i not in excluded and sent.start <= i < sent.end
+                        if i not in excluded and sent.start <= i < sent.end and not doc[i].is_space
                     ),
                 )
                 if not any(
@@ -1247,23 +1378,32 @@ def _answer_claims(
                 text = _render(doc, variant, indices)
                 if decontextualise and not has_verb and sentence.block.lead_in:
                     text = f"{sentence.block.lead_in} {text}"
+                unresolved = _unresolved(doc, variant)
                 unnamed = (
                     topic is not None
+                    and not unresolved
                     and not _names_anything(doc, indices, variant, [*named, topic])
                     and not _generic(doc, variant)
                 )
+                spans = _spans(doc, indices, sentence.offset)
                 produced.append(
-                    (
+                    _Produced(
                         text,
-                        _spans(doc, indices, sentence.offset),
+                        spans,
                         topic.text if unnamed and topic is not None else None,
+                        unresolved,
+                        rewritten=len(spans) > 1 or text != _verbatim(doc, spans, sentence.offset),
+                        kind="opinion" if detect and evaluative(doc[variant.head]) else "claim",
                     )
                 )
-        if not produced:
-            text, spans = _whole(sentence)
-            produced = [(text, spans, None)]
-        for text, spans, about in produced[:MAX_CLAIMS_PER_SENTENCE]:
-            add(text, spans, True, "claim", about)
+        # a broken rewrite falls back to the sentence less its opener and attribution
+        whole = _trim(doc, [t.i for t in sent if t.i not in excluded and not t.is_space])
+        fallback = _Produced(
+            _render(doc, _Unit(tokens=set(whole)), whole), _spans(doc, whole, sentence.offset)
+        )
+        if not produced or not whole:  # nothing to say but the sentence as written
+            fallback = _Produced(*_whole(sentence))
+        pending.append((produced or [fallback], fallback, sources))
         subject = _subject(root)
         if subject is not None and any(
             c.dep_ == "poss" and c.lower_ == "its" for c in subject.children
@@ -1277,11 +1417,75 @@ def _answer_claims(
             if new is not None:
                 # "The telescope ... The observatory has 64 staff. It is funded ...": "It"
                 # is the named observatory that "the observatory" stood for
-                referent = new
+                referent = dataclasses.replace(new, rivals=_rivals(doc, subject, root, excluded))
                 if new.proper and described is None:
                     named.append(new)
-    claims.sort(key=lambda c: (c.spans[0], c.text))
-    return claims
+    return draft
+
+
+def _verbatim(doc: Doc, spans: Sequence[Span], offset: int) -> str:
+    """The answer's characters under ``spans`` as a claim would read them (a claim that
+    reads otherwise, or comes from several spans, is a rewrite)."""
+    text = " ".join(doc.text[s - offset : e - offset] for s, e in spans)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text[:1].upper() + text[1:]
+
+
+def _ungrammatical(texts: Sequence[str]) -> set[str]:
+    """The rewritten claims that do not parse again as a sentence (a subject and a verb),
+    parsed in one batch."""
+    unique = list(dict.fromkeys(texts))
+    return {
+        text
+        for text, doc in zip(unique, load_nlp().pipe(unique), strict=True)
+        if not (any(t.dep_ in _SUBJECT_DEPS for t in doc) and any(_verbal(t) for t in doc))
+    }
+
+
+_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+
+
+def _unresolved(doc: Doc, unit: _Unit) -> bool:
+    """Whether a claim says what it is about nowhere: a finite clause without a subject
+    ("Has 40 rooms."), or a subject pronoun (or demonstrative) left as it was."""
+    head = doc[unit.head]
+    finite = {"VBZ", "VBD", "VBP", "MD"}
+    if unit.subject is None:
+        return _verbal(head) and (
+            head.tag_ in finite
+            or any(c.dep_ in _AUX_DEPS and c.tag_ in finite for c in head.children)
+        )
+    subject = doc[unit.subject]
+    if unit.subject in unit.replace or subject.pos_ != "PRON":
+        return False
+    if subject.lower_ == "it":
+        return not _expletive_it(subject.head)
+    return subject.lower_ in _PRONOUNS or subject.lower_ in _DEMONSTRATIVES
+
+
+def _rivals(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> frozenset[str]:
+    """The subject pronouns a sentence leaves ambiguous: another named subject or direct
+    object in it that the pronoun could equally stand for ("Maria Lopez met Helen Carter.
+    She ...": "she"; "he" and "she" for a full name, "it" for another singular name,
+    "they" for plurals). A common noun ("has a staff of 64") is no rival: a subject
+    pronoun goes on about the previous subject."""
+    own = _subtree(subject)
+    out: set[str] = set()
+    for token in root.sent:
+        if (
+            token.i in own
+            or token.i in excluded
+            or token.dep_ not in {"nsubj", "nsubjpass", "dobj"}
+            or token.pos_ != "PROPN"
+        ):
+            continue
+        if _plural(token):
+            out.add("they")
+        elif any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in token.children):
+            out |= {"he", "she"}  # a full name ("Carol Jones")
+        else:
+            out.add("it")
+    return frozenset(out)
 
 
 class RuleExtractor(Extractor):
@@ -1293,9 +1497,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = (
-        "20"  # 18: no weekday referent; 19: "the venue"; 20: topic when the subject is unnamed
-    )
+    version = "21"  # 20: topic when the subject is unnamed; 21: issue 37 (docs/extraction.md)
 
     def __init__(
         self,
@@ -1331,23 +1533,25 @@ class RuleExtractor(Extractor):
             for a, m in zip(answers, maps, strict=True)
         ]
         parsed = _parse(normal, self.batch_size)
+        drafts = [
+            _answer_draft(
+                a.id,
+                sentences,
+                atomic=self.atomic,
+                decontextualise=self.decontextualise,
+                detect=self.detect_nonfactual,
+            )
+            for a, sentences in zip(answers, parsed, strict=True)
+        ]
+        broken = _ungrammatical([t for d in drafts for t in d.rewrites()])
         component = self.component
         return [
             Extraction(
                 answer_id=a.id,
-                claims=_to_original(
-                    _answer_claims(
-                        a.id,
-                        sentences,
-                        atomic=self.atomic,
-                        decontextualise=self.decontextualise,
-                        detect=self.detect_nonfactual,
-                    ),
-                    m,
-                ),
+                claims=_to_original(d.finish(broken), m),
                 extractor=component,
             )
-            for a, sentences, m in zip(answers, parsed, maps, strict=True)
+            for a, d, m in zip(answers, drafts, maps, strict=True)
         ]
 
 
@@ -1360,7 +1564,8 @@ def _to_original(claims: Iterable[Claim], mapping: NfcMap) -> tuple[Claim, ...]:
     out = []
     for c in claims:
         spans = snap_to_graphemes(mapping.original, [mapping.to_original(s, e) for s, e in c.spans])
-        out.append(make_claim(c.answer_id, c.text, spans, factual=c.factual, kind=c.kind))
+        ordered = tuple(sorted(spans))
+        out.append(dataclasses.replace(c, spans=ordered, id=claim_id(c.answer_id, ordered, c.text)))
     return tuple(out)  # the offset maps are monotone: the order holds
 
 
