@@ -20,10 +20,12 @@ CONTEXT_FIELDS = tuple(f.name for f in fields(Context))
 
 
 def load_answers(path: str | Path) -> list[Answer]:
-    """Read answer lines ``{"id", "question", "answer", "contexts"?, "as_of"?}``.
+    """Read answer lines ``{"id", "question", "answer", "contexts"?, "as_of"?, "origin"?}``.
 
     ``contexts`` is an optional list of ``{"id", "text", "source"?, "published_at"?}``;
-    a context without an id gets ``ctx-<n>`` (its position). Duplicate answer ids,
+    a context without an id gets ``ctx-<n>`` (its position). ``origin`` is an optional
+    object of strings kept in the ledger with the answer (an imported answer's trace
+    and span ids, :mod:`auditor.importers`). Duplicate answer ids,
     unknown fields (``"questoin"``: the error names ``question``) and a file with no
     answer are errors. Nothing is partially returned: every bad line of the file is
     named in one error (:class:`auditor.jsonl.InputErrors`, the first
@@ -78,7 +80,25 @@ def _answer(line: int, record: Mapping[str, Any], *, file: str, seen: dict[str, 
     text = require(record, "answer", str, file=file, line=line)
     contexts = _contexts(record.get("contexts"), file=file, line=line)
     as_of = parse_datetime(record.get("as_of"), file=file, line=line, field="as_of")
-    return Answer(id=answer_id, question=question, answer=text, contexts=contexts, as_of=as_of)
+    origin = _origin(record.get("origin"), file=file, line=line)
+    return Answer(
+        id=answer_id, question=question, answer=text, contexts=contexts, as_of=as_of, origin=origin
+    )
+
+
+def answer_to_record(answer: Answer) -> dict[str, Any]:
+    """An answer as a line of an answer file (what :func:`load_answers` reads back);
+    fields without a value are left out."""
+    record: dict[str, Any] = {"id": answer.id, "question": answer.question, "answer": answer.answer}
+    if answer.contexts:
+        record["contexts"] = [
+            {k: v for k, v in asdict(c).items() if v is not None} for c in answer.contexts
+        ]
+    if answer.as_of is not None:
+        record["as_of"] = answer.as_of.isoformat()
+    if answer.origin:
+        record["origin"] = dict(answer.origin)
+    return record
 
 
 AnswersInput = str | Path | Sequence[Answer | Mapping[str, Any]]
@@ -110,6 +130,23 @@ def coerce_answers(answers: AnswersInput) -> list[Answer]:
         else:
             records.append((i + 1, item))
     return answers_from_records(records, source="answers")
+
+
+def _origin(value: object, *, file: str, line: int) -> dict[str, str]:
+    """An answer's ``origin``: an object of strings (trace and span ids...), or absent."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError("expected an object of strings", file=file, line=line, field="origin")
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise InputError(
+                f"expected a string, got {type(item).__name__}",
+                file=file,
+                line=line,
+                field=f"origin.{key}",
+            )
+    return dict(value)
 
 
 def _contexts(value: object, *, file: str, line: int) -> tuple[Context, ...]:

@@ -85,7 +85,11 @@ def stored_run(ledger: Ledger, run_id: str) -> StoredRun:
     config = AuditConfig.from_dict(info.config, source=f"run {run_id[:12]}")
     answers = {
         a["answer_id"]: Answer(
-            id=a["answer_id"], question=a["question"] or "", answer=a["answer"], as_of=a["as_of"]
+            id=a["answer_id"],
+            question=a["question"] or "",
+            answer=a["answer"],
+            as_of=a["as_of"],
+            origin=a["origin"],
         )
         for a in ledger.run_answers(run_id)
     }

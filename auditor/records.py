@@ -136,6 +136,7 @@ def answer_results(
                 inline_doc_ids=frozenset(inline_ids),
                 extractor=extractions[answer.id].extractor,
                 extraction=_extraction_record(extractions[answer.id]),
+                origin=answer.origin,
             )
         )
     if reader_scores and results:

@@ -46,8 +46,17 @@ from ledger import (
 
 
 def input_digest(answers: Sequence[Answer]) -> str:
-    """Digest of the answers as audited (ids, texts, contexts, as-of dates)."""
-    return content_digest([asdict(a) for a in answers])
+    """Digest of the answers as audited (ids, texts, contexts, as-of dates, and the origin
+    of an answer that has one: without it, the digest of the answers before ``origin``
+    existed, so their runs keep their ids)."""
+    return content_digest([_digested(a) for a in answers])
+
+
+def _digested(answer: Answer) -> dict[str, Any]:
+    fields = asdict(answer)
+    if not answer.origin:
+        del fields["origin"]
+    return fields
 
 
 def run_components(components: AuditComponents, index_component: Component) -> dict[str, Component]:

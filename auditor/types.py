@@ -60,6 +60,10 @@ class Answer:
     answer: str
     contexts: tuple[Context, ...] = ()
     as_of: datetime | None = None
+    origin: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Where the answer came from, kept in the ledger with it: the trace and span ids of
+    an imported trace, the format and row of an evaluation data set
+    (:mod:`auditor.importers`); empty for answers written by hand."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,13 @@ class Claim:
     """The named subject the answer was about when it made this claim, for a claim that
     names nothing itself ("Adults pay £9 to get in" in an answer about Kessock Botanic
     Garden); retrieval searches for the claim together with it."""
+    cited_sources: tuple[str, ...] = ()
+    """The sources the answer cited for this claim: citation markers ("[2]" -> ``"2"``)
+    and attributions ("According to the API docs," -> ``"the API docs"``), stripped from
+    :attr:`text` (the spans still point at the answer's own words)."""
+    subject_unresolved: bool = False
+    """The claim's subject is a pronoun whose antecedent is not unambiguous, or missing
+    ("Has 40 rooms."): the claim keeps its words, and says what it is about nowhere."""
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,7 @@ class ClaimRepository(RunRepository, CorpusRepository):
                 "seq": result.seq,
                 "extraction": _plain(dict(result.extraction)),
                 "created_at": now,
+                "origin": dict(result.origin) or None,
             }
         )
         # an answer's own extractor component was recorded by _record_answers
@@ -175,7 +176,8 @@ class ClaimRepository(RunRepository, CorpusRepository):
         )
 
     def run_answers(self, run_id: str) -> list[dict[str, Any]]:
-        """The answers of a run (id, question, answer text, as-of date), in input order."""
+        """The answers of a run (id, question, answer text, as-of date, origin: ``{}`` when
+        none), in input order."""
         table = _table(m.AnswerRow)
         with self.engine.connect() as conn:
             rows = (
@@ -186,6 +188,7 @@ class ClaimRepository(RunRepository, CorpusRepository):
                         table.c.answer,
                         table.c.as_of,
                         table.c.seq,
+                        table.c.origin,
                     )
                     .where(table.c.run_id == run_id)
                     .order_by(table.c.seq)
@@ -193,7 +196,7 @@ class ClaimRepository(RunRepository, CorpusRepository):
                 .mappings()
                 .all()
             )
-        return [{**dict(r), "as_of": utc(r["as_of"])} for r in rows]
+        return [{**dict(r), "as_of": utc(r["as_of"]), "origin": r["origin"] or {}} for r in rows]
 
     def earliest_answer_as_of(self, run_ids: Sequence[str]) -> datetime | None:
         """The earliest own ``as_of`` among the answers of ``run_ids`` (None when none has

@@ -128,6 +128,9 @@ class AnswerRow(SQLModel, table=True):
     extraction: Any = _json()
     """Which extractor produced the claims, any fallback and its reason, raw output, usage."""
     created_at: datetime | None = _ts()
+    origin: Any = _json()
+    """Where the answer came from (an imported trace's trace and span ids); NULL when the
+    answer gave none."""
 
 
 class ClaimRow(SQLModel, table=True):

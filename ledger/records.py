@@ -159,6 +159,8 @@ class AnswerResult:
     """Entailment reader scores the run's judging asked for, written with this answer (a
     batch's scores ride with one of its answers; the rows are keyed by pair, so a pair
     written twice is stored once)."""
+    origin: Mapping[str, str] = field(default_factory=dict)
+    """Where the answer came from (``Answer.origin``: an imported trace's ids)."""
 
 
 @dataclass(frozen=True)

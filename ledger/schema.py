@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 _LOCK_KEY = 0x6C6564676572  # "ledger": the advisory lock of schema creation/upgrade
 
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 """The newest schema revision, the head of ``migrations/versions`` (``tests/test_ledger.py``
 checks it against Alembic's). A ledger already at it is opened with one query and
 without importing Alembic (whose import, with Mako and Pygments, every command that

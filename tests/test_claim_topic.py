@@ -54,7 +54,7 @@ def test_the_ledger_keeps_a_claims_topic_and_an_older_ledger_migrates(tmp_path: 
         assert [c.topic for c in ledger.claim_results(run_id)] == [None, None]
         with ledger.engine.connect() as conn:
             rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-        assert rev == HEAD_REVISION == "0009"
+        assert rev == HEAD_REVISION == "0010"
 
 
 DOCS = [

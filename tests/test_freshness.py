@@ -272,7 +272,9 @@ def test_reaudit_only_impacted_equals_a_full_reaudit_and_carries_the_rest(
         ledger.claim_votes(run, superseded=True) for run in (world.run_id, partial.run_id)
     )
     for claim_id, mark in carried.items():
-        assert mark["from_run_id"] == world.run_id and "same" in mark["reason"]
+        assert mark["from_run_id"] == world.run_id
+        # the same passages, or others that decide nothing changed
+        assert "same" in mark["reason"] or "decide nothing" in mark["reason"], mark["reason"]
         assert (new[claim_id].label, new[claim_id].p_hallucinated) == (
             old[claim_id].label,
             old[claim_id].p_hallucinated,

@@ -416,29 +416,26 @@ def _read(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 
 @slow
-def test_only_impacted_judges_the_named_claims_and_those_whose_passages_changed(
-    world: World,
-) -> None:
-    """Judged again: every claim impact names, and every claim whose judged passages read
-    differently at the new date though impact does not name it (the judges read every
-    passage, its label rests only on the deciding ones: the ferry's new version moved into
-    passages such claims read without resting on them). Every other claim is carried with
-    its reason; the counts are the run link's."""
+def test_only_impacted_judges_only_the_claims_impact_names(world: World) -> None:
+    """Judged again: exactly the claims impact names. A claim whose judged passages read
+    differently at the new date, though impact does not name it (the ferry's new version
+    moved into passages it reads without resting on them), is carried: its deciding
+    passages are what the run judged, and the reason says the others changed."""
     partial_run = world.partial_run
     before = world.ledger.claim_evidence(world.run_id)
     after = world.ledger.claim_evidence(partial_run)
     named = {c["claim_id"] for c in world.impact}
     moved = {cid for cid in world.t1 if _read(before.get(cid, [])) != _read(after.get(cid, []))}
     judged = {cid for cid, c in world.partial.items() if c["carried"] is None}
-    assert judged == named | moved
-    # the claims judged again that impact does not name: their deciding passages are what
-    # the run judged; only passages their label does not rest on changed
-    for cid in judged - named:
+    assert judged == named
+    assert moved - named, "the corpus moves passages no label rests on"
+    for cid in moved - named:
         rested, now = (
             Counter(x for x, r in zip(_read(rows), rows, strict=True) if r["deciding"])
             for rows in (before[cid], after[cid])
         )
         assert rested == now, world.t1[cid]["text"]
+        assert "decide nothing" in world.partial[cid]["carried"]["reason"]
     [link] = [x for x in world.ledger.run_links() if x["run_id"] == partial_run]
     details = link["details"]
     assert details["n_rejudged"] == len(judged) and details["n_carried"] == len(world.t1) - len(
@@ -458,12 +455,18 @@ def test_claims_not_named_whose_passages_did_not_change_are_carried_with_the_rea
     assert carried
     named = {c["claim_id"] for c in world.impact}
     assert not set(carried) & named
+    before = world.ledger.claim_evidence(world.run_id)
+    after = world.ledger.claim_evidence(world.partial_run)
+    unmoved = {cid for cid in carried if _read(before.get(cid, [])) == _read(after.get(cid, []))}
+    assert unmoved
     for cid, c in carried.items():
         mark = c["carried"]
-        assert mark["from_run_id"] == world.run_id
-        assert "same" in mark["reason"] and "judged" in mark["reason"], mark["reason"]
-        before = world.t1[cid]
-        assert (c["label"], c["p_hallucinated"]) == (before["label"], before["p_hallucinated"])
+        assert mark["from_run_id"] == world.run_id and "judged" in mark["reason"]
+        # passages that moved decide nothing (a superseded version's new end date too)
+        assert cid in unmoved or "decide nothing" in mark["reason"], mark["reason"]
+        assert "same" in mark["reason"] or "decide nothing" in mark["reason"], mark["reason"]
+        first = world.t1[cid]
+        assert (c["label"], c["p_hallucinated"]) == (first["label"], first["p_hallucinated"])
 
 
 @slow

@@ -83,6 +83,7 @@ _COMMAND_MODULES = (
     "review",
     "serve",
     "fresh",
+    "importing",
 )
 _COMMAND_MODULE = {
     "demo": "demo",
@@ -105,6 +106,7 @@ _COMMAND_MODULE = {
     "impact": "fresh",
     "reaudit": "fresh",
     "trend": "fresh",
+    "import": "importing",
 }
 """Where each command is defined (a shortcut: a name missing here loads every module)."""
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.bridging import stored_run
 from auditor.clock import parse_datetime
 from auditor.config import AuditConfig
-from auditor.decision import SubjectCoverage, deciding_flags, needs_judging, signals_subject
+from auditor.decision import SubjectCoverage, deciding_flags, signals_subject
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
 from auditor.evidence import Evidence, gather_evidence
@@ -26,7 +26,7 @@ from auditor.extract.base import Extraction, Extractor
 from auditor.freshness._common import AUDIT_KINDS, _date, _iso
 from auditor.freshness.impact import find_impact, index_version_order
 from auditor.graph.flow import AuditComponents, AuditState, build_audit_graph
-from auditor.labels import ClaimSignals, LabelPolicy
+from auditor.labels import LabelPolicy
 from auditor.reader_scores import preload as preload_reader_scores
 from auditor.records import stored_vote
 from auditor.report.claims import claim_records
@@ -138,19 +138,32 @@ def _same(old: Evidence, new: Evidence, *, superseded: bool, dated: bool = True)
     return _passages(a, dated=dated) == _passages(b, dated=dated) and _same_scores(old, new, a, b)
 
 
-def _superseded_relevant(ev: Evidence, policy: LabelPolicy) -> bool:
-    """Whether the superseded passages enter the label (:func:`auditor.decision.needs_judging`
-    on them alone: relevant by the rules, or any with the learned decision, which reads the
-    votes against superseded evidence of every claim)."""
-    return needs_judging(
-        ClaimSignals(
-            factual=True,
-            relevance=None,
-            p_current=None,
-            stale_relevance=ev.best_superseded,
-            superseded_scores=ev.scores(ev.superseded),
-        ),
-        policy,
+def _same_deciding(
+    claim: Claim,
+    old: Evidence,
+    new: Evidence,
+    policy: LabelPolicy,
+    *,
+    superseded: bool,
+    dated: bool = False,
+) -> bool:
+    """Whether the current (or superseded) passages that decide the claim's label
+    (relevant by :func:`auditor.decision.deciding_flags`, the rule ``impact`` names claims
+    by) are the same passages, in the same order, with the same scores, and the claim's
+    subject coverage is the same: what changed is only evidence that decides nothing."""
+    if _subject(claim, old) != _subject(claim, new):
+        return False
+    kept = []
+    for ev in (old, new):
+        flags = deciding_flags(ClaimAudit(claim, ev).signals(), policy)
+        hits, part = (
+            (ev.superseded, flags[len(ev.current) :])
+            if superseded
+            else (ev.current, flags[: len(ev.current)])
+        )
+        kept.append([h for h, deciding in zip(hits, part, strict=True) if deciding])
+    return _passages(kept[0], dated=dated) == _passages(kept[1], dated=dated) and _same_scores(
+        old, new, kept[0], kept[1]
     )
 
 
@@ -180,44 +193,28 @@ def _describe(
     return "; ".join(parts) or "the same passages in another order, or with other relevance"
 
 
-def evidence_change(
-    old: Evidence,
-    new: Evidence,
-    policy: LabelPolicy | None = None,
-    *,
-    claim: Claim | None = None,
-) -> str | None:
-    """Why a claim must be judged again given its old and new evidence (None: everything
-    its judges and its label read is the same, so its verdict can be carried over).
+def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy, claim: Claim) -> str | None:
+    """Why a claim must be judged again given its old and new evidence (None: its deciding
+    evidence is the same, so its verdict is carried over).
 
-    The judges read the texts of every current passage (deciding or not) and of every
-    superseded passage, in order; the label reads each passage's relevance, coverage and
-    sentence cosine, its document (the superseded margin compares versions of one
-    document) and, for a claim about its own period, a superseded version's dates
-    (:func:`auditor.steps.valid_at_claim_time`). So the current evidence must be the same
-    passages by document, text and inline flag, in the same order, with relevance,
-    coverage and sentence cosines within :data:`SCORE_TOLERANCE`: a passage of a newer
-    version whose text is unchanged reads the same. The superseded evidence must be the
-    same too (with the versions' dates when the claim states its own period, or when no
-    ``claim`` is given), unless no superseded passage is relevant by ``policy`` before or
-    after and (given ``claim``) its subject coverage is the same: the labelling rules read
-    the votes against superseded evidence only when one is relevant (a learned label
-    decision reads them always; without ``policy`` they must always be the same)."""
-    if not _same(old, new, superseded=False):
+    The deciding evidence is the passages relevant by the one rule
+    (:func:`auditor.decision.deciding_flags`, what ``impact`` names claims by), current and
+    superseded: the same passages by document, text and inline flag, in the same order,
+    with relevance, coverage and sentence cosines within :data:`SCORE_TOLERANCE` (a passage
+    of a newer version whose text is unchanged reads the same), the superseded ones with
+    their versions' dates when the claim states its own period
+    (:func:`auditor.steps.valid_at_claim_time`), and the same subject coverage. Passages
+    that decide nothing may change: the judges read them too, so a carried claim keeps
+    votes against passages it no longer reads, and its reason says so."""
+    if not _same_deciding(claim, old, new, policy, superseded=False):
         return "evidence changed: " + _describe(old.current, new.current)
     # a superseded version's dates are read only for a claim about its own period
-    dated = claim is None or ClaimAudit(claim, old).signals().states_time
-    if _same(old, new, superseded=True, dated=dated):
-        return None
-    if (
-        policy is not None
-        and not (_superseded_relevant(old, policy) or _superseded_relevant(new, policy))
-        and (claim is None or _subject(claim, old) == _subject(claim, new))
-    ):
-        return None
-    return "superseded evidence changed: " + _describe(
-        old.superseded, new.superseded, dated=dated, superseded=True
-    )
+    dated = ClaimAudit(claim, old).signals().states_time
+    if not _same_deciding(claim, old, new, policy, superseded=True, dated=dated):
+        return "superseded evidence changed: " + _describe(
+            old.superseded, new.superseded, dated=dated, superseded=True
+        )
+    return None
 
 
 def _contexts(audits: Sequence[ClaimAudit]) -> dict[str, tuple[Context, ...]]:
@@ -300,6 +297,7 @@ def reaudit(
             answer=a.answer,
             contexts=contexts.get(a.id, ()),
             as_of=None if override_answer_dates else a.as_of,  # the answer's own date wins
+            origin=a.origin,
         )
         for a in stored.answers.values()
     ]
@@ -375,7 +373,7 @@ def reaudit(
             for audit, evidence in zip(old, fresh, strict=True):
                 cid = audit.claim.id
                 why = (
-                    evidence_change(audit.evidence, evidence, config.policy, claim=audit.claim)
+                    evidence_change(audit.evidence, evidence, config.policy, audit.claim)
                     if only_impacted
                     else "full re-audit"
                 )
@@ -474,12 +472,23 @@ def _carried_reason(parent: str, audit: ClaimAudit, evidence: Evidence) -> str:
         )
     )
     newer = f" ({renewed} of them now in a newer version, same text)" if renewed else ""
+    when = f"at {_date(evidence.as_of)} are those run {parent[:12]} judged (as of "
+    when += f"{_date(audit.evidence.as_of)})"
+    moved = [
+        part
+        for part, superseded in (("current", False), ("superseded", True))
+        if not _same(audit.evidence, evidence, superseded=superseded)
+    ]
+    if not moved:
+        return (
+            f"the passages its judges and label read {when}: the same "
+            f"{len(evidence.current)} current passages (document, text, relevance){newer} and "
+            f"the same superseded ones; impact names none of its deciding evidence"
+        )
     return (
-        f"the passages its judges and label read at {_date(evidence.as_of)} are those "
-        f"run {parent[:12]} judged (as of {_date(audit.evidence.as_of)}): the "
-        f"same {len(evidence.current)} current passages (document, text, relevance){newer}; "
-        f"superseded passages the same or none relevant; impact names none of its "
-        f"deciding evidence"
+        f"the passages its label rests on {when}; other {' and '.join(moved)} passages it "
+        f"reads changed and decide nothing, so its votes against them are carried too; "
+        f"impact names none of its deciding evidence"
     )
 
 
