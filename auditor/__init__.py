@@ -6,8 +6,10 @@ The public API (everything else is internal and may change)::
 
 - :class:`Auditor` audits answers into a ledger, re-judges runs, builds reports;
 - :func:`audit_answers` audits once without a ledger file;
+- :func:`check` / :class:`Checker` label one answer live, before it is shown;
 - :class:`AuditConfig` is the typed run configuration (recorded with every run);
-- :func:`evaluate_gate` / :func:`assert_audit` pass or fail a run for a release.
+- :func:`evaluate_gate` / :func:`assert_audit` pass or fail a run for a release;
+- :func:`import_answers` reads answers from traces and evaluation data sets.
 
 Heavy modules (models, FAISS, SQL) load on first use, not on ``import auditor``.
 """
@@ -21,8 +23,10 @@ from auditor._version import __version__
 if TYPE_CHECKING:
     from auditor._auditor import Auditor, AuditRun, audit_answers
     from auditor.answers import load_answers
+    from auditor.checker import CheckedClaim, Checker, CheckResult, check
     from auditor.config import AuditConfig, load_policy
     from auditor.gate import GateResult, GateRule, assert_audit, evaluate_gate
+    from auditor.importers import import_answers
     from auditor.labels import LabelPolicy
     from auditor.types import Answer, Claim, Context, Label, Verdict, Vote
 
@@ -30,10 +34,15 @@ _EXPORTS = {
     "Auditor": "auditor._auditor",
     "AuditRun": "auditor._auditor",
     "audit_answers": "auditor._auditor",
+    "check": "auditor.checker",
+    "Checker": "auditor.checker",
+    "CheckResult": "auditor.checker",
+    "CheckedClaim": "auditor.checker",
     "AuditConfig": "auditor.config",
     "load_policy": "auditor.config",
     "LabelPolicy": "auditor.labels",
     "load_answers": "auditor.answers",
+    "import_answers": "auditor.importers",
     "GateRule": "auditor.gate",
     "GateResult": "auditor.gate",
     "evaluate_gate": "auditor.gate",
@@ -51,6 +60,9 @@ __all__ = [
     "AuditConfig",
     "AuditRun",
     "Auditor",
+    "CheckResult",
+    "CheckedClaim",
+    "Checker",
     "Claim",
     "Context",
     "GateResult",
@@ -62,7 +74,9 @@ __all__ = [
     "__version__",
     "assert_audit",
     "audit_answers",
+    "check",
     "evaluate_gate",
+    "import_answers",
     "load_answers",
     "load_policy",
 ]

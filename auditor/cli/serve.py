@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -68,11 +69,23 @@ def serve(
     ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples B of the figures.")] = 2000,
     per_page: Annotated[int, typer.Option(help="Claims per page of the review queue.")] = 20,
+    index: Annotated[
+        Path | None,
+        typer.Option(
+            help="Evidence index that live checks (POST /api/check) search besides the "
+            "answer's contexts (default: the contexts only)."
+        ),
+    ] = None,
+    warm_checks: Annotated[
+        bool,
+        typer.Option(help="Load the live check's models at start-up, not on the first check."),
+    ] = False,
 ) -> None:
     """Serve the review application: runs, report cards, the review queue and agreement.
 
     Reviews are human audits appended to the ledger (the rows of `auditor review add`);
-    the JSON API is under /api/. Stop with Ctrl-C.
+    the JSON API is under /api/, with live checks of single answers at POST /api/check.
+    Stop with Ctrl-C or SIGTERM (checks queued for the ledger are written first).
     """
     if not 0 < port < 65536:
         raise InputError(f"must be between 1 and 65535, got {port}", field="--port")
@@ -80,12 +93,21 @@ def serve(
         raise InputError(f"must be >= 1, got {bootstrap}", field="--bootstrap")
     if per_page < 1:
         raise InputError(f"must be >= 1, got {per_page}", field="--per-page")
+    if index is not None and not index.is_dir():
+        raise InputError(f"no evidence index at {index}", field="--index")
     token = server_token(host, token_env)
     import uvicorn
 
     from auditor.web import create_app
 
-    application = create_app(db, token=token, n_boot=bootstrap, per_page=per_page)
+    application = create_app(
+        db,
+        token=token,
+        n_boot=bootstrap,
+        per_page=per_page,
+        index=index,
+        warm_checks=warm_checks,
+    )
     shown = f"[{host}]" if ":" in host else host
     typer.echo(
         f"serving the ledger {db} at http://{shown}:{port}/"

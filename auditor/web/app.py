@@ -3,7 +3,8 @@
 Pages (server-rendered with Jinja2, every value escaped): ``/`` the runs,
 ``/runs/{run}`` a run's report card, ``/runs/{run}/review`` its review queue,
 ``/runs/{run}/agreement`` judge-vs-human and reviewer-vs-reviewer agreement. The JSON
-API under ``/api/`` serves the same data to scripts and to the queue's script.
+API under ``/api/`` serves the same data to scripts and to the queue's script, and
+``POST /api/check`` checks one answer live (:mod:`auditor.web.checks`).
 
 Security, because answers and evidence are untrusted text:
 
@@ -41,6 +42,7 @@ from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from auditor.web import views
+from auditor.web.checks import CheckService, check_router
 from auditor.web.queue import REVIEW_LABELS, QueueFilter
 from ledger import Ledger, open_ledger
 
@@ -123,6 +125,8 @@ def create_app(
     allowed_hosts: frozenset[str] | None = None,
     n_boot: int = 2000,
     per_page: int = 20,
+    index: str | Path | None = None,
+    warm_checks: bool = False,
 ) -> FastAPI:
     """The review application on the ledger ``db`` (a path, a SQLAlchemy URL or an open
     :class:`~ledger.Ledger`; a path or URL is opened now, so a missing ledger fails here).
@@ -130,16 +134,23 @@ def create_app(
     ``token``: required on every request when set (module doc). ``allowed_hosts``: host
     names the server answers to (default: the loopback names without a token, any with
     one). ``n_boot``: bootstrap resamples of the figures; ``per_page``: queue page size.
+    ``index``: the evidence index live checks (``POST /api/check``) search besides the
+    answer's contexts; ``warm_checks``: load the checker's models at start-up rather than
+    on the first check (:mod:`auditor.web.checks`).
     """
     ledger = db if isinstance(db, Ledger) else open_ledger(db, create=False)
     owned = not isinstance(db, Ledger)
     rows = views.ClaimRows(ledger)
     hosts = allowed_hosts if allowed_hosts is not None else (None if token else LOOPBACK_HOSTS)
     env = _templates()
+    checks = CheckService(ledger, index=index)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if warm_checks:
+            await checks.warm()
         yield
+        await checks.close()  # every check queued for the ledger is written first
         if owned:
             ledger.close()
 
@@ -152,6 +163,7 @@ def create_app(
     )
     app.state.ledger = ledger
     app.state.claim_rows = rows
+    app.include_router(check_router(checks))
     app.mount("/static", StaticFiles(directory=_static_dir()), name="static")
 
     def page(name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
