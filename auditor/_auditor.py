@@ -163,13 +163,17 @@ class Auditor:
                 self._index = EvidenceIndex.open(index_location(self._index_arg))
         return self._index
 
-    def components(self) -> AuditComponents:
-        """What the audit graph runs with (built from this auditor's settings)."""
+    def components(self, *, searched: bool = True) -> AuditComponents:
+        """What the audit graph runs with (built from this auditor's settings); with
+        ``searched=False`` a search that finds nothing (answers judged against their own
+        contexts only, no index opened)."""
         from auditor.extract import build_extractor
 
-        index, mode = self.index, self.config.mode
+        index, mode = (self.index if searched else None), self.config.mode
 
         def search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Hit]]:
+            if index is None:
+                return [[] for _ in queries]
             return index.search(queries, n, mode=mode, as_of=when)
 
         return AuditComponents(

@@ -35,15 +35,15 @@ from auditor.errors import ConfigError, InputError
 from auditor.executor import NewRun, ResultsOf, execute_run
 from auditor.graph.flow import AuditComponents
 from auditor.runner import (
-    _local_batches,
     audit_judges,
     index_component,
     input_digest,
     judge_digests,
+    local_batches,
     run_components,
     run_id_of,
 )
-from auditor.types import Answer, Component, Context, Hit
+from auditor.types import Answer, Component, Context
 from ledger import AnswerResult, Ledger
 
 if TYPE_CHECKING:
@@ -229,25 +229,10 @@ class Checker:
         self._closed = False
 
     def _components(self, searched: bool) -> tuple[AuditComponents, Component]:
-        """The audit graph's components and the index role: the auditor's own with an
-        index; without one, the same with a search that finds nothing."""
-        if searched:
-            return self.auditor.components(), index_component(self.auditor.index.manifest)
-        from auditor.extract import build_extractor
-
-        def no_search(queries: Sequence[str], n: int, when: datetime | None) -> list[list[Hit]]:
-            return [[] for _ in queries]
-
-        a = self.auditor
-        components = AuditComponents(
-            extractor=build_extractor(a.config.extractor),
-            search=no_search,
-            panel=a.panel,
-            stacker=a.stacker,
-            config=a.config,
-            second_opinion=a.second_opinion,
-        )
-        return components, NO_INDEX
+        """The audit graph's components and the index role (no index: answers are judged
+        against their own contexts)."""
+        components = self.auditor.components(searched=searched)
+        return components, (index_component(self.auditor.index.manifest) if searched else NO_INDEX)
 
     # -- lifecycle ---------------------------------------------------------------------
     def warm(self) -> None:
@@ -304,7 +289,7 @@ class Checker:
             execute_run(
                 [item],
                 kept,
-                _local_batches(self.components, 1),
+                local_batches(self.components, 1),
                 judges=self._judges,
                 judge_digests=self._digests,
                 batch_size=1,

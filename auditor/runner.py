@@ -167,7 +167,7 @@ def execute_audit(
     )
     digests = judge_digests(components, roles)
     produce = (
-        _local_batches(components, batch_size)
+        local_batches(components, batch_size)
         if engine is None
         else _engine_batches(engine, run_id, digests)
     )
@@ -184,7 +184,7 @@ def execute_audit(
     )
 
 
-def _local_batches(components: AuditComponents, batch_size: int) -> Producer:
+def local_batches(components: AuditComponents, batch_size: int) -> Producer:
     """The batches through the audit graph in this process."""
 
     def produce(
