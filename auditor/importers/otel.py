@@ -19,9 +19,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
+from auditor.clock import parse_datetime
+from auditor.errors import InputError
 from auditor.importers._common import (
     ANSWER_KEYS,
     QUESTION_KEYS,
@@ -216,12 +217,15 @@ def _hex_id(value: Any, where: Where) -> str:
 
 
 def _iso_time(value: Any) -> float:
+    """A span's ISO start or end time in seconds (0 when absent or unreadable: it only
+    orders spans)."""
     if not isinstance(value, str):
         return 0.0
     try:
-        return datetime.fromisoformat(value).timestamp()
-    except ValueError:
+        when = parse_datetime(value)
+    except InputError:
         return 0.0
+    return 0.0 if when is None else when.timestamp()
 
 
 def _indexed(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
