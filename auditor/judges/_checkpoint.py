@@ -321,6 +321,20 @@ class CheckpointJudge(LocalJudge):
         LocalJudge.__init__(self, **self._info.identity())
         self.checkpoint, self.revision, self.allow_download = checkpoint, revision, allow_download
 
+    def _read_labels(
+        self, label_map: Mapping[str, str] | None, defaults: Mapping[str, str] | None = None
+    ) -> None:
+        """Check ``label_map`` and set the role of each output class (:func:`label_roles`,
+        from the checkpoint's ``config.json``)."""
+        self.label_map = check_label_map(label_map, judge=self.name)
+        self._roles = label_roles(
+            self._info.config,
+            self.label_map,
+            judge=self.name,
+            source=f"{self.folder}/config.json",
+            defaults=defaults,
+        )
+
     @property
     def folder(self) -> Path:
         """The checkpoint's local folder."""

@@ -24,9 +24,7 @@ import numpy as np
 from auditor.errors import ConfigError
 from auditor.judges._checkpoint import (
     CheckpointJudge,
-    check_label_map,
     forward_probs,
-    label_roles,
     load_checkpoint,
     role_probabilities,
     sentence_chunks,
@@ -69,14 +67,7 @@ class FactCGJudge(CheckpointJudge):
         if chunk_size <= 0 or max_length <= 0:
             raise ConfigError(f"{self.name}: chunk_size and max_length must be > 0")
         self._resolve(checkpoint, revision, allow_download)
-        self.label_map = check_label_map(label_map, judge=self.name)
-        self._roles = label_roles(
-            self._info.config,
-            self.label_map,
-            judge=self.name,
-            source=f"{self.folder}/config.json",
-            defaults=BINARY_HEAD,
-        )
+        self._read_labels(label_map, BINARY_HEAD)
         self.threshold, self.chunk_size, self.max_length = threshold, chunk_size, max_length
         self.batch_size = batch_size
 

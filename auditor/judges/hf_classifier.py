@@ -30,9 +30,7 @@ import numpy as np
 from auditor.errors import ConfigError
 from auditor.judges._checkpoint import (
     CheckpointJudge,
-    check_label_map,
     forward_probs,
-    label_roles,
     load_checkpoint,
     role_probabilities,
     token_windows,
@@ -66,13 +64,7 @@ class HFClassifierJudge(CheckpointJudge):
                 f"and max_length > 0"
             )
         self._resolve(checkpoint, revision, allow_download)
-        self.label_map = check_label_map(label_map, judge=self.name)
-        self._roles = label_roles(
-            self._info.config,
-            self.label_map,
-            judge=self.name,
-            source=f"{self.folder}/config.json",
-        )
+        self._read_labels(label_map)
         self.support_at, self.reject_below = support_at, reject_below
         self.window_tokens, self.overlap_tokens = window_tokens, overlap_tokens
         self.max_length, self.batch_size = max_length, batch_size

@@ -38,9 +38,7 @@ from auditor.errors import ConfigError
 from auditor.judges._checkpoint import (
     CheckpointJudge,
     Result,
-    check_label_map,
     forward_probs,
-    label_roles,
     load_checkpoint,
     no_evidence,
 )
@@ -106,14 +104,7 @@ class LettuceDetectJudge(CheckpointJudge):
         if max_length <= 8:
             raise ConfigError(f"{self.name}: max_length must be > 8, got {max_length}")
         self._resolve(checkpoint, revision, allow_download)
-        self.label_map = check_label_map(label_map, judge=self.name)
-        self._roles = label_roles(
-            self._info.config,
-            self.label_map,
-            judge=self.name,
-            source=f"{self.folder}/config.json",
-            defaults=TOKEN_HEAD,
-        )
+        self._read_labels(label_map, TOKEN_HEAD)
         self.threshold, self.max_length = threshold, max_length
 
     def _load(self) -> tuple[Any, Any]:

@@ -35,7 +35,6 @@ from auditor.judges._checkpoint import (
     CheckpointJudge,
     check_label_map,
     forward_probs,
-    label_roles,
     load_checkpoint,
     role_probabilities,
     sentence_chunks,
@@ -81,15 +80,10 @@ class MiniCheckJudge(CheckpointJudge):
         self._resolve(checkpoint, revision, allow_download)
         model_type = str(self._info.config.get("model_type", ""))
         self._seq2seq = model_type in ("t5", "mt5")
-        self.label_map = check_label_map(label_map, judge=self.name)
-        if not self._seq2seq:
-            self._roles = label_roles(
-                self._info.config,
-                self.label_map,
-                judge=self.name,
-                source=f"{self.folder}/config.json",
-                defaults=BINARY_HEAD,
-            )
+        if self._seq2seq:
+            self.label_map = check_label_map(label_map, judge=self.name)
+        else:
+            self._read_labels(label_map, BINARY_HEAD)
         self.threshold, self.chunk_size, self.max_length = threshold, chunk_size, max_length
         self.batch_size = batch_size
 
