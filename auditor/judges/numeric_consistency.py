@@ -74,7 +74,7 @@ class NumericConsistencyJudge(LocalJudge):
             return ABSTAIN, {}, _raw(reason="no numbers in claim")
         if not pair.evidence:
             return ABSTAIN, {}, _raw(reason="no evidence")
-        # "2,400 employees" against "employs about 2,100 staff": one unit, one word; the
+        # a unit in any of its spellings is one word ("3 km" against "3 kilometres"); the
         # words that write a number or a time ("four in the afternoon") are not what the
         # sentence about the claim must share
         anchors = [
@@ -176,7 +176,7 @@ def _number_words(text: str, found: Sequence[Quantity]) -> frozenset[str]:
     words: set[str] = set()
     for q in found:
         span = text[q.start : q.end]
-        if q.unit not in CLOCK_UNITS and q.unit not in (None, "age"):
+        if q.unit is not None and q.unit not in CLOCK_UNITS:
             span = span.rsplit(maxsplit=1)[0] if len(span.split()) > 1 else ""
         words |= {w for w in content_words(span) if w.isalpha()}
     return frozenset(words)

@@ -42,7 +42,7 @@ def anchor_sentences(
     "Harrow Vale Hospice"); a sentence opening with a word the claim writes in lower case
     ("Membership is free ...") is about it too. Claim words in ``ignore`` do not count;
     with ``meanings``, a word counts when the sentence says it in other words (a stem
-    mapped to the same meaning: "welcome" and "permitted")."""
+    mapped to the same meaning: "km" and "kilometre")."""
     said_as = meanings or {}
     claim_words = frozenset(said_as.get(w, w) for w in content_words(claim) - ignore)
     if not claim_words:
