@@ -85,6 +85,24 @@ def test_an_inline_citation_leaves_the_text_and_the_span_points_at_the_answer(
             assert "[" not in text[start:end]
 
 
+def test_an_author_year_citation_is_a_source_and_et_al_splits_no_sentence(
+    rules: RuleExtractor,
+) -> None:
+    text = (
+        "The lake is 40 metres deep (Berg & Lind, 1998). "
+        "Its water is warmest in August (Okafor et al., 2011; Marsh 2019). "
+        "Berg (1998) measured 12 inflows."
+    )
+    claims = _claims(rules, text)
+    assert [(c.text, c.cited_sources) for c in claims] == [
+        ("The lake is 40 metres deep", ("Berg & Lind, 1998",)),
+        ("The lake's water is warmest in August", ("Okafor et al., 2011", "Marsh 2019")),
+        ("Berg (1998) measured 12 inflows", ()),  # a narrative citation: Berg is its subject
+    ]
+    for claim in claims[:2]:
+        assert "(" not in text[slice(*claim.spans[0])]
+
+
 def test_according_to_is_a_source_not_a_name(rules: RuleExtractor) -> None:
     text = "According to the timetable, the last bus leaves at 11pm."
     (claim,) = _claims(rules, text)

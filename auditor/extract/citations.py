@@ -3,10 +3,10 @@
 Two mechanisms, one before and one after parsing:
 
 - :func:`mask_citations` blanks bracketed reference markers ("[1]", "[2, 3]", "[doc 4]")
-  one-for-one with spaces before the answer is parsed, so that offsets still hold, no
-  marker reaches a claim's text, and a marker after the sentence's full stop ("... in
-  1990. [1].") is no sentence of its own; each marker is kept with its position and its
-  references;
+  and author-year citations in parentheses ("(Fang et al., 2003)") one-for-one with
+  spaces before the answer is parsed, so that offsets still hold, no marker reaches a
+  claim's text, and a marker after the sentence's full stop ("... in 1990. [1].") is no
+  sentence of its own; each marker is kept with its position and its references;
 - :func:`attribution` finds, in a parsed sentence, the words that attribute it to a
   source: a prepositional phrase headed by an attributing preposition ("According to
   the API docs, ...", "..., per the manual") or a reporting main clause in the present
@@ -27,6 +27,13 @@ if TYPE_CHECKING:
 _REF = r"(?:[A-Za-z]{1,10}\s?)?\d{1,3}"
 _MARKER = re.compile(r"\[\s*(" + _REF + r"(?:\s*[,;\u2013-]\s*" + _REF + r")*)\s*\]")
 _RUN = re.compile(r"(?:[ \t]*" + _MARKER.pattern + r")+")
+_AUTHOR = r"[A-Z][\w'\u2019-]+"
+_CITED_WORK = (
+    _AUTHOR + r"(?:\s+et\s+al\.?|\s*(?:&|and)\s*" + _AUTHOR + r")?,?\s+(?:1[5-9]|20)\d\d[a-z]?"
+)
+_AUTHOR_YEAR = re.compile(r"[ \t]*\(\s*(" + _CITED_WORK + r"(?:\s*;\s*" + _CITED_WORK + r")*)\s*\)")
+"""An author-year citation in parentheses ("(Eisenberg & Kauzmann, 1969)", "(Fang et
+al., 2003; Lee 2019)"): the academic form of a reference marker."""
 _ATTRIBUTING_PREPOSITIONS = frozenset({"according", "per"})
 """The prepositions that attribute a statement to a source (closed class)."""
 _REPORTING_VERBS = frozenset(
@@ -51,6 +58,10 @@ def mask_citations(text: str) -> tuple[str, tuple[Citation, ...]]:
     follows it along ("opened in 1990. [1]." leaves "opened in 1990.")."""
     found: list[Citation] = []
     chars = list(text)
+    for cited in _AUTHOR_YEAR.finditer(text):
+        refs = tuple(ref.strip() for ref in cited.group(1).split(";"))
+        found.append(Citation(cited.start(), cited.end(), refs))
+        chars[cited.start() : cited.end()] = " " * (cited.end() - cited.start())
     for run in _RUN.finditer(text):
         end = run.end()
         before = text[: run.start()].rstrip()
@@ -63,7 +74,7 @@ def mask_citations(text: str) -> tuple[str, tuple[Citation, ...]]:
         )
         found.append(Citation(run.start(), end, refs))
         chars[run.start() : end] = " " * (end - run.start())
-    return "".join(chars), tuple(found)
+    return "".join(chars), tuple(sorted(found, key=lambda c: c.start))
 
 
 @dataclass(frozen=True)
