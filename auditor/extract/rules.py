@@ -1497,7 +1497,7 @@ class RuleExtractor(Extractor):
     """
 
     name = "rules"
-    version = "21"  # 20: topic when the subject is unnamed; 21: issue 37 (docs/extraction.md)
+    version = "22"  # 21: issue 37 (docs/extraction.md); 22: author-year citations are sources
 
     def __init__(
         self,
