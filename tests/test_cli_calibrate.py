@@ -245,3 +245,54 @@ def test_calibration_is_written_to_the_ledger_once(tmp_path: Path, run_cli: RunC
     assert code == 0 and json.loads(out)["run_id"] == report["run_id"]
     with open_ledger(db) as ledger:
         assert {t: ledger.count(t) for t in counts} == counts
+
+
+@pytest.mark.slow  # ingests a document (the embedding model) and audits twice
+def test_a_downloaded_checker_joins_the_panel_fits_a_stacker_and_pins_the_run_id(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """As a user with a checkpoint on disk: add it to panel.toml, fit a stacker for the
+    panel in one command, audit; the same audit with other weights is another run."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from auditor import AuditConfig, audit_answers
+    from tests.tiny_checkpoints import roberta
+
+    first = roberta(tmp_path / "checker", {0: "entailment", 1: "neutral", 2: "contradiction"})
+    panel = tmp_path / "with-checker.toml"
+    panel.write_text(
+        PANEL + f'[[judges]]\nname = "hf_classifier"\nparams = {{ checkpoint = "{first}" }}\n',
+        encoding="utf-8",
+    )
+    stacker = tmp_path / "with-checker.json"
+    data = _data(tmp_path / "data.jsonl", n=40)
+    argv = ["calibrate", str(data), "--panel", str(panel), "--bootstrap", "50"]
+    code, out, err = run_cli([*argv, "--save-stacker", str(stacker)])
+    assert code == 0, err
+    assert "hf_classifier" in {m["name"] for m in json.loads(out)["members"]}
+    assert "hf_classifier" in load_stacker(stacker).members
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        json.dumps({"id": "lab", "title": "Lab", "text": "Marie Curie moved to Paris in 1891."})
+        + "\n",
+        encoding="utf-8",
+    )
+    answers = [{"id": "a1", "question": "When?", "answer": "Marie Curie moved to Paris in 1891."}]
+    config = AuditConfig(as_of="2026-01-01")
+
+    def audit() -> str:
+        run = audit_answers(answers, documents=corpus, config=config, panel=panel, stacker=stacker)
+        assert run.claims and all(c["label"] for c in run.claims)
+        return run.run_id
+
+    before = audit()
+    assert audit() == before  # the same checkpoint, the same run
+    weights = first / "model.safetensors"
+    state = load_file(str(weights))
+    state["classifier.out_proj.bias"] = state["classifier.out_proj.bias"] + torch.tensor(
+        [0.5, 0.0, 0.0]
+    )
+    save_file(state, str(weights))  # the checkpoint updated in place
+    assert audit() != before  # other weights: another run (same panel file, same path)
