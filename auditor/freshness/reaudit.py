@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.bridging import stored_run
 from auditor.clock import parse_datetime
 from auditor.config import AuditConfig
-from auditor.decision import SubjectCoverage, deciding_flags, signals_subject
+from auditor.decision import deciding_flags, signals_subject
 from auditor.digest import content_digest
 from auditor.errors import ConfigError
 from auditor.evidence import Evidence, gather_evidence
@@ -138,39 +138,12 @@ def _same(old: Evidence, new: Evidence, *, superseded: bool, dated: bool = True)
     return _passages(a, dated=dated) == _passages(b, dated=dated) and _same_scores(old, new, a, b)
 
 
-def _same_deciding(
-    claim: Claim,
-    old: Evidence,
-    new: Evidence,
-    policy: LabelPolicy,
-    *,
-    superseded: bool,
-    dated: bool = False,
-) -> bool:
-    """Whether the current (or superseded) passages that decide the claim's label
-    (relevant by :func:`auditor.decision.deciding_flags`, the rule ``impact`` names claims
-    by) are the same passages, in the same order, with the same scores, and the claim's
-    subject coverage is the same: what changed is only evidence that decides nothing."""
-    if _subject(claim, old) != _subject(claim, new):
-        return False
-    kept = []
-    for ev in (old, new):
-        flags = deciding_flags(ClaimAudit(claim, ev).signals(), policy)
-        hits, part = (
-            (ev.superseded, flags[len(ev.current) :])
-            if superseded
-            else (ev.current, flags[: len(ev.current)])
-        )
-        kept.append([h for h, deciding in zip(hits, part, strict=True) if deciding])
-    return _passages(kept[0], dated=dated) == _passages(kept[1], dated=dated) and _same_scores(
-        old, new, kept[0], kept[1]
-    )
-
-
-def _subject(claim: Claim, ev: Evidence) -> SubjectCoverage:
-    """What the claim's evidence as a whole says about its subject (it reads superseded
-    passages too: a topic named only there)."""
-    return signals_subject(ClaimAudit(claim, ev).signals())
+def _deciding(ev: Evidence, flags: Sequence[bool], *, superseded: bool) -> list[Any]:
+    """The current (or superseded) passages of ``ev`` that decide the claim's label, by
+    its :func:`auditor.decision.deciding_flags` (current pieces first)."""
+    n = len(ev.current)
+    hits, part = (ev.superseded, flags[n:]) if superseded else (ev.current, flags[:n])
+    return [h for h, deciding in zip(hits, part, strict=True) if deciding]
 
 
 def _describe(
@@ -206,11 +179,21 @@ def evidence_change(old: Evidence, new: Evidence, policy: LabelPolicy, claim: Cl
     (:func:`auditor.steps.valid_at_claim_time`), and the same subject coverage. Passages
     that decide nothing may change: the judges read them too, so a carried claim keeps
     votes against passages it no longer reads, and its reason says so."""
-    if not _same_deciding(claim, old, new, policy, superseded=False):
+    before, after = ClaimAudit(claim, old).signals(), ClaimAudit(claim, new).signals()
+    flags = deciding_flags(before, policy), deciding_flags(after, policy)
+
+    def same(superseded: bool, dated: bool) -> bool:
+        a = _deciding(old, flags[0], superseded=superseded)
+        b = _deciding(new, flags[1], superseded=superseded)
+        return _passages(a, dated=dated) == _passages(b, dated=dated) and _same_scores(
+            old, new, a, b
+        )
+
+    if signals_subject(before) != signals_subject(after) or not same(False, dated=False):
         return "evidence changed: " + _describe(old.current, new.current)
     # a superseded version's dates are read only for a claim about its own period
-    dated = ClaimAudit(claim, old).signals().states_time
-    if not _same_deciding(claim, old, new, policy, superseded=True, dated=dated):
+    dated = before.states_time
+    if not same(True, dated=dated):
         return "superseded evidence changed: " + _describe(
             old.superseded, new.superseded, dated=dated, superseded=True
         )
