@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -100,15 +101,9 @@ def read_strings(folder: Path, name: str, n: int | None = None) -> StringColumn:
     return StringColumn(data, offsets)
 
 
-class StringColumn(Sequence[str]):
-    """A column of strings stored as UTF-8 bytes and offsets (see :func:`write_strings`)."""
-
-    def __init__(self, data: NDArray[np.uint8], offsets: NDArray[np.int64]) -> None:
-        self._data = data
-        self._offsets = offsets
-
-    def __len__(self) -> int:
-        return len(self._offsets) - 1
+class _Strings(Sequence[str]):
+    """A sequence of strings decoded one at a time: indexing (negative, slices) here,
+    the decoding of one in-range row in :meth:`_get`."""
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -121,6 +116,23 @@ class StringColumn(Sequence[str]):
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError(i)
+        return self._get(i)
+
+    @abstractmethod
+    def _get(self, i: int) -> str: ...
+
+
+class StringColumn(_Strings):
+    """A column of strings stored as UTF-8 bytes and offsets (see :func:`write_strings`)."""
+
+    def __init__(self, data: NDArray[np.uint8], offsets: NDArray[np.int64]) -> None:
+        self._data = data
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def _get(self, i: int) -> str:
         lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
         return bytes(self._data[lo:hi]).decode("utf-8")
 
@@ -138,7 +150,7 @@ class StringColumn(Sequence[str]):
         return [raw[lo:hi].decode("utf-8") for lo, hi in pairs]
 
 
-class ChunkIds(Sequence[str]):
+class ChunkIds(_Strings):
     """Chunk ids of a generation by chunk row: byte rows (memory-mapped per segment) or
     strings (segments read from ``chunks.jsonl``), turned into strings when asked."""
 
@@ -154,17 +166,7 @@ class ChunkIds(Sequence[str]):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
+    def _get(self, i: int) -> str:
         p = int(np.searchsorted(self._starts, i, side="right")) - 1
         part = self._parts[p]
         got = part[i - self._starts[p]]
