@@ -150,8 +150,8 @@ STAGES: list[tuple[str, str, str]] = [
     ("stack", "auditor.graph.flow", "stack_audits"),
     ("label", "auditor.graph.flow", "label_audits"),
     ("localize", "auditor.graph.flow", "localize_audits"),
-    ("answer results", "auditor.runner", "answer_results"),
-    ("ledger record_answers", "ledger.store", "Ledger.record_answers"),
+    ("answer results", "auditor.executor", "answer_results"),
+    ("ledger record_answers", "ledger._claims", "ClaimRepository.record_answers"),
     ("claim records", "auditor.report.claims", "claim_records"),
 ]
 
