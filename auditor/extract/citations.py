@@ -77,6 +77,68 @@ def mask_citations(text: str) -> tuple[str, tuple[Citation, ...]]:
     return "".join(chars), tuple(sorted(found, key=lambda c: c.start))
 
 
+_LOCATOR = r"(?:https?://\S+|www\.\S+|doi:\s*\S+|\b10\.\d{4,9}/\S+|\bISBN[\s:]*[\dX-]{10,})"
+_BARE_LOCATOR = re.compile(r"[<(]?" + _LOCATOR + r"[>)]?[.;,]?", re.IGNORECASE)
+_LABEL = re.compile(r"(?:\*\*)?[^\W\d_][^\W\d]*(?:\s[^\W\d][^\W\d]*){0,2}:(?:\*\*)?\s+")
+"""A short label before the line's content ("Source: ", "Further reading: ")."""
+_REFERENCE_OPENING = re.compile(
+    # authors: "Smith, J.", "van Dyke, A. B.", "Smith J, Lee K." (Vancouver), "J. Smith,"
+    r"(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?,\s(?:[A-Z]\.\s?-?){1,3}"
+    r"|[A-Z][\w'\u2019-]+\s[A-Z]{1,3}[,.]\s|(?:[A-Z]\.\s?){1,3}[A-Z][\w'\u2019-]+,"
+    # a title in quotes or italics, or the locator itself
+    r"|[\"\u201c][^\"\u201d]{3,}[\"\u201d]|\*[^*\s][^*]*\*|_[^_\s][^_]*_|" + _LOCATOR + r")"
+)
+"""What a reference opens with: its authors, its title set off, or where to find it."""
+_REFERENCE_CUES = (
+    # authors
+    re.compile(
+        r"^(?:[A-Z][\w'\u2019-]+(?:\s[A-Z][\w'\u2019-]+)?,\s(?:[A-Z]\.\s?-?){1,3}"
+        r"|[A-Z][\w'\u2019-]+\s[A-Z]{1,3}[,.]\s|(?:[A-Z]\.\s?){1,3}[A-Z][\w'\u2019-]+,)"
+        r"|\bet al\b"
+    ),
+    # the year as an element of its own: "(2020)", "Marsh, T. 2011.", "2020;12(3)", "n.d."
+    re.compile(r"\((?:1[5-9]|20)\d\d[a-z]?\)|(?:^|[.,]\s)(?:1[5-9]|20)\d\d[a-z]?[.;]|\bn\.d\."),
+    # where to find it
+    re.compile(_LOCATOR, re.IGNORECASE),
+    # volume(issue), pages
+    re.compile(r"\b\d+\s?\(\d+\)|\bpp?\.\s?\d|[,:]\s?\d+\s?[-\u2013]\s?\d+\.?\s*$"),
+    # a title in quotes or italics
+    re.compile(r"[\"\u201c][^\"\u201d]{3,}[\"\u201d]|\*[^*\s][^*]*\*|_[^_\s][^_]*_"),
+)
+"""The elements of a bibliographic reference, one pattern each."""
+
+
+@dataclass(frozen=True)
+class ReferenceShape:
+    """How much a line looks like a bibliographic reference (:func:`reference_shape`)."""
+
+    labelled: bool
+    """It opens with a short label before a colon ("Source: ...")."""
+    locator: bool
+    """Past the label it is only a URL, DOI or ISBN."""
+    leads: bool
+    """Past the label it opens with authors, a title set off, or a locator."""
+    cues: int
+    """How many kinds of reference element it has: authors, a year standing alone, a
+    locator, volume or pages, a title set off."""
+
+
+def reference_shape(line: str) -> ReferenceShape:
+    """The reference elements of one line of an answer (citation markers and list marks
+    already taken off): "Smith, J. (2020). Deep learning for cats. Journal of X, 12(3),
+    45-67." has authors, a year, volume and pages; "Source: https://example.com/page" is a
+    label and a locator."""
+    text = line.strip()
+    label = _LABEL.match(text)
+    rest = text[label.end() :] if label else text
+    return ReferenceShape(
+        labelled=label is not None,
+        locator=_BARE_LOCATOR.fullmatch(rest.strip()) is not None,
+        leads=_REFERENCE_OPENING.match(rest) is not None,
+        cues=sum(1 for cue in _REFERENCE_CUES if cue.search(rest)),
+    )
+
+
 @dataclass(frozen=True)
 class Attribution:
     """The tokens of a sentence that attribute it to a source, the sources they name, and

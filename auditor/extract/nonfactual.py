@@ -14,6 +14,8 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from spacy.tokens import Span as SpacySpan
     from spacy.tokens import Token
 
@@ -267,7 +269,7 @@ _ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 _INDEFINITE_ARTICLES = frozenset({"a", "an"})
 
 
-def _anchored(tokens: list[Token]) -> bool:
+def anchored(tokens: Iterable[Token]) -> bool:
     """Whether words carry something a document can confirm: a number or a name."""
     return any(t.tag_ == "CD" or t.pos_ in {"NUM", "PROPN"} for t in tokens)
 
@@ -310,7 +312,7 @@ def advice(sent: SpacySpan) -> bool:
         subject is not None
         and subject.lower_ == "you"
         and any(c.tag_ == "MD" and c.lower_ in _ADVISORY_MODALS for c in root.children)
-        and not _anchored(list(sent))
+        and not anchored(sent)
     )
 
 
@@ -329,7 +331,7 @@ def evaluative(head: Token) -> bool:
     if predicate is None:
         return False
     words = list(predicate.subtree)
-    if _anchored(words) or any(
+    if anchored(words) or any(
         t.dep_ in {"prep", "compound", "relcl", "acl", "advcl", "conj", "punct"} for t in words
     ):
         return False

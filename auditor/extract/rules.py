@@ -14,8 +14,19 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
 - subject relative clauses ("..., who served two terms") become a claim about
   their antecedent, appositions ("Michael Phelps, an American swimmer") a claim
   "X is Y";
+- parts coordinated after a shared verb, each a phrase with its own modifiers
+  ("displaced 662 tons when surfaced and 834 tons when submerged", "opens at 9am on
+  weekdays and at 10am on Sundays") become one claim each, a copy of the clause with
+  its subject, verb, auxiliaries and condition (:func:`_gapped`);
 - one coordinated list of nouns or adjectives per clause ("include France,
-  China and Russia") is distributed, one claim per member;
+  China and Russia") is distributed, one claim per member; what is held jointly is not
+  split: a range ("between 5 and 10"), "both ... and", "respectively", "together", a
+  symmetric verb ("mixing flour and water"), a verb of joint action ("co-founded"), a
+  coordinated subject of a singular verb ("Marks and Spencer sells ..."), two bare
+  nouns after "with" ("with salt and pepper"), a number beside a name;
+- a line that is a bibliographic reference ("[1] Smith, J. (2020). ...", "Source:
+  https://...") or the heading over such lines is one non-factual ``meta`` item, with the
+  marker that opens it as its cited source (:func:`_references`);
 - discourse openers ("However,", "It is worth noting that") are dropped;
 - light decontextualisation: a subject pronoun (he, she, it, they, and the
   possessives his, her, its, their) of a sentence is replaced by the subject of
@@ -52,6 +63,7 @@ from those characters by the decontextualisation.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import re
@@ -67,7 +79,8 @@ from auditor.extract.base import (
     clean_text,
     make_claim,
 )
-from auditor.extract.citations import Citation, attribution, mask_citations
+from auditor.extract.checkworthiness import shipped_screen
+from auditor.extract.citations import Citation, attribution, mask_citations, reference_shape
 from auditor.extract.nonfactual import announces, classify_sentence, classify_text, evaluative
 from auditor.extract.segment import Block, segment
 from auditor.spans.unicode import NfcMap, nfc_map, snap_to_graphemes
@@ -116,38 +129,157 @@ class _Sentence:
     block: Block
     cites: tuple[str, ...] = ()
     """The references of the citation markers that follow the sentence or sit in it."""
+    reference: bool = False
+    """The whole line is a bibliographic reference, or the heading over such lines
+    (:func:`_references`): no claim, one non-factual ``meta`` item."""
 
 
-def _parse(answers: Sequence[Answer], batch_size: int) -> list[list[_Sentence]]:
+def _parse(
+    answers: Sequence[Answer], batch_size: int, references: bool = False
+) -> list[list[_Sentence]]:
     """Sentences of every answer, parsed in one ``nlp.pipe`` batch, citation markers
     blanked out (:func:`~auditor.extract.citations.mask_citations`) and kept with the
-    sentence they follow."""
+    sentence they follow (with the line they open, for a marker at a line's start); with
+    ``references``, a reference line is one sentence of its own (:func:`_references`)."""
     nlp = load_nlp()
     masked = [mask_citations(clean_text(a.answer)) for a in answers]
     jobs: list[tuple[str, tuple[int, Block]]] = []
     for index, (text, _) in enumerate(masked):
         for block in segment(text):
             jobs.append((text[block.start : block.end], (index, block)))
-    out: list[list[_Sentence]] = [[] for _ in answers]
+    parsed: list[list[tuple[Doc, Block]]] = [[] for _ in answers]
     for doc, (index, block) in nlp.pipe(jobs, as_tuples=True, batch_size=batch_size):
         _repair_parse(doc)
-        for sent in _sentences(doc):
-            out[index].append(_Sentence(sent, block.start, block))
-    for sentences, (_, citations) in zip(out, masked, strict=True):
-        _attach_citations(sentences, citations)
+        parsed[index].append((doc, block))
+    out: list[list[_Sentence]] = [[] for _ in answers]
+    for sentences, blocks, (text, citations) in zip(out, parsed, masked, strict=True):
+        opened = [_marker_opens(text, block, citations) for _, block in blocks]
+        found = _references(blocks, opened) if references else [False] * len(blocks)
+        for (doc, block), reference in zip(blocks, found, strict=True):
+            words = [t for t in doc if not t.is_space]
+            if reference and words:
+                whole = doc[words[0].i : words[-1].i + 1]
+                sentences.append(_Sentence(whole, block.start, block, reference=True))
+                continue
+            for sent in _sentences(doc):
+                sentences.append(_Sentence(sent, block.start, block))
+        _attach_citations(sentences, citations, text)
     return out
 
 
-def _attach_citations(sentences: list[_Sentence], citations: Sequence[Citation]) -> None:
+def _marker_opens(text: str, block: Block, citations: Sequence[Citation]) -> bool:
+    """Whether a citation marker opens the line of ``block`` ("[1] Smith, J. (2020). ..."):
+    only blanks before it on the line, and the block right after it (``citations`` in
+    answer order)."""
+    line_start = text.rfind("\n", 0, block.start) + 1
+    first = bisect.bisect_left(citations, line_start, key=lambda c: c.start)
+    return (
+        first < len(citations)
+        and citations[first].end <= block.start
+        and not text[line_start : block.start].strip()
+    )
+
+
+def _attach_citations(sentences: list[_Sentence], citations: Sequence[Citation], text: str) -> None:
     """Give each citation's references to the last sentence that starts before it (the
-    first sentence for one that opens the answer)."""
+    first sentence for one that opens the answer); a marker that opens a line ("[1] Smith,
+    J. (2020). ...") labels that line: it goes to the first sentence after it on the line."""
     if not sentences:
         return
     starts = [s.offset + s.sent.start_char for s in sentences]
     for citation in citations:
-        index = max((i for i, start in enumerate(starts) if start <= citation.start), default=0)
+        line_start = text.rfind("\n", 0, citation.start) + 1
+        line_end = text.find("\n", citation.end)
+        after = bisect.bisect_left(starts, citation.end)
+        if (
+            after < len(starts)
+            and (line_end < 0 or starts[after] < line_end)
+            and not text[line_start : citation.start].strip()
+        ):
+            index = after
+        else:
+            index = max(bisect.bisect_right(starts, citation.start) - 1, 0)
         sentence = sentences[index]
         sentence.cites = (*sentence.cites, *citation.refs)
+
+
+def _references(blocks: Sequence[tuple[Doc, Block]], opened: Sequence[bool]) -> list[bool]:
+    """Which blocks (lines) of an answer are bibliographic references, or the heading over
+    them, by their shape (:func:`~auditor.extract.citations.reference_shape`), not by what
+    they say:
+
+    - a line that is only a URL, DOI or ISBN, after at most a short label ("Source:
+      https://example.com/page");
+    - a line that opens with authors, a title set off, or a locator, has at least two
+      kinds of reference element (authors, a year standing alone, a locator, volume or
+      pages, a title), and states no clause before its first full stop ("Smith, J. (2020).
+      Deep learning for cats. Journal of X, 12(3), 45-67."; not "Washington, D.C. (1790)
+      is the capital"), when it opens with a citation marker, a list mark or a label, or
+      follows another reference, or has three such elements;
+    - after a reference, a line with one such element that states no clause at all;
+    - the line just before the first of a run of references when it is short (at most
+      four words), names no number, is no list item and has no verb ("References:",
+      "**Sources**").
+    """
+    out = [False] * len(blocks)
+    for k, (doc, block) in enumerate(blocks):
+        shape = reference_shape(doc.text)
+        after = k > 0 and out[k - 1]
+        headed = k > 0 and _heading_like(*blocks[k - 1])
+        first = next(iter(doc.sents), None)
+        framed = opened[k] or block.item or shape.labelled or after or headed
+        out[k] = (
+            shape.locator
+            or (
+                shape.leads
+                and shape.cues >= 2
+                and (framed or shape.cues >= 3)
+                and first is not None
+                and not _clause(first)
+            )
+            or (after and shape.cues >= 1 and not _clause(doc[:]))
+        )
+        if out[k] and headed and not after:
+            out[k - 1] = True
+    return out
+
+
+def _heading_like(doc: Doc, block: Block) -> bool:
+    """A line that can head a list: at most four words, no number, no clause, and not a
+    list item unless set off as a heading (bold, or ending in a colon)."""
+    words = [t for t in doc if t.is_alpha]
+    text = doc.text.rstrip()
+    return (
+        0 < len(words) <= 4
+        and (not block.item or "*" in text or text.endswith(":"))
+        and not any(t.like_num for t in doc)
+        and not _clause(doc[:])
+    )
+
+
+def _clause(span: SpacySpan) -> bool:
+    """Whether ``span`` states a clause (a finite verb with a subject) outside quotes:
+    '"Hall reopens", The Courier, 4 May 2015.' states none."""
+    quoted = False
+    inside: set[int] = set()
+    for token in span:
+        if token.text in {'"', "\u201c", "\u201d"}:
+            quoted = not quoted if token.text == '"' else token.text == "\u201c"
+            continue
+        if quoted:
+            inside.add(token.i)
+    finite = {"VBZ", "VBD", "VBP", "MD"}
+    return any(
+        t.dep_ in {"nsubj", "nsubjpass"}
+        and t.i not in inside
+        and t.head.i not in inside
+        and _verbal(t.head)
+        and (
+            t.head.tag_ in finite
+            or any(c.dep_ in _AUX_DEPS and c.tag_ in finite for c in t.head.children)
+        )
+        for t in span
+    )
 
 
 def _repair_parse(doc: Doc) -> None:
@@ -506,9 +638,247 @@ def _units(sent: SpacySpan, excluded: set[int], root: Token) -> list[_Unit]:
         elif kind in {"advcl", "parataxis"}:
             unit.tokens -= {c.i for c in head.children if c.dep_ == "mark"}
         units.append(unit)
+        gapped = _gapped(head, tokens)
+        if gapped is not None:
+            # "displaced 662 tons when surfaced and 834 tons when submerged": each later
+            # part takes the place of the first in a copy of the clause, which keeps its
+            # subject, verb, auxiliaries, condition and every other shared word
+            parts, links = gapped
+            later = set().union(*parts[1:])
+            unit.tokens -= later | links
+            for part in parts[1:]:
+                units.append(
+                    dataclasses.replace(
+                        unit,
+                        tokens=(unit.tokens - parts[0]) | part,
+                        inserts=dict(unit.inserts),
+                        replace=dict(unit.replace),
+                    )
+                )
         for point, point_kind in points:
             work.append((point, point_kind, head))
     return units
+
+
+_SYMMETRIC_STEMS = (
+    *("mix", "combin", "blend", "merg", "marr", "connect", "link", "unite", "uniti"),
+    *("compar", "separat", "alternat", "intersect"),
+)
+"""Stems of the verbs that relate their coordinated arguments to each other ("mixing flour
+and water", "Anna and Ben married", "the road connects Leeds and York"): what is said of
+the pair is said of neither member alone (the verbs of :data:`_NO_DISTRIBUTE_NOUNS`)."""
+_JOINTLY = frozenset({"together", "jointly", "respectively"})
+
+
+def _symmetric(verb: Token) -> bool:
+    return verb.pos_ == "VERB" and verb.lower_.startswith(_SYMMETRIC_STEMS)
+
+
+def _co_verb(verb: Token) -> bool:
+    """A verb of joint action by its prefix ("co-founded", "co-wrote", "co-hosts"): its
+    coordinated subjects did it together."""
+    doc = verb.doc
+    if re.match(r"co[-\u2010\u2011]\w", verb.lower_):
+        return True
+    return (
+        verb.i >= 2
+        and doc[verb.i - 1].text in {"-", "\u2010", "\u2011"}
+        and doc[verb.i - 2].lower_ == "co"
+        and not doc[verb.i - 2].whitespace_
+        and not doc[verb.i - 1].whitespace_
+    )
+
+
+def _joint(verb: Token) -> bool:
+    """Whether a clause says what its coordinated members do or are together: a symmetric
+    verb (:data:`_SYMMETRIC_STEMS`), a verb of joint action ("co-founded"), or
+    :func:`_together`."""
+    return _symmetric(verb) or _co_verb(verb) or _together(verb)
+
+
+def _together(verb: Token) -> bool:
+    """ "together", "jointly", "respectively", "each other", "one another" in the clause."""
+    for token in verb.subtree:
+        if token.lower_ in _JOINTLY:
+            return True
+        if token.i > 0 and (token.lower_, token.nbor(-1).lower_) in {
+            ("other", "each"),
+            ("another", "one"),
+        }:
+            return True
+    return False
+
+
+def _category(token: Token) -> str | None:
+    """What kind of constituent a word opens: a prepositional phrase, an adverbial
+    clause ("when surfaced"), a noun phrase; ``None`` for a word that opens none."""
+    if token.pos_ == "ADP" or (token.tag_ == "TO" and not _verbal(token.head)):
+        return "prep"  # "to 9pm" read as the particle of an infinitive is a preposition
+    if token.pos_ == "SCONJ" or token.tag_ == "WRB":
+        return "clause"
+    if token.pos_ in {"DET", "NUM", "NOUN", "PROPN", "SYM", "ADJ", "PRON"}:
+        return "noun"
+    return None
+
+
+def _constituents(doc: Doc, indices: Sequence[int]) -> list[tuple[str | None, list[int]]]:
+    """A stretch of a clause cut into its constituents, each with its kind
+    (:func:`_category`): a preposition or a subordinator opens one, a noun phrase opens one
+    after anything but the words of a noun phrase, prepositional phrase or clause it
+    continues; a comma is one of its own (kind ","); other words (adverbs, particles,
+    verbs) stay in the one they follow."""
+    out: list[tuple[str | None, list[int]]] = []
+    for i in indices:
+        token = doc[i]
+        if token.text in {",", ";"}:
+            out.append((",", [i]))
+            continue
+        kind = _category(token)
+        current = out[-1] if out else None
+        previous = doc[i - 1] if i > 0 else None
+        adjacent = current is not None and previous is not None and previous.i == current[1][-1]
+        if current is None or current[0] == ",":
+            opens = True
+        elif kind in {"prep", "clause"}:
+            # "because of", "up to": one preposition of two words
+            opens = not (adjacent and previous is not None and previous.pos_ == "ADP")
+        elif kind == "noun":
+            opens = current[0] is None or (
+                current[0] == "noun"
+                and adjacent
+                and previous is not None
+                and _category(previous) == "noun"
+                and previous.head.i <= previous.i  # "visitors | £5": a head went before
+            )
+        else:
+            opens = False
+        if opens:
+            out.append((kind, [i]))
+        else:
+            out[-1][1].append(i)
+    return out
+
+
+def _shape(parts: Sequence[tuple[str | None, list[int]]]) -> list[str | None]:
+    """The kinds of a stretch's constituents, leading adverbs aside ("and then at ...")."""
+    kinds = [kind for kind, _ in parts]
+    while kinds and kinds[0] is None:
+        kinds = kinds[1:]
+    return kinds
+
+
+def _form(token: Token) -> str:
+    """The form a phrase opens with: a number (or currency sign), a noun phrase's word,
+    else the part of speech ("at", "when")."""
+    if token.pos_ in {"NUM", "SYM"} or token.like_num:
+        return "number"
+    if token.pos_ in {"DET", "NOUN", "PROPN", "ADJ", "PRON"}:
+        return "nominal"
+    return token.pos_
+
+
+def _parallel(
+    doc: Doc,
+    parts: list[tuple[str | None, list[int]]],
+    shape: list[str | None],
+    first: Token,
+) -> list[tuple[str | None, list[int]]] | None:
+    """The last constituents of ``parts`` when they are of ``shape`` and open with a word
+    of the same form as ``first``; a prepositional phrase stands for a noun phrase whose
+    preposition the parts share ("start at £20 for a single room and £35 for a double":
+    "at" stays with the verb)."""
+    tail = [(kind, list(words)) for kind, words in parts[-len(shape) :]]
+    if len(tail) < len(shape):
+        return None
+    if tail[0][0] == "prep" and shape[0] == "noun":
+        words = tail[0][1]
+        while words and doc[words[0]].pos_ == "ADP":
+            words = words[1:]
+        tail[0] = ("noun", words) if words else tail[0]
+    if [kind for kind, _ in tail] != shape or _form(doc[tail[0][1][0]]) != _form(first):
+        return None
+    return tail
+
+
+def _gapped(head: Token, region: set[int]) -> tuple[list[set[int]], set[int]] | None:
+    """Coordinated parts of a clause that each stand alone with the clause's verb and
+    subject, and the commas and conjunction between them; ``None`` when it has none.
+
+    "The submarine displaced 662 tons when surfaced and 834 tons when submerged", "opens
+    at 9am on weekdays and at 10am on Sundays", "studied law at Leeds and medicine at
+    Oxford": after the verb, a part after a final "and" that the parse coordinates
+    (``conj``) with a word before it, made of two or more constituents (a phrase and its
+    own modifiers, :func:`_constituents`) of the same kinds, in the same order, as the
+    ones just before the "and" (and before each comma of a longer list). One noun phrase
+    ("offices in London and Paris") is a list of members (:func:`_distribute`), not this.
+    Not split: what is held jointly (a range "between ... and ...", "both ... and ...",
+    "respectively", a symmetric verb, :func:`_joint`).
+    """
+    doc = head.doc
+    if not _verbal(head) or _joint(head):
+        return None
+    ccs = [
+        i for i in sorted(region) if i > head.i and doc[i].dep_ == "cc" and doc[i].lower_ == "and"
+    ]
+    for cc in reversed(ccs):  # "law at Leeds and medicine at Oxford and Cambridge"
+        found = _gapped_at(head, region, cc)
+        if found is not None:
+            return found
+    return None
+
+
+def _gapped_at(head: Token, region: set[int], cc: int) -> tuple[list[set[int]], set[int]] | None:
+    """:func:`_gapped` with the final "and" at ``cc``."""
+    doc = head.doc
+    last = [i for i in sorted(region) if i > cc]
+    while last and doc[last[-1]].is_punct:
+        last = last[:-1]
+    own = _constituents(doc, last)
+    shape = _shape(own)
+    if len(shape) < 2:
+        return None
+    first = own[len(own) - len(shape)][1][0]  # the first word of its first phrase
+    before = [i for i in sorted(region) if head.i < i < cc and not doc[i].is_space]
+    links = {cc}
+    if before and doc[before[-1]].text == ",":  # "X, Y, and Z"
+        links.add(before.pop())
+    found: list[set[int]] = [set(last)]
+    listed = False  # a comma before the part in hand: one more member must come
+    while True:
+        parts = _parallel(doc, _constituents(doc, before), shape, doc[first])
+        if parts is None:
+            if listed:
+                return None  # a longer list whose earlier members are of another shape
+            break
+        part = {i for _, words in parts for i in words}
+        if set(range(min(part), max(part) + 1)) - region:
+            return None  # not one stretch of the clause
+        found.insert(0, part)
+        before = before[: -len(part)]
+        if not before or doc[before[-1]].text != ",":
+            break
+        links.add(before.pop())  # "at 9am on weekdays, at 11am on Saturdays and ..."
+        listed = True
+    if len(found) < 2:
+        return None
+    words = set().union(*found)
+    if not any(doc[i].pos_ in {"NOUN", "PROPN", "NUM"} for i in found[0]):
+        return None
+    if any(
+        t.dep_ == "preconj" or t.lower_ in _NO_DISTRIBUTE_PREPS | {"both"}
+        for i in words
+        for t in (doc[i], *doc[i].children)
+    ):
+        return None  # "both at 9am and at noon", "between £5 in winter and £7 in summer"
+    opener = doc[min(found[0]) - 1]  # the word the first part follows
+    if opener.lower_ in _NO_DISTRIBUTE_PREPS or (
+        opener.pos_ == "ADP" and opener.head.lower_ in _NO_DISTRIBUTE_NOUNS
+    ):
+        return None  # "varies between ...", "a blend of tea from India and coffee from Brazil"
+    earlier = {head.i}.union(*found[:-1])
+    if not any(doc[i].dep_ == "conj" and doc[i].head.i in earlier for i in found[-1]):
+        return None  # the parse does not coordinate the parts
+    return found, links
 
 
 _SCOPE_DEPS = frozenset({"advcl", "prep", "npadvmod", "advmod"})
@@ -554,8 +924,18 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
             continue
         if _inside_subject(token, doc[unit.head]):
             continue
-        if token.dep_ in {"nsubj", "nsubjpass"} and any(
-            t.lower_ in _COLLECTIVE for t in doc[unit.head].subtree
+        head = doc[unit.head]
+        if token.dep_ in {"nsubj", "nsubjpass"} and (
+            any(t.lower_ in _COLLECTIVE for t in head.subtree)
+            or _joint(head)  # "Smith and Jones co-founded the firm", "A and B married"
+            or _singular_verb(head)  # "Marks and Spencer sells clothes": one name
+        ):
+            continue
+        if token.dep_ not in {"nsubj", "nsubjpass"} and (
+            _together(head)
+            or _symmetric(_governor(token))  # "mixing flour and water"
+            # "both French and German"
+            or any(c.dep_ == "preconj" or c.lower_ == "both" for c in token.children)
         ):
             continue
         nominal = token.pos_ in {"NOUN", "PROPN", "NUM"}
@@ -580,6 +960,8 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
                     and child.i in unit.tokens
                     and (child.pos_ in {"NOUN", "PROPN", "NUM"}) == nominal
                     and (nominal or child.pos_ == "ADJ")
+                    # "visited France in 1990 and Spain": a year and a name are no list
+                    and child.like_num == token.like_num
                     and _word(child)
                 ):
                     members.append(child)
@@ -589,9 +971,50 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
             len(members) >= 2
             and not any(c.text == "&" for c in ccs)
             and all(_word(m) for m in members)
+            and not _binomial(members)
+            and not _firm(members)
         ):
             found.append(sorted(members, key=lambda t: t.i))
     return found
+
+
+def _governor(token: Token) -> Token:
+    """The verb whose argument a word is (the word itself at the top of the sentence)."""
+    node = token
+    while node.head.i != node.i and not _verbal(node.head):
+        node = node.head
+    return node.head
+
+
+def _singular_verb(verb: Token) -> bool:
+    """A clause whose finite verb agrees with a singular subject ("sells", "is", "was",
+    "has"): a coordinated subject of it is one name ("Marks and Spencer sells ...")."""
+    finite = [verb, *(c for c in verb.children if c.dep_ in {"aux", "auxpass"})]
+    return any(t.tag_ == "VBZ" or t.lower_ == "was" for t in finite)
+
+
+def _binomial(members: Sequence[Token]) -> bool:
+    """Two bare singular nouns after "with" ("seasoned with salt and pepper", "served
+    with rice and beans"): one thing made of both, not two."""
+    return (
+        len(members) == 2
+        and members[0].head.lower_ == "with"
+        and all(
+            m.tag_ == "NN" and all(c.dep_ in {"cc", "conj"} for c in m.children) for m in members
+        )
+        and members[1].i - members[0].i == 2
+    )
+
+
+def _firm(members: Sequence[Token]) -> bool:
+    """A name's "and Partners", "and Sons": a bare plural proper noun after a proper noun
+    ("designed by Ove Arup and Partners") closes one name, not a list."""
+    last = members[-1]
+    return (
+        members[-2].pos_ == "PROPN"
+        and last.tag_ == "NNPS"
+        and all(c.dep_ in {"cc", "punct"} for c in last.children)
+    )
 
 
 def _word(token: Token) -> bool:
@@ -1282,6 +1705,10 @@ def _answer_draft(
 
     for sentence in sentences:
         sent, doc = sentence.sent, sentence.sent.doc
+        if sentence.reference:  # "[1] Smith, J. (2020). ...": where a claim is from
+            text, spans = _whole(sentence)
+            add(text, spans, False, "meta", sources=sentence.cites)
+            continue
         attributed = attribution(sent) if atomic else None
         attributed_tokens = attributed.tokens if attributed is not None else frozenset()
         sources = tuple(
@@ -1494,10 +1921,15 @@ class RuleExtractor(Extractor):
     ``decontextualise`` resolves sentence-subject pronouns to the previous
     sentence's subject; ``atomic=False`` keeps one claim per sentence (still with
     non-factual detection); ``detect_nonfactual=False`` marks every sentence factual.
+    ``checkworthiness`` (with ``detect_nonfactual``) passes the factual claims through
+    the learned screen of :mod:`auditor.extract.checkworthiness`.
     """
 
     name = "rules"
-    version = "22"  # 21: issue 37 (docs/extraction.md); 22: author-year citations are sources
+    # 21: issue 37 (docs/extraction.md); 22: author-year citations are sources; 23: parts
+    # coordinated after a shared verb are split, joint coordination is not, reference lines
+    # are no claims; 24: the learned check-worthiness screen
+    version = "24"
 
     def __init__(
         self,
@@ -1505,6 +1937,7 @@ class RuleExtractor(Extractor):
         decontextualise: bool = True,
         atomic: bool = True,
         detect_nonfactual: bool = True,
+        checkworthiness: bool = True,
         batch_size: int = 64,
     ) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
@@ -1512,10 +1945,11 @@ class RuleExtractor(Extractor):
         self.decontextualise = bool(decontextualise)
         self.atomic = bool(atomic)
         self.detect_nonfactual = bool(detect_nonfactual)
+        self.checkworthiness = bool(checkworthiness) and self.detect_nonfactual
         self.batch_size = batch_size
 
     def config(self) -> dict[str, Any]:
-        return {
+        config: dict[str, Any] = {
             "spacy_model": spacy_model_version(),
             "disabled_pipes": list(DISABLED_PIPES),
             "decontextualise": self.decontextualise,
@@ -1523,6 +1957,9 @@ class RuleExtractor(Extractor):
             "detect_nonfactual": self.detect_nonfactual,
             "max_claims_per_sentence": MAX_CLAIMS_PER_SENTENCE,
         }
+        if self.checkworthiness:
+            config["checkworthiness_screen"] = shipped_screen().digest
+        return config
 
     def extract_detailed(self, answers: Sequence[Answer]) -> list[Extraction]:
         check_answers(answers)
@@ -1532,7 +1969,7 @@ class RuleExtractor(Extractor):
             a if m.identity else dataclasses.replace(a, answer=m.text)
             for a, m in zip(answers, maps, strict=True)
         ]
-        parsed = _parse(normal, self.batch_size)
+        parsed = _parse(normal, self.batch_size, references=self.detect_nonfactual)
         drafts = [
             _answer_draft(
                 a.id,
@@ -1544,14 +1981,14 @@ class RuleExtractor(Extractor):
             for a, sentences in zip(answers, parsed, strict=True)
         ]
         broken = _ungrammatical([t for d in drafts for t in d.rewrites()])
+        claims = [_to_original(d.finish(broken), m) for d, m in zip(drafts, maps, strict=True)]
+        if self.checkworthiness:
+            screened = iter(shipped_screen().screen([c for cs in claims for c in cs], load_nlp()))
+            claims = [tuple(next(screened) for _ in cs) for cs in claims]
         component = self.component
         return [
-            Extraction(
-                answer_id=a.id,
-                claims=_to_original(d.finish(broken), m),
-                extractor=component,
-            )
-            for a, d, m in zip(answers, drafts, maps, strict=True)
+            Extraction(answer_id=a.id, claims=cs, extractor=component)
+            for a, cs in zip(answers, claims, strict=True)
         ]
 
 
