@@ -14,6 +14,7 @@ import pytest
 
 from auditor.retrieval import EvidenceIndex, compact, ingest, make_document
 from auditor.retrieval import dense as dense_mod
+from auditor.retrieval.corpus import _Rows
 from auditor.types import DocumentVersion
 
 pytestmark = pytest.mark.slow  # loads the MiniLM encoder
@@ -142,12 +143,14 @@ def test_ivfpq_stays_flat_until_it_can_train(
     assert idx._dense.ntotal == 400 and len(idx.manifest["segments"]) == 1
     hits = idx.search(["item 21"], k=3, mode="lexical")
     assert hits[0][0].chunk.doc_id == "n3"
-    # dense hits of an ivfpq index carry exact inner products (candidates re-scored)
+    # dense hits of an ivfpq index carry exact inner products with the stored vectors
+    # rounded to float16 (candidates re-scored from vectors.f16.npy)
     from auditor import embedding
 
     q = embedding.encode(["Note 3 about item 21."])[0]
     dense_hits = idx.search(["Note 3 about item 21."], k=5, mode="dense")[0]
-    vectors = {c.chunk_id: idx._corpus.vectors[i] for i, c in enumerate(idx.chunks())}
+    half = np.asarray(idx._corpus.vectors).astype(np.float16).astype(np.float32)
+    vectors = {c.chunk_id: half[i] for i, c in enumerate(idx.chunks())}
     exact = [float(q @ vectors[h.chunk.chunk_id]) for h in dense_hits]
     np.testing.assert_allclose([h.score for h in dense_hits], exact, rtol=1e-5)
     assert exact == sorted(exact, reverse=True)
@@ -182,7 +185,7 @@ def test_rerank_orders_candidates_by_exact_inner_product() -> None:
     vectors = rng.standard_normal((50, 8)).astype(np.float32)
     queries = rng.standard_normal((3, 8)).astype(np.float32)
     cand = np.array([[4, 9, 1, 30, -1], [7, 2, -1, -1, -1], [-1, -1, -1, -1, -1]])
-    scores, rows = dense_mod.rerank(vectors, queries, cand, 3)
+    scores, rows = dense_mod.rerank(_Rows([vectors[:20], vectors[20:]], 8), queries, cand, 3)
     exact = [float(queries[0] @ vectors[r]) for r in (4, 9, 1, 30)]
     best = sorted(zip(exact, (4, 9, 1, 30), strict=True), reverse=True)[:3]
     assert rows[0].tolist() == [r for _, r in best]

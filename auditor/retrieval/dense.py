@@ -6,6 +6,14 @@ of product-quantised codes: about 50 bytes a chunk instead of 1,536, approximate
 trained; for corpora of millions of chunks). An as-of cutoff is applied
 inside the search with a FAISS id selector, so the ``k`` results are ``k``
 visible chunks, not ``k`` chunks of which some are then thrown away.
+
+``ivfpq`` is stored per segment (:data:`PER_SEGMENT_TYPES`): the trained, empty index
+once (:func:`train_index`), and each segment's inverted lists, its chunks' PQ codes
+with their chunk rows as ids (:func:`write_lists`). An ingest encodes its new chunks
+only; opening memory-maps every segment's lists and stacks them list by list under
+the trained index (:func:`open_lists`), so one FAISS search scans each probed list of
+every segment. Candidates are re-scored (:func:`rerank`) from the segments' float16
+vectors, memory-mapped.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +29,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from auditor.errors import AuditorError
+from auditor.retrieval.corpus import _Rows
 
 INDEX_TYPES = ("flat", "hnsw", "ivf", "ivfpq")
 """The selectable FAISS index types."""
+PER_SEGMENT_TYPES = ("ivfpq",)
+"""The types stored as one trained index plus inverted lists per segment (the others
+keep one ``dense.faiss`` per generation)."""
 DEFAULT_PARAMS: dict[str, dict[str, int]] = {
     "flat": {},
     "hnsw": {"M": 32, "ef_construction": 200, "ef_search": 128},
@@ -62,6 +74,17 @@ def build_index(
     vectors: NDArray[np.float32], index_type: str, params: dict[str, int]
 ) -> tuple[Any, dict[str, int]]:
     """A FAISS index holding ``vectors`` (row i = chunk i) and the parameters used."""
+    index, params = train_index(vectors, index_type, params)
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index, params
+
+
+def train_index(
+    vectors: NDArray[np.float32], index_type: str, params: dict[str, int]
+) -> tuple[Any, dict[str, int]]:
+    """An empty FAISS index of ``index_type`` (for ``ivf`` and ``ivfpq`` trained on
+    ``vectors``) and the parameters used."""
     faiss = _faiss()
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     dim = vectors.shape[1]
@@ -88,9 +111,78 @@ def build_index(
         index = _build_ivfpq(vectors, params)
     else:
         raise AuditorError(f"index_type: unknown {index_type!r}")
-    if len(vectors):
-        index.add(vectors)
     return index, params
+
+
+def flat_index(parts: Sequence[NDArray[np.float32]], dim: int) -> Any:
+    """An exact (flat) index of the rows of ``parts`` in order, added part by part: the
+    same index as one built from their concatenation, without making it."""
+    index = _faiss().IndexFlatIP(dim)
+    for part in parts:
+        if len(part):
+            index.add(np.ascontiguousarray(part, dtype=np.float32))
+    return index
+
+
+def write_lists(trained: Any, vectors: NDArray[np.float32], first_row: int, path: Path) -> None:
+    """Encode ``vectors`` (the chunks at rows ``first_row``, ``first_row + 1``, ...) with
+    the ``trained`` IVF index and write their inverted lists (codes, and the rows as ids)
+    to ``path``; ``trained`` is left empty."""
+    faiss = _faiss()
+    index = faiss.clone_index(trained)
+    if len(vectors):
+        rows = np.arange(first_row, first_row + len(vectors), dtype=np.int64)
+        index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), rows)
+    writer = faiss.FileIOWriter(str(path))
+    try:
+        faiss.write_InvertedLists(index.invlists, writer)
+    finally:
+        del writer  # closes the file
+
+
+def open_lists(trained_path: Path, list_paths: Sequence[Path], counts: Sequence[int]) -> Any:
+    """The IVF index of a generation stored per segment: the trained index of
+    ``trained_path`` searching the inverted lists of ``list_paths`` (one per segment,
+    holding ``counts`` entries), memory-mapped (nothing is copied) and stacked list by
+    list, so list ``i`` is every segment's list ``i`` in segment order. A damaged file is
+    an :class:`AuditorError` naming it."""
+    faiss = _faiss()
+    index = read_index(trained_path)
+    if not isinstance(index, faiss.IndexIVF) or index.ntotal:
+        raise AuditorError(f"{trained_path}: not a trained, empty IVF index (damaged index)")
+    keep: list[Any] = []
+    lists: list[Any] = []
+    for path, count in zip(list_paths, counts, strict=True):
+        try:
+            data = np.memmap(path, dtype=np.uint8, mode="r")
+            reader = faiss.ZeroCopyIOReader(faiss.swig_ptr(data), data.size)
+            got = faiss.read_InvertedLists(reader, faiss.IO_FLAG_MMAP_IFC)
+        except (OSError, ValueError, RuntimeError) as exc:
+            why = str(exc).splitlines()[0][-160:]
+            raise AuditorError(f"{path}: cannot read IVF lists ({why}; damaged index)") from None
+        if (
+            got.nlist != index.nlist
+            or got.code_size != index.code_size
+            or got.compute_ntotal() != count
+        ):
+            raise AuditorError(
+                f"{path}: IVF lists disagree with {trained_path} or the manifest (damaged index)"
+            )
+        keep += [data, reader, got]
+        lists.append(got)
+    if len(lists) == 1:
+        stacked = lists[0]
+    else:
+        pointers = faiss.InvertedListsPtrVector()
+        for got in lists:
+            pointers.push_back(got)
+        stacked = faiss.HStackInvertedLists(pointers.size(), pointers.data())
+        keep += [pointers, stacked]
+    index.replace_invlists(stacked, False)
+    index.ntotal = int(sum(counts))
+    for obj in keep:  # the lists, their readers and mapped files live as long as the index
+        faiss.add_to_referenced_objects(index, obj)
+    return index
 
 
 def _build_ivfpq(vectors: NDArray[np.float32], params: dict[str, int]) -> Any:
@@ -113,17 +205,19 @@ def _build_ivfpq(vectors: NDArray[np.float32], params: dict[str, int]) -> Any:
 
 RERANK_FACTOR = 10
 """An ``ivfpq`` search fetches this many times the asked depth of candidates and
-re-scores them exactly with the stored vectors (PQ codes only approximate the inner
-product: measured recall@10 0.57 without, 0.97 with 100 candidates re-scored)."""
+re-scores them with the stored vectors (PQ codes only approximate the inner product:
+measured recall@10 0.57 without, 0.97 with 100 candidates re-scored)."""
 
 
 def rerank(
-    vectors: NDArray[np.float32],
+    vectors: _Rows,
     queries: NDArray[np.float32],
     rows: NDArray[np.int64],
     depth: int,
 ) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
-    """The best ``depth`` of the candidate ``rows`` per query by exact inner product.
+    """The best ``depth`` of the candidate ``rows`` per query by inner product with their
+    ``vectors`` (read row by row from the segments' arrays; float16 rows are widened to
+    float32 and the products computed in float32).
 
     ``rows`` is ``(n_queries, n_candidates)`` with ``-1`` for none; returns scores and
     rows best first (ties: lower row first), ``-inf`` / ``-1`` where there are fewer.
@@ -131,9 +225,8 @@ def rerank(
     nq = len(queries)
     depth = min(depth, rows.shape[1])
     safe = np.where(rows >= 0, rows, 0)
-    exact = np.einsum(
-        "qd,qkd->qk", np.asarray(queries, np.float32), np.asarray(vectors[safe], np.float32)
-    )
+    picked = vectors.take(safe.reshape(-1)).reshape(*safe.shape, vectors.dim)
+    exact = np.einsum("qd,qkd->qk", np.asarray(queries, np.float32), picked)
     exact = np.where(rows >= 0, exact, -np.inf).astype(np.float32)
     order = np.lexsort((rows, -exact), axis=1)[:, :depth]
     out_rows = np.take_along_axis(rows, order, axis=1)
@@ -164,9 +257,14 @@ def write_index(index: Any, path: Path) -> None:
 
 
 def read_index(path: Path) -> Any:
-    """Read a FAISS index written by :func:`write_index`."""
+    """Read a FAISS index written by :func:`write_index` (an :class:`AuditorError`
+    naming the file when it cannot be read)."""
     faiss = _faiss()
-    return faiss.read_index(str(path))
+    try:
+        return faiss.read_index(str(path))
+    except RuntimeError as exc:
+        why = str(exc).splitlines()[0][-160:]
+        raise AuditorError(f"{path}: cannot read FAISS index ({why}; damaged index)") from None
 
 
 def set_search_params(index: Any, index_type: str, params: dict[str, int]) -> None:

@@ -113,8 +113,9 @@ def _write_generation(
         [corpus.chunk_start, np.array([c.start for c in new_chunks], dtype=np.int64)]
     )
     ends = np.concatenate([corpus.chunk_end, np.array([c.end for c in new_chunks], dtype=np.int64)])
-    old_vectors = corpus.vectors if len(corpus.vectors) else np.zeros((0, dim), np.float32)
-    vectors = np.concatenate([old_vectors.reshape(-1, dim), new_vectors]).astype(np.float32)
+    vectors = np.concatenate([corpus.vectors.array().reshape(-1, dim), new_vectors]).astype(
+        np.float32
+    )
     new_lex = lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer)
     if corpus.segments and old_gen is not None:
         old_lex = [
@@ -144,7 +145,11 @@ def _write_generation(
             f"holds {len(vectors)}: it is flat for now, and the first ingest or "
             "`auditor compact` that brings it to that size trains ivfpq"
         )
-    if built_type != "flat":
+    per_segment = built_type in dense.PER_SEGMENT_TYPES
+    trained: Any = None
+    if per_segment:
+        trained, params = dense.train_index(vectors, built_type, params)
+    elif built_type != "flat":
         dense_index, params = dense.build_index(vectors, built_type, params)
         dense.write_index(dense_index, temp / store.DENSE)
     seg_versions = [
@@ -162,7 +167,11 @@ def _write_generation(
         vectors,
         lex,
         sentences,
+        half=per_segment,
     )
+    if per_segment:  # the trained index once, in the segment that trained it
+        dense.write_index(trained, temp / seg_name / store.IVF_TRAINED)
+        dense.write_lists(trained, vectors, 0, temp / seg_name / store.IVF_LISTS)
     np.save(temp / store.ORDER, np.arange(len(versions), dtype=np.int64))
     np.save(temp / store.HAS_NEWER, np.array(has_newer, dtype=np.bool_).reshape(len(versions)))
     store.write_json(temp / store.VALID_TO, {})
@@ -186,6 +195,7 @@ def _write_generation(
         max_chars=max_chars,
         stemmer=stemmer,
         corpus_digest=corpus_digest_from([read_segment_hash(temp / seg_name)]),
+        dense_trained=seg_name if per_segment else None,
     )
     store.write_json(temp / store.MANIFEST, manifest)
     return manifest, tuple(notes)
@@ -220,7 +230,8 @@ def _write_growth(
 
     Work is proportional to the new chunks and the touched documents' versions, plus
     list operations over the catalogue columns (the version order, the corpus
-    digest) and the copy of a trained FAISS index.
+    digest); an ``ivfpq`` index's new codes go to the new segment, while an index
+    kept in one ``dense.faiss`` (hnsw, ivf, an older ivfpq) is copied with them added.
     """
     generation = int(old_manifest["generation"]) + 1
     seg_name = f"{store.SEG_PREFIX}{generation:06d}"
@@ -270,6 +281,9 @@ def _write_growth(
     seg_versions = [replace(v, superseded=has_newer[(v.doc_id, v.version)]) for v in plan.added]
     new_chunks = plan.new_chunks
     vectors = np.ascontiguousarray(new_vectors.reshape(-1, dim), dtype=np.float32)
+    built_type, params = old_manifest["index_type"], dict(old_manifest["index_params"])
+    trained_in = old_manifest.get("dense_trained")
+    n_chunks = int(old_manifest["chunks"]) + len(new_chunks)
     for name in catalog.segments:
         store.link_tree(old_gen / name, temp / name)
     _write_segment(
@@ -282,20 +296,29 @@ def _write_growth(
         vectors,
         lexical.LexicalSegment.build([c.text for c in new_chunks], stemmer),
         new_sentences,
+        half=trained_in is not None,
     )
     np.save(temp / store.ORDER, order)
     store.write_json(temp / store.VALID_TO, valid_to)
-    built_type, params = old_manifest["index_type"], dict(old_manifest["index_params"])
-    n_chunks = int(old_manifest["chunks"]) + len(new_chunks)
     notes: list[str] = []
     if built_type != want_type:
         notes.append(
             f"{want_type} was requested; the index stays {built_type} until it holds "
             f"{dense.IVFPQ_MIN_TRAIN} chunks to train on (now {n_chunks})"
         )
-    if built_type != "flat":
+    if trained_in is not None:  # encode the new chunks only; older segments keep theirs
+        trained = dense.read_index(temp / trained_in / store.IVF_TRAINED)
+        dense.write_lists(
+            trained, vectors, int(old_manifest["chunks"]), temp / seg_name / store.IVF_LISTS
+        )
+    elif built_type != "flat":
         dense_index = dense.extend_index(dense.read_index(old_gen / store.DENSE), vectors)
         dense.write_index(dense_index, temp / store.DENSE)
+        if built_type in dense.PER_SEGMENT_TYPES:
+            notes.append(
+                f"this {built_type} index keeps one {store.DENSE} (written before per-segment "
+                "codes), copied by every ingest; `auditor compact` stores it per segment"
+            )
     known = {catalog.doc_id[r] for r in plan.rows}
     catalog.extend(seg_versions, [_file_source(v) for v in seg_versions])
     np.save(temp / store.HAS_NEWER, _has_newer(catalog.doc_id, order))
@@ -325,6 +348,7 @@ def _write_growth(
                 read_segment_hash(temp / seg_name),
             ]
         ),
+        dense_trained=trained_in,
     )
     store.write_json(temp / store.MANIFEST, manifest)
     return manifest, tuple(notes)
@@ -354,12 +378,15 @@ def _write_segment(
     vectors: NDArray[np.float32],
     lex: lexical.LexicalSegment,
     sentences: _Sentences,
+    *,
+    half: bool,
 ) -> None:
     """Write one immutable segment: versions (+ catalogue), the binary chunk and version
-    tables (:mod:`auditor.retrieval.tables`), vectors, BM25 counts, and the sentence rows
-    of its multi-sentence chunks (chunk row in the segment, start and end in the version
-    text) with their vectors. Chunk ids that are not 32 hex characters (none that
-    :func:`~auditor.retrieval.chunking.chunk_id` makes) keep the ``chunks.jsonl`` form."""
+    tables (:mod:`auditor.retrieval.tables`), vectors (with ``half``, also as float16),
+    BM25 counts, and the sentence rows of its multi-sentence chunks (chunk row in the
+    segment, start and end in the version text) with their vectors. Chunk ids that are
+    not 32 hex characters (none that :func:`~auditor.retrieval.chunking.chunk_id` makes)
+    keep the ``chunks.jsonl`` form."""
     folder.mkdir()
     offsets = write_versions(folder, versions, [_file_source(v) for v in versions])
     id_bytes = ids_to_bytes(chunk_ids)
@@ -373,6 +400,8 @@ def _write_segment(
             ):
                 fh.write(json.dumps({"chunk_id": cid, "v": vrow, "start": s, "end": e}) + "\n")
     np.save(folder / store.VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
+    if half:
+        np.save(folder / store.VECTORS_F16, np.ascontiguousarray(vectors, dtype=np.float16))
     np.save(
         folder / store.SENTENCE_SPANS,
         np.stack([sentences.chunk, sentences.start, sentences.end], axis=1).astype(np.int64),
@@ -395,6 +424,7 @@ def _manifest(
     max_chars: int,
     stemmer: str | None,
     corpus_digest: str,
+    dense_trained: str | None,
 ) -> dict[str, Any]:
     manifest: dict[str, Any] = {
         "format": store.FORMAT,
@@ -424,6 +454,8 @@ def _manifest(
     }
     if built_type != want_type:
         manifest["index_type_requested"] = want_type
+    if dense_trained is not None:  # the segment holding the trained per-segment index
+        manifest["dense_trained"] = dense_trained
     return manifest
 
 
@@ -434,8 +466,8 @@ def _dimension(
         return int(new_vectors.shape[1])
     if manifest is not None:
         return int(manifest["dimension"])
-    if corpus.vectors.ndim == 2 and corpus.vectors.shape[1]:
-        return int(corpus.vectors.shape[1])
+    if corpus.vectors.dim:
+        return corpus.vectors.dim
     return embedding.EMBEDDING_DIM
 
 

@@ -109,12 +109,13 @@ def ingest(
     so, and the first ingest or compact that reaches the size trains it.
 
     The index grows by segments: a new version's chunks form a new segment (its
-    vectors, chunk spans, versions and BM25 term counts), the segments of the live
-    generation are hard-linked into the new one unchanged, and a trained FAISS index
-    (hnsw, ivf, ivfpq) gets the new vectors added. The cost is that of the new chunks
-    plus reading the version list and copying the FAISS file, not re-indexing the
-    corpus. BM25 statistics (idf, average length) are corpus-wide at search time, so
-    ranking is identical to one index over everything.
+    vectors, chunk spans, versions and BM25 term counts; for ivfpq also its chunks' PQ
+    codes and float16 vectors), the segments of the live generation are hard-linked
+    into the new one unchanged, and an hnsw or ivf index (kept in one FAISS file) gets
+    the new vectors added. The cost is that of the new chunks plus reading the version
+    list (and copying an hnsw or ivf FAISS file), not re-indexing the corpus. BM25
+    statistics (idf, average length) are corpus-wide at search time, so ranking is
+    identical to one index over everything.
     ``on_commit`` is called with the result once the new generation is completely
     written, before it is made live; if it raises, the previous generation stays
     live and the error propagates. When nothing changed no generation is written

@@ -74,6 +74,7 @@ def _read_corpus(
     visible_parts: list[NDArray[np.float64]] = []
     valid_to_parts: list[NDArray[np.float64]] = []
     parts: list[NDArray[np.float32]] = []
+    halves: list[NDArray[np.float16]] = []
     sentence_parts: list[_Sentences] = []
     known: list[NDArray[np.bool_]] = []
     for folder, entry in zip(seg_dirs, entries, strict=True):
@@ -100,6 +101,8 @@ def _read_corpus(
                 columns.append(seg_columns)
         if vectors:
             parts.append(np.load(folder / store.VECTORS, mmap_mode="r"))
+            if (folder / store.VECTORS_F16).is_file():
+                halves.append(np.load(folder / store.VECTORS_F16, mmap_mode="r"))
         if chunks and vectors:
             n_seg = len(ids) - first_chunk
             seg_sentences = _read_sentences(folder, entry, first_chunk, n_seg, dim)
@@ -128,7 +131,7 @@ def _read_corpus(
         vrows,
         starts,
         ends,
-        np.zeros((0, 0), dtype=np.float32),
+        _Rows([], dim),
         order=order,
         segments=[] if fmt1 else [p.name for p in seg_dirs],
     )
@@ -145,16 +148,19 @@ def _read_corpus(
     if chunks and len(ids) != manifest["chunks"]:
         raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
     if vectors:
-        arrays = [np.asarray(a, dtype=np.float32).reshape(-1, dim) for a in parts]
-        corpus.vectors = (
-            arrays[0]
-            if len(arrays) == 1
-            else np.concatenate(arrays)
-            if arrays
-            else np.zeros((0, dim), np.float32)
-        )
-        if corpus.vectors.shape[0] != manifest["chunks"]:
+        # each segment's vectors stay in its memory-mapped file (no concatenated copy)
+        corpus.vectors = _Rows([np.asarray(a, np.float32).reshape(-1, dim) for a in parts], dim)
+        if len(corpus.vectors) != manifest["chunks"]:
             raise AuditorError(f"{gen}: index files disagree with the manifest (damaged index)")
+        if halves and len(halves) == len(parts):
+            if any(
+                h.dtype != np.float16 or h.shape != p.shape
+                for h, p in zip(halves, corpus.vectors.parts, strict=True)
+            ):
+                raise AuditorError(
+                    f"{gen}: {store.VECTORS_F16} and {store.VECTORS} disagree (damaged index)"
+                )
+            corpus.half = _Rows(halves, dim)
     if chunks and vectors:
         corpus.sentences = _join_sentences(sentence_parts, dim)
         corpus.sentences_known = (

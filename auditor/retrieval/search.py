@@ -54,6 +54,9 @@ class EvidenceIndex:
         self._corpus = corpus
         self._dense = dense_index
         self._lexical = lexical_index
+        # ivfpq candidates are re-scored from the float16 vectors where the segments
+        # store them (written since per-segment codes), else from the float32 ones
+        self._rescore = corpus.half if corpus.half is not None else corpus.vectors
         self._times = _row_times(corpus)
         rows = np.arange(len(corpus.chunk_ids), dtype=np.int64)
         self._sent_lo = np.searchsorted(corpus.sentences.chunk, rows, side="left")
@@ -88,10 +91,10 @@ class EvidenceIndex:
         check_manifest(manifest, gen)
         corpus = _read_corpus(gen, manifest)
         index_type = manifest["index_type"]
-        if index_type == "flat":
-            dense_index, _ = dense.build_index(corpus.vectors, "flat", {})
-        else:
-            dense_index = dense.read_index(gen / store.DENSE)
+        dense_index = _open_dense(gen, manifest, corpus)
+        for rows in (corpus.vectors, corpus.half):  # from now on read row by row
+            if rows is not None:
+                rows.advise_random()
         overrides: dict[str, int] = {}
         if ef_search is not None:
             overrides["ef_search"] = _check_positive("ef_search", ef_search)
@@ -166,7 +169,7 @@ class EvidenceIndex:
             return None
         lo, hi = int(self._sent_lo[row]), int(self._sent_hi[row])
         if lo == hi:
-            return [self.chunk(row).text], np.asarray(c.vectors[row : row + 1], np.float32)
+            return [self.chunk(row).text], c.vectors.take(np.array([row], dtype=np.int64))
         text = c.versions[int(c.chunk_version[row])].text
         spans = zip(c.sentences.start[lo:hi].tolist(), c.sentences.end[lo:hi].tolist(), strict=True)
         return [text[s:e] for s, e in spans], c.sentences.rows(np.arange(lo, hi, dtype=np.int64))
@@ -214,7 +217,7 @@ class EvidenceIndex:
                 _, cand = dense.search(
                     self._dense, index_type, qvec, depth * dense.RERANK_FACTOR, mask
                 )
-                d_scores, d_rows = dense.rerank(self._corpus.vectors, qvec, cand, depth)
+                d_scores, d_rows = dense.rerank(self._rescore, qvec, cand, depth)
             else:
                 d_scores, d_rows = dense.search(self._dense, index_type, qvec, depth, mask)
             if mode == "dense":
@@ -258,7 +261,7 @@ class EvidenceIndex:
         }
         if seen:
             embedding.remember(
-                list(seen.values()), self._corpus.vectors[np.array(list(seen), dtype=np.int64)]
+                list(seen.values()), self._corpus.vectors.take(np.array(list(seen), dtype=np.int64))
             )
             self._remember_sentences(list(seen))
         return out
@@ -285,6 +288,24 @@ class EvidenceIndex:
                 picked.append(np.arange(lo, hi, dtype=np.int64))
         if texts:
             embedding.remember(texts, c.sentences.rows(np.concatenate(picked)))
+
+
+def _open_dense(gen: Path, manifest: dict[str, Any], corpus: _Corpus) -> Any:
+    """The FAISS index of generation ``gen``: flat is built from the segments' vectors
+    (an exact copy, in row order), ivfpq stored per segment stacks the segments'
+    memory-mapped lists under the trained index, anything else is ``dense.faiss``."""
+    index_type = manifest["index_type"]
+    if index_type == "flat":
+        return dense.flat_index(corpus.vectors.parts, corpus.vectors.dim)
+    trained_in = manifest.get("dense_trained")
+    if trained_in is None:
+        return dense.read_index(gen / store.DENSE)
+    entries = manifest["segments"]
+    return dense.open_lists(
+        gen / trained_in / store.IVF_TRAINED,
+        [gen / e["name"] / store.IVF_LISTS for e in entries],
+        [int(e["chunks"]) for e in entries],
+    )
 
 
 def rrf_fuse(

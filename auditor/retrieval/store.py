@@ -8,14 +8,18 @@ the live one::
                              order), has_newer.npy (per version row: a newer version
                              of its document exists), valid_to.json (valid_to
                              changed since a segment was written), dense.faiss
-                             (hnsw/ivf/ivfpq)
+                             (hnsw, ivf; ivfpq written before per-segment lists)
     DIR/gen-000003/seg-000001/   versions.jsonl + catalog/ (the version records and
                                  their catalogue), digest.npy (the segment's
                                  corpus-digest part), tables.json, chunks.npy,
                                  chunk_ids.npy, version_offsets.npy,
                                  version_times.npy (binary chunk and version
                                  tables), vectors.npy, sentence_spans.npy,
-                                 sentences.npy, lexical/ (BM25 postings)   one per ingest
+                                 sentences.npy, lexical/ (BM25 postings);
+                                 ivfpq: ivfpq.lists.faiss (the segment's PQ
+                                 codes), vectors.f16.npy, and in the segment that
+                                 trained it ivfpq.trained.faiss (manifest
+                                 ``dense_trained``)                    one per ingest
     DIR/.lock                held (flock) by a running ingest or compact
 
 A new generation is written completely (and fsynced) into ``DIR/.tmp-*``, renamed
@@ -45,6 +49,16 @@ The manifest's segment entry counts them (``"sentences"``). A segment written be
 they were stored has neither file nor count: it still opens, its sentences are
 encoded at audit time when needed, and the next rewrite (``compact``, a rebuilding
 ingest) adds them.
+
+An ``ivfpq`` index keeps its trained, empty FAISS index (coarse quantizer and PQ
+codebooks) once, as ``ivfpq.trained.faiss`` in the segment that trained it (named by
+the manifest's ``dense_trained``), and each segment the inverted lists of its own
+chunks (``ivfpq.lists.faiss``: PQ codes, ids = chunk rows), so an ingest encodes its
+new chunks only (:mod:`auditor.retrieval.dense`); each segment also stores its vectors
+as float16 (``vectors.f16.npy``), memory-mapped to re-score candidates. A generation
+without ``dense_trained`` keeps one ``dense.faiss`` (``hnsw``, ``ivf``, or an ``ivfpq``
+index written before per-segment lists): it is read as before, grows by copying that
+file, and ``compact`` rewrites an ``ivfpq`` one per segment.
 """
 
 from __future__ import annotations
@@ -71,6 +85,12 @@ VECTORS = "vectors.npy"
 SENTENCES = "sentences.npy"
 SENTENCE_SPANS = "sentence_spans.npy"
 DENSE = "dense.faiss"
+IVF_TRAINED = "ivfpq.trained.faiss"
+"""The trained, empty IVF-PQ index of an ivfpq generation (in one segment)."""
+IVF_LISTS = "ivfpq.lists.faiss"
+"""A segment's IVF-PQ inverted lists (FAISS ``write_InvertedLists``)."""
+VECTORS_F16 = "vectors.f16.npy"
+"""A segment's vectors as float16 (ivfpq: read to re-score candidates)."""
 LEXICAL = "lexical"
 ORDER = "order.npy"
 HAS_NEWER = "has_newer.npy"
