@@ -11,9 +11,11 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
   subject (and auxiliary) of the clause it is coordinated with;
 - contrastive and causal adverbial clauses with their own subject ("..., while
   Saturn has ...") become their own claim;
-- subject relative clauses ("..., who served two terms") become a claim about
-  their antecedent, appositions ("Michael Phelps, an American swimmer") a claim
-  "X is Y";
+- subject relative clauses set off by a comma or on a name ("..., who served two
+  terms") become a claim about their antecedent, appositions ("Michael Phelps, an
+  American swimmer") a claim "X is Y"; a restrictive relative clause or participle
+  ("Pupils who miss the bus ...", "Drivers stopped by police ...") stays in its noun
+  phrase, whole, and a part split off without a finite verb keeps the sentence whole;
 - parts coordinated after a shared verb, each a phrase with its own modifiers
   ("displaced 662 tons when surfaced and 834 tons when submerged", "opens at 9am on
   weekdays and at 10am on Sundays") become one claim each, a copy of the clause with
@@ -30,11 +32,12 @@ answers are parsed in one ``nlp.pipe`` batch; each sentence is either non-factua
 - discourse openers ("However,", "It is worth noting that") are dropped;
 - light decontextualisation: a subject pronoun (he, she, it, they, and the
   possessives his, her, its, their) of a sentence is replaced by the subject of
-  the previous factual sentence when number agrees, and so is a bare definite noun
-  that is the last word of that subject's proper name ("Tamsford Bridge opened in
-  1931. The bridge was closed ..."), which then stays the referent of the next pronoun
-  ("The telescope ... The observatory has 64 staff. It is funded ..." -> "The Corvid
-  Observatory is funded ..."), and a few bare nouns an answer calls its named subject
+  the previous factual sentence when number agrees (not when a noun phrase before it in
+  its own sentence agrees too, and never by a subject that holds a clause), and so is a
+  bare definite noun that is the last word of that subject's proper name ("Tamsford
+  Bridge opened in 1931. The bridge was closed ..."), which then stays the referent of
+  the next pronoun ("The telescope ... The observatory has 64 staff. It is funded ..."
+  -> "The Corvid Observatory is funded ..."), and a few bare nouns an answer calls its named subject
   by without having said it is one ("Harbour Books was founded in 1987. The shop has 8
   branches" -> "Harbour Books has 8 branches"; shop, store, firm, estate, winery,
   museum, theatre, hotel, restaurant, cafe, bookshop, brewery, release, building; not
@@ -67,7 +70,7 @@ import bisect
 import dataclasses
 import functools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -339,6 +342,67 @@ def _repair_parse(doc: Doc) -> None:
             cc.head = clause
         noun.head, noun.dep_ = verb, "nsubj"
         verb.head, verb.dep_ = clause, "conj"
+    _reduced_relatives(doc)
+
+
+def _reduced_relatives(doc: Doc) -> None:
+    """Mend a participle after a noun that the small model reads as a clause's verb.
+
+    "Employees dismissed for misconduct lose their bonus" is parsed with "dismissed" as a
+    past-tense verb whose subject is "Employees", and "lose" as a second verb coordinated
+    with it (though nothing coordinates them), as an adverbial clause under it, or as the
+    verb whose clausal subject it is; coordinated clauses would then be split into
+    "Employees dismissed for misconduct" and "Employees lose their bonus", which says that
+    all employees lose it. When a past form with no auxiliary and no object follows
+    straight after its noun subject, and a verb with no subject of its own follows it with
+    no conjunction, comma or subordinator in between, the participle modifies the noun
+    (``acl``) and the noun is the later verb's subject.
+    """
+    finite = {"VB", "VBP", "VBZ", "VBD"}
+    for verb in doc:
+        if (
+            verb.pos_ != "VERB"
+            or verb.tag_ not in finite
+            or any(c.dep_ in {"nsubj", "nsubjpass", "expl", "mark"} for c in verb.children)
+        ):
+            continue
+        coordinated = verb.dep_ in {"conj", "advcl"}
+        if coordinated:
+            participle = verb.head
+        else:  # "dismissed" read as the clausal subject of "lose"
+            participle = next((c for c in verb.children if c.dep_ == "csubj"), verb)
+        noun = _subject(participle)
+        between = doc[participle.i + 1 : verb.i]
+        if (
+            participle.i >= verb.i
+            or participle.pos_ != "VERB"
+            or participle.tag_ not in {"VBD", "VBN"}
+            or noun is None
+            or noun.dep_ not in {"nsubj", "nsubjpass"}
+            or noun.pos_ not in {"NOUN", "PROPN"}
+            or noun.right_edge.i != participle.i - 1
+            or any(c.dep_ in _AUX_DEPS | {"dobj", "attr", "ccomp"} for c in participle.children)
+            or any(
+                (t.dep_ in {"cc", "mark"} or t.is_punct) and t.head.i in {participle.i, verb.i}
+                for t in between
+            )
+        ):
+            continue
+        # what opens the clause before the noun ("that", "In 2020,") and what follows the
+        # verb (the full stop) are the verb's
+        moved = [c for c in participle.children if c.i < noun.i or c.i > verb.i]
+        if not coordinated:
+            noun.head = verb
+            participle.head = noun
+        else:
+            top = participle.head if participle.head.i != participle.i else verb
+            verb.dep_ = participle.dep_
+            verb.head = top  # the verb first, so that no step makes a cycle
+            noun.head = verb
+            participle.head = noun
+        for child in moved:
+            child.head = verb
+        noun.dep_, participle.dep_, participle.tag_ = "nsubj", "acl", "VBN"
 
 
 def _parsed_sentences(doc: Doc) -> Iterator[SpacySpan]:
@@ -472,11 +536,54 @@ def _subtree(token: Token) -> set[int]:
     return {t.i for t in token.subtree}
 
 
+_SET_OFF = frozenset({",", "(", "\u2014", "\u2013", "-"})
+"""What sets a modifier off from the noun before it: a comma, a bracket or a dash."""
+
+
+def _restrictive(modifier: Token) -> bool:
+    """Whether a relative clause or participle (``acl``, VBN or VBG) after a noun restricts
+    which things the sentence is about ("Employees dismissed for misconduct lose ...",
+    "drivers who park on the verge"): it is not set off by a comma, bracket or dash ("The
+    bridge, built in 1890, ...") and its noun is no proper name ("Carl Jenner who ..."). A
+    restrictive modifier is part of its noun phrase: never a claim of its own, never
+    dropped from a borrowed subject."""
+    if modifier.dep_ not in {"relcl", "acl"} or modifier.i < modifier.head.i:
+        return False
+    if modifier.dep_ == "acl" and modifier.tag_ not in {"VBN", "VBG"}:
+        return False  # "plans to build a bridge": no participle
+    return modifier.head.pos_ != "PROPN" and not _set_off(modifier)
+
+
+def _set_off(token: Token) -> bool:
+    """Whether the phrase ``token`` heads follows a comma, bracket or dash."""
+    start = token.left_edge.i
+    return start > 0 and token.doc[start - 1].text in _SET_OFF
+
+
+def _restricted(token: Token, top: Token) -> bool:
+    """Whether ``token`` lies inside a restrictive modifier (:func:`_restrictive`) below
+    ``top``: a list in it ("members who have paid fees and attended classes") is part of
+    the restriction, not one claim per member."""
+    node = token
+    while node.i != top.i:
+        if _restrictive(node):
+            return True
+        if node.head.i == node.i:
+            return False
+        node = node.head
+    return False
+
+
 def _np(token: Token) -> set[int]:
-    """A noun phrase without its relative clauses, appositions and trailing commas."""
+    """A noun phrase without its appositions, non-restrictive relative clauses and
+    participles (:func:`_restrictive`) and trailing commas."""
     tokens = _subtree(token)
     for child in token.children:
-        if child.dep_ in {"relcl", "appos", "acl"} and child.i > token.i:
+        if (
+            child.dep_ in {"relcl", "appos", "acl"}
+            and child.i > token.i
+            and not _restrictive(child)
+        ):
             tokens -= _with_commas(token.doc, _subtree(child))
         elif child.dep_ == "punct" and child.i > token.i:
             tokens.discard(child.i)
@@ -518,8 +625,10 @@ def _split_point(token: Token, region_root: Token) -> str | None:
         marks = [c.lower_ for c in token.children if c.dep_ == "mark"]
         if dep == "parataxis" or (marks and marks[0] in _SPLIT_MARKS):
             return dep
-    if dep == "relcl" and any(
-        c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE for c in token.children
+    if (
+        dep == "relcl"
+        and not _restrictive(token)  # "Members who leave early get ...": one claim
+        and any(c.dep_ in {"nsubj", "nsubjpass"} and c.lower_ in _RELATIVE for c in token.children)
     ):
         return "relcl"
     if (
@@ -540,17 +649,22 @@ def _region(root: Token, excluded: set[int]) -> tuple[set[int], list[tuple[Token
     """Tokens of ``root``'s own clause, and the split points below it."""
     tokens: set[int] = set()
     points: list[tuple[Token, str]] = []
-    stack = [root]
+    stack = [(root, False)]
     while stack:
-        token = stack.pop()
+        token, restricted = stack.pop()
         if token.i in excluded:
             continue
+        # a restrictive modifier is part of its noun phrase: of what is in it, only a
+        # clause set off by a comma (", since ...", ", who ...") is a claim of its own
+        restricted = restricted or (token.i != root.i and _restrictive(token))
         kind = _split_point(token, root)
+        if kind is not None and restricted and not _set_off(token):
+            kind = None
         if kind is not None:
             points.append((token, kind))
             continue
         tokens.add(token.i)
-        stack.extend(token.children)
+        stack.extend((child, restricted) for child in token.children)
     doc = root.doc
     for token, kind in points:
         sub = _subtree(token)
@@ -922,7 +1036,7 @@ def _coordinations(doc: Doc, unit: _Unit) -> list[list[Token]]:
             "dep",
         }:
             continue
-        if _inside_subject(token, doc[unit.head]):
+        if _inside_subject(token, doc[unit.head]) or _restricted(token, doc[unit.head]):
             continue
         head = doc[unit.head]
         if token.dep_ in {"nsubj", "nsubjpass"} and (
@@ -1178,6 +1292,10 @@ class _Referent:
     sentence says it is ("Larchfield Academy is a private school" -> school)."""
     rivals: frozenset[str] = frozenset()
     """Subject pronouns its sentence leaves ambiguous (:func:`_rivals`): not resolved."""
+    possessable: bool = True
+    """Whether its possessive reads as English: not after a participle that restricts it
+    ("Cyclists caught without lights' bikes"), so no possessive pronoun is replaced by
+    it."""
 
 
 _FUNCTION_POS = frozenset({"SCONJ", "ADP", "CCONJ", "DET", "PART"})
@@ -1255,7 +1373,7 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         )
     tokens = sorted(_np(head) - excluded)
     tokens = [i for i in tokens if doc[i].dep_ not in {"relcl", "appos"}]
-    if not tokens:
+    if not tokens or _clausal(doc, _np(head) - excluded):
         return None
     text = _render(doc, _Unit(tokens=set(tokens)), _trim(doc, tokens))
     if not text or len(text) > 80:
@@ -1282,7 +1400,65 @@ def _referent(doc: Doc, subject: Token, root: Token, excluded: set[int]) -> _Ref
         proper=proper,
         person_like=person_like,
         kinds=frozenset(kinds) if proper else frozenset(),
+        possessable=not any(
+            c.dep_ == "acl" and c.i > head.i for c in head.children if c.i in tokens
+        ),
     )
+
+
+_FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
+_CLAUSE_DEPS = frozenset({"mark", "relcl", "advcl", "ccomp", "csubj", "csubjpass"})
+
+
+def _clausal(doc: Doc, tokens: Iterable[int]) -> bool:
+    """Whether the words of a would-be antecedent hold a clause: a finite verb (not a
+    participle modifying a noun) or a clausal dependent. "If you're made redundant, all
+    the company money vests" is parsed as a noun phrase headed by "vests"; a noun phrase
+    with a relative clause ("Members who leave early") is no referent either, since
+    dropping the clause would drop the restriction (:func:`_restrictive`)."""
+    return any(
+        doc[i].dep_ in _CLAUSE_DEPS or (doc[i].tag_ in _FINITE_TAGS and doc[i].dep_ != "acl")
+        for i in tokens
+    )
+
+
+def _refers_within(pronoun: Token, start: int, excluded: Collection[int]) -> bool:
+    """Whether a noun phrase before ``pronoun`` in its sentence (from ``start``, its opener
+    and attribution aside) agrees with it in number: the pronoun may then stand for it
+    ("Employees dismissed for misconduct lose their bonus"), so it is not replaced by an
+    earlier sentence's referent. A measure ("after two years"), and a noun phrase in what
+    opens a clause before its subject ("After the war, its deck was replaced": a time or
+    place that scopes the clause, :data:`_SCOPE_DEPS`), is nothing the clause is about;
+    "they" may stand for a singular name (a team, a company)."""
+    number = _PRONOUNS.get(pronoun.lower_) or _POSSESSIVES.get(pronoun.lower_)
+    doc = pronoun.doc
+    for token in doc[start : pronoun.i]:
+        if (
+            token.i in excluded
+            or token.pos_ not in {"NOUN", "PROPN"}
+            or token.dep_ in {"compound", "npadvmod", "nummod"}
+            or token.like_num
+            or any(c.dep_ == "nummod" for c in token.children)
+            or _in_opener(token)
+        ):
+            continue
+        plural = _plural(token) or any(c.dep_ == "conj" for c in token.children)
+        if ("pl" if plural else "sg") == number or (number == "pl" and token.pos_ == "PROPN"):
+            return True
+    return False
+
+
+def _in_opener(token: Token) -> bool:
+    """Whether ``token`` lies in a dependent that opens its clause before the subject and
+    scopes it ("After the war, ...", "Every year ...": :func:`_scope`)."""
+    node = token
+    while node.head.i != node.i:
+        head = node.head
+        if node.dep_ in _SCOPE_DEPS and _verbal(head):
+            subject = _subject(head)
+            return node.i < (subject.left_edge.i if subject is not None else head.i)
+        node = head
+    return False
 
 
 _INDEFINITE = frozenset({"a", "an", "another", "some"})
@@ -1319,22 +1495,29 @@ def _resolve(
     root: Token,
     ref: _Referent | None,
     named: Sequence[_Referent] = (),
+    start: int | None = None,
+    excluded: Collection[int] = frozenset(),
 ) -> None:
     """Replace the unit's subject pronoun (or its possessive) by the referent, or a
     sentence-initial "the <noun>" (or "the <noun>'s") by the latest named referent of
-    that kind (``named``, oldest first)."""
+    that kind (``named``, oldest first). A pronoun that a noun phrase before it in the
+    sentence (from ``start``, ``excluded`` aside) may stand for keeps its words
+    (:func:`_refers_within`), unless the referent is that of the clause it is coordinated
+    with."""
     if unit.subject is None:
         return
     subject = doc[unit.subject]
     if subject.dep_ not in {"nsubj", "nsubjpass"}:
         return
+    sentence = root.sent.start if start is None else start
     if unit.local_ref is not None and subject.head.i == unit.head:
         ref = unit.local_ref  # "X is a professor and his interests include ..."
+        sentence = -1  # a referent from this very sentence
     elif unit.coordinate_pronoun is not None and subject.head.i == unit.head:
         # "It has 28 beds and its medical director is ...": the possessive of the pronoun
         # the first clause opens with stands for what that pronoun stands for
         own = _POSSESSIVE_OF[unit.coordinate_pronoun]
-        if ref is None or not _agrees(_POSSESSIVES[own], ref):
+        if ref is None or not _agrees(_POSSESSIVES[own], ref) or not ref.possessable:
             return
         for child in subject.children:
             if child.dep_ == "poss" and child.lower_ == own and child.i in unit.tokens:
@@ -1366,9 +1549,11 @@ def _resolve(
     if not any(doc[i].pos_ == "PROPN" for i in unit.tokens):
         # "The centre opens its doors": a thing's "its" is its own
         itself = "its" if subject.pos_ == "NOUN" and not _plural(subject) else None
-        _resolve_possessives(doc, unit, ref, skip=subject.i, own=itself)
+        _resolve_possessives(doc, unit, ref, subject.i, itself, sentence, excluded)
     if low in _PRONOUNS and _agrees(_PRONOUNS[low], ref):
         if (low in {"he", "she"} and not ref.person) or low in ref.rivals:
+            return
+        if sentence >= 0 and _refers_within(subject, sentence, excluded):
             return
         if low == "it" and (_expletive_it(subject.head) or _titled(ref.text)):
             return  # "The school's head is Mrs Helen Carter. It has 310 pupils": not her
@@ -1381,6 +1566,8 @@ def _resolve(
                 _agrees(_POSSESSIVES[child.lower_], ref)
                 and not (child.lower_ in {"his", "her"} and not ref.person)
                 and pronoun not in ref.rivals
+                and ref.possessable
+                and not (sentence >= 0 and _refers_within(child, sentence, excluded))
             ):
                 unit.replace[child.i] = _possessive(ref.text)
             return
@@ -1480,11 +1667,18 @@ def _name_label(sent: SpacySpan) -> _Referent | None:
 
 
 def _resolve_possessives(
-    doc: Doc, unit: _Unit, ref: _Referent, skip: int, own: str | None = None
+    doc: Doc,
+    unit: _Unit,
+    ref: _Referent,
+    skip: int,
+    own: str | None = None,
+    start: int = -1,
+    excluded: Collection[int] = frozenset(),
 ) -> None:
     """Possessive pronouns anywhere in a unit that names nobody else ("little is known
     about his family life"), except ``own``, the one that stands for the unit's own
-    subject."""
+    subject, and, with a sentence ``start``, one that a noun phrase before it in the
+    sentence may stand for (:func:`_refers_within`)."""
     for i in unit.tokens:
         token = doc[i]
         low = token.lower_
@@ -1496,9 +1690,12 @@ def _resolve_possessives(
             or i in unit.replace
             or (low in {"his", "her"} and not ref.person)
             or low == own
+            or not ref.possessable
         ):
             continue
         if low == "its" and ref.person:
+            continue
+        if start >= 0 and _refers_within(token, start, excluded):
             continue
         unit.replace[i] = _possessive(ref.text)
 
@@ -1782,13 +1979,22 @@ def _answer_draft(
                 else:
                     units[0].tokens |= unit.tokens
             units = keep
+        whole_unit = _Unit(tokens={t.i for t in sent} - excluded, head=root.i)
+        if len(units) > 1 and _fragment(doc, units) and _finite(doc, whole_unit):
+            # "The hall opened in 1890 and renovated in 1990", "Carl Jenner, who founded
+            # the firm, hired staff ..." read with "Jenner" as the root: a part without a
+            # finite verb is no sentence ("The hall renovated in 1990", "Carl Jenner"); the
+            # sentence stays one claim
+            own = _subject(root)
+            whole_unit.subject = own.i if own is not None else None
+            units = [whole_unit]
         produced: list[_Produced] = []
         current = referent if referent is not None and referent.proper else None
         topic = (current or (named[-1] if named else None)) if decontextualise else None
         for unit in units:
             for variant in _distribute(doc, unit, MAX_CLAIMS_PER_SENTENCE):
                 if decontextualise:
-                    _resolve(doc, variant, root, referent, named)
+                    _resolve(doc, variant, root, referent, named, sent.start, excluded)
                 indices = _trim(
                     doc,
                     sorted(
@@ -1841,13 +2047,53 @@ def _answer_draft(
         if decontextualise and subject is not None:
             described = _described_referent(subject, referent, named)
             new = _referent(doc, subject, root, excluded) if described is None else described
-            if new is not None:
+            if new is None and _clausal(doc, _np(subject) - excluded):
+                # "If you're made redundant, all the company money vests ...", "Members who
+                # leave early get ...": the sentence is about something no pronoun after
+                # it may be replaced by, nor by what came before
+                referent = None
+            elif new is not None:
                 # "The telescope ... The observatory has 64 staff. It is funded ...": "It"
                 # is the named observatory that "the observatory" stood for
                 referent = dataclasses.replace(new, rivals=_rivals(doc, subject, root, excluded))
                 if new.proper and described is None:
                     named.append(new)
     return draft
+
+
+def _fragment(doc: Doc, units: Sequence[_Unit]) -> bool:
+    """Whether splitting a sentence into ``units`` leaves a part that is no sentence: the
+    main clause without any verb, or a part split off (not an apposition "X is Y") without
+    a finite verb (:func:`_finite`). The main clause is only asked for a verb: the small
+    model tags some finite verbs as participles ("the lifts also run")."""
+    main, *rest = units
+    return not any(_verbal(doc[i]) for i in main.tokens) or any(
+        not u.inserts and not _finite(doc, u) for u in rest
+    )
+
+
+def _finite(doc: Doc, unit: _Unit) -> bool:
+    """Whether a unit has a finite verb: a verb or auxiliary in a finite form, or a base
+    form that no "to" or auxiliary governs, nor the verb it is coordinated with (an
+    imperative, or a present plural the small model tags as a base form: "Employees ...
+    lose their bonus")."""
+    for i in unit.tokens:
+        token = doc[i]
+        if not _verbal(token):
+            continue
+        if token.tag_ in _FINITE_TAGS:
+            return True
+        if token.tag_ != "VB":
+            continue
+        node = token  # "to cancel or rearrange": "rearrange" is under "to" too
+        while node.dep_ == "conj" and node.head.i != node.i:
+            node = node.head
+        if not any(
+            c.tag_ == "TO" or c.dep_ in {"aux", "auxpass"}
+            for c in (*token.children, *node.children)
+        ):
+            return True
+    return False
 
 
 def _verbatim(doc: Doc, spans: Sequence[Span], offset: int) -> str:
@@ -1928,8 +2174,10 @@ class RuleExtractor(Extractor):
     name = "rules"
     # 21: issue 37 (docs/extraction.md); 22: author-year citations are sources; 23: parts
     # coordinated after a shared verb are split, joint coordination is not, reference lines
-    # are no claims; 24: the learned check-worthiness screen
-    version = "24"
+    # are no claims; 24: the learned check-worthiness screen; 25: restrictive modifiers stay
+    # with their noun, pronouns with an antecedent in their sentence or a clause antecedent
+    # are not replaced
+    version = "25"
 
     def __init__(
         self,
