@@ -10,8 +10,12 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from auditor.extract.rules import RuleExtractor
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -75,3 +79,11 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
         return code, out.out, out.err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def rules() -> RuleExtractor:
+    """The default rule-based extractor (one per test session: it holds no state)."""
+    from auditor.extract.rules import RuleExtractor
+
+    return RuleExtractor()

@@ -7,21 +7,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.extract.rules import RuleExtractor, load_nlp
-from auditor.types import Answer, Claim
-
-
-@pytest.fixture(scope="module")
-def rules() -> RuleExtractor:
-    return RuleExtractor()
-
-
-def _claims(rules: RuleExtractor, text: str) -> list[Claim]:
-    return rules.extract(Answer(id="a", question="", answer=text))
-
-
-def _factual(rules: RuleExtractor, text: str) -> list[str]:
-    return sorted(c.text for c in _claims(rules, text) if c.factual)
-
+from tests.extracted import claims_of, factual_texts
 
 # ------------------------------------------------------------------ splits that must happen
 
@@ -73,11 +59,11 @@ def _factual(rules: RuleExtractor, text: str) -> list[str]:
 def test_parts_that_stand_alone_are_split(
     rules: RuleExtractor, text: str, expected: list[str]
 ) -> None:
-    assert _factual(rules, text) == sorted(expected)
+    assert factual_texts(rules, text) == sorted(expected)
 
 
 def test_the_submarine_sentence_of_the_issue_is_split(rules: RuleExtractor) -> None:
-    claims = _factual(
+    claims = factual_texts(
         rules,
         "The Nautilus was launched in 1954. It displaced 3,180 tons when surfaced and "
         "3,500 tons when submerged.",
@@ -91,7 +77,7 @@ def test_the_submarine_sentence_of_the_issue_is_split(rules: RuleExtractor) -> N
 
 
 def test_a_condition_holds_for_every_part(rules: RuleExtractor) -> None:
-    assert _factual(
+    assert factual_texts(
         rules, "If you renew online, you pay £12 for a year and £20 for two years."
     ) == [
         "If you renew online, you pay £12 for a year",
@@ -100,13 +86,13 @@ def test_a_condition_holds_for_every_part(rules: RuleExtractor) -> None:
 
 
 def test_a_modal_and_an_opening_time_scope_hold_for_every_part(rules: RuleExtractor) -> None:
-    assert _factual(
+    assert factual_texts(
         rules, "Visitors must show a ticket at the gate and a photo ID at the desk."
     ) == [
         "Visitors must show a photo ID at the desk",
         "Visitors must show a ticket at the gate",
     ]
-    assert _factual(
+    assert factual_texts(
         rules,
         "Since 2015, the charity has planted 4,000 trees in Wales and 2,500 trees in Cornwall.",
     ) == [
@@ -117,13 +103,13 @@ def test_a_modal_and_an_opening_time_scope_hold_for_every_part(rules: RuleExtrac
 
 def test_a_condition_after_the_parts_keeps_the_sentence_whole(rules: RuleExtractor) -> None:
     # which part "if you book early" scopes is not known: no part may lose it
-    claims = _factual(rules, "You pay £5 on weekdays and £7 at weekends if you book early.")
+    claims = factual_texts(rules, "You pay £5 on weekdays and £7 at weekends if you book early.")
     assert all("if you book early" in c for c in claims), claims
 
 
 def test_every_split_part_reparses_and_points_at_its_words(rules: RuleExtractor) -> None:
     text = "Marta trained as a nurse in Glasgow and as a midwife in Dundee."
-    claims = [c for c in _claims(rules, text) if c.factual]
+    claims = [c for c in claims_of(rules, text) if c.factual]
     assert sorted(c.text for c in claims) == [
         "Marta trained as a midwife in Dundee",
         "Marta trained as a nurse in Glasgow",
@@ -165,7 +151,7 @@ def test_every_split_part_reparses_and_points_at_its_words(rules: RuleExtractor)
     ],
 )
 def test_joint_or_unparallel_coordination_stays_one_claim(rules: RuleExtractor, text: str) -> None:
-    assert _factual(rules, text) == [text.rstrip(".")]
+    assert factual_texts(rules, text) == [text.rstrip(".")]
 
 
 # ------------------------------------------------------------------ reference lines
@@ -181,7 +167,7 @@ _WITH_REFERENCES = (
 
 
 def test_reference_lines_are_no_claims_and_keep_their_markers(rules: RuleExtractor) -> None:
-    claims = _claims(rules, _WITH_REFERENCES)
+    claims = claims_of(rules, _WITH_REFERENCES)
     factual = {c.text: c.cited_sources for c in claims if c.factual}
     assert factual == {
         "The Orwell Bridge opened in 1982": ("1",),
@@ -202,7 +188,7 @@ def test_a_heading_and_unmarked_references_under_it_are_no_claims(rules: RuleExt
         "- Dale, K. and Moss, P. (1998). Mills of the North. Northern Press.\n"
         "- https://doi.org/10.1234/mills.2001.77"
     )
-    claims = _claims(rules, text)
+    claims = claims_of(rules, text)
     assert [c.text for c in claims if c.factual] == ["The mill was built in 1790"]
     assert len([c for c in claims if not c.factual]) == 3
 
@@ -213,7 +199,7 @@ def test_facts_with_a_year_or_a_link_are_still_claims(rules: RuleExtractor) -> N
         "- Halden, Norway (1665) has a star fort.\n"
         "[3] The bridge was designed by Ove Arup and Partners."
     )
-    factual = {c.text: c.cited_sources for c in _claims(rules, text) if c.factual}
+    factual = {c.text: c.cited_sources for c in claims_of(rules, text) if c.factual}
     assert "The Orwell Bridge (1982) is 1,287 metres long" in factual
     assert any(t.startswith("Halden, Norway (1665) has a star fort") for t in factual), factual
     # a marker that opens a line labels that line, not the one before it; "Ove Arup and

@@ -7,21 +7,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.extract.rules import RuleExtractor, load_nlp
-from auditor.types import Answer, Claim
-
-
-@pytest.fixture(scope="module")
-def rules() -> RuleExtractor:
-    return RuleExtractor()
-
-
-def _claims(rules: RuleExtractor, text: str) -> list[Claim]:
-    return rules.extract(Answer(id="a", question="", answer=text))
-
-
-def _factual(rules: RuleExtractor, text: str) -> list[str]:
-    return sorted(c.text for c in _claims(rules, text) if c.factual)
-
+from tests.extracted import factual_texts
 
 # ------------------------------------------------------ a restriction stays with its noun
 
@@ -69,12 +55,13 @@ def _factual(rules: RuleExtractor, text: str) -> list[str]:
 def test_a_restrictive_modifier_stays_with_its_noun(
     rules: RuleExtractor, text: str, expected: list[str]
 ) -> None:
-    assert _factual(rules, text) == sorted(expected)
+    assert factual_texts(rules, text) == sorted(expected)
 
 
 def test_a_borrowed_subject_keeps_its_restriction(rules: RuleExtractor) -> None:
     # v24: "Staff hired after 2015", "Staff receive lower pay", "Staff pay higher fees"
-    assert _factual(rules, "Staff hired after 2015 receive lower pay and pay higher fees.") == [
+    text = "Staff hired after 2015 receive lower pay and pay higher fees."
+    assert factual_texts(rules, text) == [
         "Staff hired after 2015 pay higher fees",
         "Staff hired after 2015 receive lower pay",
     ]
@@ -98,7 +85,7 @@ def test_a_borrowed_subject_keeps_its_restriction(rules: RuleExtractor) -> None:
 def test_a_clause_set_off_by_commas_on_a_name_is_split(
     rules: RuleExtractor, text: str, expected: list[str]
 ) -> None:
-    assert _factual(rules, text) == sorted(expected)
+    assert factual_texts(rules, text) == sorted(expected)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +98,7 @@ def test_a_clause_set_off_by_commas_on_a_name_is_split(
     ],
 )
 def test_no_claim_is_a_fragment_without_a_finite_verb(rules: RuleExtractor, text: str) -> None:
-    claims = _factual(rules, text)
+    claims = factual_texts(rules, text)
     assert claims
     for doc in load_nlp().pipe(claims):
         # a finite form, or a base form with a subject (the small model tags "lose" so)
@@ -144,7 +131,7 @@ def test_no_claim_is_a_fragment_without_a_finite_verb(rules: RuleExtractor, text
 def test_a_pronoun_that_refers_within_its_sentence_is_kept(
     rules: RuleExtractor, text: str, expected: str
 ) -> None:
-    assert expected in _factual(rules, text)
+    assert expected in factual_texts(rules, text)
 
 
 def test_a_clause_is_never_an_antecedent(rules: RuleExtractor) -> None:
@@ -157,7 +144,7 @@ def test_a_clause_is_never_an_antecedent(rules: RuleExtractor) -> None:
         "vests straight away however long you've been a member. Their pensions are paid "
         "monthly."
     )
-    claims = _factual(rules, text)
+    claims = factual_texts(rules, text)
     assert "Their pensions are paid monthly" in claims
     assert not any("away's" in c or "members'" in c.lower() for c in claims)
 
@@ -187,13 +174,13 @@ def test_a_clause_is_never_an_antecedent(rules: RuleExtractor) -> None:
 def test_a_pronoun_with_one_antecedent_before_its_sentence_is_resolved(
     rules: RuleExtractor, text: str, expected: str
 ) -> None:
-    assert expected in _factual(rules, text)
+    assert expected in factual_texts(rules, text)
 
 
 def test_no_possessive_is_made_of_a_restricted_noun(rules: RuleExtractor) -> None:
     # "Cyclists caught without lights' bikes" is no English; v24 wrote "Cyclists' bikes",
     # which drops the restriction
-    claims = _factual(
+    claims = factual_texts(
         rules, "Cyclists caught without lights pay a fine. Their bikes can be seized."
     )
     assert claims == ["Cyclists caught without lights pay a fine", "Their bikes can be seized"]

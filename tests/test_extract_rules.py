@@ -26,13 +26,6 @@ def _check_spans(answer: Answer, claims: list[Claim]) -> None:
             previous_end = end
 
 
-@pytest.fixture(scope="module")
-def rules() -> RuleExtractor:
-    extractor = build_extractor("rules")
-    assert isinstance(extractor, RuleExtractor)
-    return extractor
-
-
 # ------------------------------------------------------------------ classify_text (no spaCy)
 
 
