@@ -15,6 +15,10 @@ FactBench answers of 80-120 words, in the same process (torch and spaCy on
 ``--threads`` threads).
 
 Usage: python bench/bench_extraction.py [--data DIR] [--atomic] [--limit N] [--threads 2]
+    [--llm-url http://HOST:PORT/v1 [--llm-model NAME] [--llm-constraint gbnf]]
+(``--llm-url``: the LLM extractor too, against any OpenAI-compatible server, e.g.
+``python -m llama_cpp.server --model SmolLM2-135M-Instruct.Q4_1.gguf``; its fallbacks to
+the rule-based extractor are counted and printed)
 (``--atomic``: only the answers whose human claims are atomic, sources factcheckgpt and
 factool-qa, the ones the recall/precision aims are set on)
 (data dir default: $AUDITOR_DATA or ../shared/data relative to the repo).
@@ -23,10 +27,12 @@ factool-qa, the ones the recall/precision aims are set on)
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -80,8 +86,14 @@ def _per_answer(values: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
 
 
 def quality(
-    rows: list[dict], names: list[str], thresholds: list[float], seed: int, n_boot: int = 2000
+    rows: list[dict],
+    extractors: dict[str, dict],
+    thresholds: list[float],
+    seed: int,
+    n_boot: int = 2000,
 ) -> None:
+    """Recall and precision of each extractor (name -> its parameters); the first is the
+    baseline, and every other one is also reported paired against its predecessor."""
     answers = [
         Answer(id=str(r["_line"]), question=r["prompt"] or "", answer=r["response"]) for r in rows
     ]
@@ -121,18 +133,26 @@ def quality(
     for group, mask in groups.items():
         print(f"  human claims/sentence [{group}]: {fmt(*ratio(n_human, n_sent, mask))}")
     figures: dict[str, dict[tuple[str, str, float], tuple[float, np.ndarray]]] = {}
+    names = list(extractors)
     for name in names:
-        extractor = build_extractor(name)
+        extractor = build_extractor(name, extractors[name])
         start = time.perf_counter()
-        extracted = extractor.extract_many(answers)
+        detailed = extractor.extract_detailed(answers)
         elapsed = time.perf_counter() - start
+        extracted = [list(e.claims) for e in detailed]
+        fallbacks = Counter(e.fallback.split(":")[0] for e in detailed if e.fallback is not None)
+        patched = sum(bool(e.notes) for e in detailed)
         claims = [c.text for cl in extracted for c in cl if c.factual]
         claim_ans = np.array(
             [i for i, cl in enumerate(extracted) for c in cl if c.factual], dtype=int
         )
         nonfactual = sum(1 for cl in extracted for c in cl if not c.factual)
         best_h, best_c = _match(human, human_ans, claims, claim_ans)
-        print(f"\n{name}: {len(claims)} factual claims, {nonfactual} non-factual ({elapsed:.1f}s)")
+        print(
+            f"\n{name}: {len(claims)} factual claims, {nonfactual} non-factual ({elapsed:.1f}s); "
+            f"answers that fell back whole: {sum(fallbacks.values())} {dict(fallbacks)}, "
+            f"with sentences covered by rules: {patched}"
+        )
         n_claims = np.bincount(claim_ans, minlength=n).astype(float)
         figures[name] = {}
         for group, mask in groups.items():
@@ -144,8 +164,7 @@ def quality(
                 figures[name][(group, "precision", t)] = pre
                 line.append(f"cos>={t}: recall {fmt(*rec)} precision {fmt(*pre)}")
             print("\n      ".join(line))
-    if len(names) == 2:
-        a, b = names[1], names[0]
+    for b, a in itertools.pairwise(names):
         print(f"\npaired differences {a} - {b} (same answer resamples):")
         for group in groups:
             parts = []
@@ -195,6 +214,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument(
+        "--llm-url",
+        default=None,
+        help="also measure the LLM extractor on this OpenAI-compatible endpoint (.../v1)",
+    )
+    parser.add_argument("--llm-model", default="smollm2", help="the endpoint's model name")
+    parser.add_argument(
+        "--llm-constraint", default="gbnf", help="output constraint: gbnf, json_schema or none"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
@@ -212,9 +240,20 @@ def main(argv: list[str] | None = None) -> int:
         labelled = labelled[: args.limit]
     if not args.skip_quality:
         print("== quality (FactBench answers with human claims)")
-        quality(labelled, ["sentences", "rules"], [0.8, 0.7], args.seed)
-    print("\n== throughput (FactBench answers of 80-120 words)")
-    throughput(rows, args.throughput_n, args.repeats)
+        extractors: dict[str, dict] = {"sentences": {}, "rules": {}}
+        if args.llm_url:
+            extractors["llm"] = {
+                "base_url": args.llm_url,
+                "model": args.llm_model,
+                "constraint": None if args.llm_constraint == "none" else args.llm_constraint,
+                "api_key_env": None,
+                "timeout_s": 300,
+                "max_concurrency": 1,
+            }
+        quality(labelled, extractors, [0.8, 0.7], args.seed)
+    if args.throughput_n:
+        print("\n== throughput (FactBench answers of 80-120 words)")
+        throughput(rows, args.throughput_n, args.repeats)
     return 0
 
 

@@ -1,4 +1,5 @@
-"""The LLM judge against a real llama.cpp server (llama-cpp-python) with SmolLM2-135M.
+"""The LLM judge and the LLM extractor against a real llama.cpp server (llama-cpp-python)
+with SmolLM2-135M.
 
 Skips cleanly unless ``llama_cpp`` (with its ``server`` extra) is importable and
 ``AUDITOR_LLAMA_MODEL`` names an existing GGUF file, e.g. SmolLM2-135M-Instruct.Q4_1.gguf
@@ -20,9 +21,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from auditor.extract.llm import LLMExtractor
 from auditor.judges.llm import LABEL_GBNF, LLMJudge, parse_label
 from auditor.llm.client import InMemoryResponseCache, LLMClient, LLMConfig
-from auditor.types import JudgePair
+from auditor.types import Answer, JudgePair
 
 MODEL = os.environ.get("AUDITOR_LLAMA_MODEL", "")
 
@@ -143,3 +145,24 @@ def test_llm_judge_on_llama_cpp_votes_and_caches(server: str) -> None:
     assert [v.value for v in again] == [v.value for v in votes]
     assert judge.usage()["calls"] == calls and judge.usage()["cache_hits"] == 2
     assert len(cache) == 2
+
+
+def test_llm_extractor_grammar_is_accepted_by_llama_cpp(server: str) -> None:
+    # a grammar llama.cpp cannot parse made the server exit (every extraction then fell
+    # back to the rules as a connection error)
+    extractor = LLMExtractor(
+        base_url=server,
+        model="smollm2",
+        constraint="gbnf",
+        api_key_env=None,
+        max_tokens=256,
+        timeout_s=120,
+        max_concurrency=1,
+    )
+    answer = Answer(id="a", question="", answer="The museum opened in 1901. It has four floors.")
+    (done,) = extractor.extract_detailed([answer])
+    assert done.fallback is None, done.fallback
+    assert done.usage["completion_tokens"] > 0
+    assert json.loads(done.raw)["claims"] is not None
+    assert done.claims  # the model's claims, or the rules' for sentences it left out
+    assert httpx.get(f"{server}/models", timeout=5).status_code == 200

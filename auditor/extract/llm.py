@@ -49,8 +49,10 @@ USER_MARK = "<<<USER>>>"
 
 GRAMMAR = r"""
 root      ::= "{" ws "\"claims\"" ws ":" ws "[" ws ( claim ( ws "," ws claim )* )? ws "]" ws "}"
-claim     ::= "{" ws "\"sentences\"" ws ":" ws "[" ws int ( ws "," ws int )* ws "]" ws "," ws
-              "\"text\"" ws ":" ws string ws "," ws "\"kind\"" ws ":" ws kind ws "}"
+claim     ::= "{" ws sentences ws "," ws text ws "," ws kindfield ws "}"
+sentences ::= "\"sentences\"" ws ":" ws "[" ws int ( ws "," ws int )* ws "]"
+text      ::= "\"text\"" ws ":" ws string
+kindfield ::= "\"kind\"" ws ":" ws kind
 kind      ::= "\"claim\"" | "\"question\"" | "\"opinion\"" | "\"greeting\"" | "\"refusal\"" |
               "\"instruction\"" | "\"hedge\"" | "\"meta\""
 int       ::= [1-9] [0-9]{0,3}
@@ -153,7 +155,7 @@ class LLMExtractor(Extractor):
     """
 
     name = "llm"
-    version = "1"
+    version = "2"
 
     def __init__(
         self,
